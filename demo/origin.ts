@@ -1,0 +1,212 @@
+/**
+ * @module demo/origin
+ * A small MCP server written with the official SDK (@modelcontextprotocol/sdk), Streamable HTTP
+ * on 127.0.0.1, used by `npm start` and by the tests as a real origin. It does not validate
+ * arguments itself (it uses the low-level `Server`), so the edge's validation is what protects it,
+ * and it counts every call it receives (`GET /stats`), so tests can prove a call never arrived.
+ *
+ * Tools:
+ * - `get_forecast`: required string, an enum and a bounded integer;
+ * - `create_order`: nested objects, arrays and `$defs`/`$ref`;
+ * - `run_query`: answers a text result that is a JSON object with `success: false` (a hidden failure);
+ * - `echo`: returns its text.
+ */
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+
+/** The demo tools with their JSON Schemas, exactly as published in tools/list. */
+export const DEMO_TOOLS = [
+  {
+    name: 'get_forecast',
+    description: 'Weather forecast for a city.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        city: { type: 'string', minLength: 1, description: 'City name' },
+        units: { type: 'string', enum: ['c', 'f'], description: 'Temperature units' },
+        days: { type: 'integer', minimum: 1, maximum: 16, description: 'Number of forecast days' },
+      },
+      required: ['city'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'create_order',
+    description: 'Create an order with a customer and line items.',
+    inputSchema: {
+      type: 'object',
+      $defs: {
+        address: {
+          type: 'object',
+          properties: { street: { type: 'string' }, city: { type: 'string' }, zip: { type: 'string', pattern: '^[0-9]{5}$' } },
+          required: ['street', 'city'],
+        },
+        lineItem: {
+          type: 'object',
+          properties: { sku: { type: 'string', pattern: '^[A-Z]{3}-[0-9]{3}$' }, qty: { type: 'integer', minimum: 1 } },
+          required: ['sku', 'qty'],
+          additionalProperties: false,
+        },
+      },
+      properties: {
+        customer: {
+          type: 'object',
+          properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' }, address: { $ref: '#/$defs/address' } },
+          required: ['name'],
+        },
+        items: { type: 'array', items: { $ref: '#/$defs/lineItem' }, minItems: 1 },
+        priority: { type: 'string', enum: ['low', 'normal', 'high'] },
+      },
+      required: ['customer', 'items'],
+    },
+  },
+  {
+    name: 'run_query',
+    description: 'Run a read-only query. Reports failures inside its JSON text.',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+  },
+  {
+    name: 'echo',
+    description: 'Echo a message.',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+  },
+] as const
+
+/** Counts of what the origin received. */
+export interface OriginStats {
+  calls: Record<string, number>
+  toolsList: number
+  posts: number
+}
+
+function callTool(name: string, args: Record<string, unknown>) {
+  switch (name) {
+    case 'get_forecast': {
+      const days = typeof args.days === 'number' ? args.days : 3
+      const units = args.units === 'f' ? 'F' : 'C'
+      return { content: [{ type: 'text', text: `Forecast for ${String(args.city)}: ${days} days, 21°${units}, sunny` }] }
+    }
+    case 'create_order':
+      return { content: [{ type: 'text', text: JSON.stringify({ success: true, orderId: 'ord-1001' }) }], structuredContent: { success: true, orderId: 'ord-1001' } }
+    case 'run_query':
+      return { content: [{ type: 'text', text: JSON.stringify({ success: false, error_code: 'SQL_ERROR', error: 'table not found' }) }] }
+    case 'echo':
+      return { content: [{ type: 'text', text: String(args.message) }] }
+    default:
+      return { content: [{ type: 'text', text: `Unknown tool ${name}` }], isError: true }
+  }
+}
+
+function newMcpServer(stats: OriginStats): Server {
+  const server = new Server({ name: 'demo-origin', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    stats.toolsList++
+    return { tools: DEMO_TOOLS as unknown as { name: string; inputSchema: { type: 'object' } }[] }
+  })
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const name = req.params.name
+    stats.calls[name] = (stats.calls[name] ?? 0) + 1
+    return callTool(name, (req.params.arguments ?? {}) as Record<string, unknown>)
+  })
+  return server
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  for await (const c of req) chunks.push(c as Buffer)
+  const text = Buffer.concat(chunks).toString('utf8')
+  return text ? JSON.parse(text) : undefined
+}
+
+/** Options of {@link startDemoOrigin}. */
+export interface DemoOriginOptions {
+  port?: number
+  host?: string
+  /** Answer POSTs with application/json instead of SSE. */
+  jsonResponse?: boolean
+}
+
+/** A running demo origin: `url` is its MCP endpoint. */
+export interface RunningOrigin {
+  url: string
+  stats: OriginStats
+  close(): Promise<void>
+}
+
+/** Starts the demo origin (stateful sessions, one SDK server per session). */
+export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<RunningOrigin> {
+  const stats: OriginStats = { calls: {}, toolsList: 0, posts: 0 }
+  const transports = new Map<string, StreamableHTTPServerTransport>()
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    if (url.pathname === '/stats') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(stats))
+      return
+    }
+    if (url.pathname !== '/mcp') {
+      res.writeHead(404).end()
+      return
+    }
+    const sid = req.headers['mcp-session-id']
+    const sessionId = Array.isArray(sid) ? sid[0] : sid
+    if (req.method === 'POST') {
+      stats.posts++
+      let body: unknown
+      try {
+        body = await readJson(req)
+      } catch {
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }))
+        return
+      }
+      let transport = sessionId ? transports.get(sessionId) : undefined
+      if (!transport) {
+        if (sessionId || !isInitializeRequest(body)) {
+          res.writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: sessionId ? 'Session not found' : 'Bad Request: no valid session' } }))
+          return
+        }
+        const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          enableJsonResponse: opts.jsonResponse ?? false,
+          onsessioninitialized: (id) => void transports.set(id, t),
+        })
+        t.onclose = () => {
+          if (t.sessionId) transports.delete(t.sessionId)
+        }
+        await newMcpServer(stats).connect(t)
+        transport = t
+      }
+      await transport.handleRequest(req, res, body)
+      return
+    }
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      const transport = sessionId ? transports.get(sessionId) : undefined
+      if (!transport) {
+        res.writeHead(sessionId ? 404 : 400).end()
+        return
+      }
+      await transport.handleRequest(req, res)
+      return
+    }
+    res.writeHead(405, { allow: 'GET, POST, DELETE' }).end()
+  }
+  const server: HttpServer = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+  return {
+    url: `http://${opts.host ?? '127.0.0.1'}:${port}/mcp`,
+    stats,
+    close: async () => {
+      for (const t of transports.values()) await t.close().catch(() => undefined)
+      server.closeAllConnections()
+      await new Promise<void>((r) => server.close(() => r()))
+    },
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * @module adapters/node
+ * Node entry: wires the ports (undici origin client, file-backed KV, ajv) to the app and serves it
+ * with @hono/node-server. `startEdge` is used by `npm start`, the tests and the benchmark.
+ */
+import { serve, type ServerType } from '@hono/node-server'
+import type { AddressInfo } from 'node:net'
+import { createApp } from '../../app'
+import { loadConfig, type Config } from '../../core/config'
+import { GradeCounters } from '../../core/metrics'
+import type { EdgeDeps } from '../../core/exchange'
+import type { KvStore, LogRecord, OriginClient, ValidatorEngine } from '../../core/ports'
+import { ToolRegistry } from '../../core/tool-registry'
+import { MemoryKv } from '../../stores/memory-kv'
+import { createAjvEngine } from '../../validators/ajv'
+import { FileKv } from './file-kv'
+import { isLoopbackHost } from '../../core/transport'
+import { createUndiciOriginClient } from './origin-client'
+
+/** Options of {@link startEdge}; anything unset comes from `env`. */
+export interface StartEdgeOptions {
+  env?: Record<string, string | undefined>
+  /** Port to listen on; 0 picks a free one. */
+  port?: number
+  host?: string
+  kv?: KvStore
+  engine?: ValidatorEngine
+  origin?: OriginClient
+  /** Log sink; default: one JSON line per POST on stdout, batched. */
+  log?: (r: LogRecord) => void
+}
+
+/** A running edge. `url` is the MCP endpoint. */
+export interface RunningEdge {
+  url: string
+  port: number
+  deps: EdgeDeps
+  close(): Promise<void>
+}
+
+/** Batched stdout logger: lines are joined and written at most once per tick. */
+function stdoutLogger(): (r: LogRecord) => void {
+  let buf: string[] = []
+  return (r) => {
+    if (buf.length === 0) setImmediate(() => {
+      process.stdout.write(buf.join(''))
+      buf = []
+    })
+    buf.push(JSON.stringify({ ts: new Date().toISOString(), ...r }) + '\n')
+  }
+}
+
+/** Builds the Node ports from a config. */
+export function nodeDeps(config: Config, opts: StartEdgeOptions = {}): EdgeDeps & { closeOrigin(): Promise<void> } {
+  const env = opts.env ?? process.env
+  const kv = opts.kv ?? (env.STORE_FILE === 'memory' ? new MemoryKv() : new FileKv(env.STORE_FILE || '.edge-data/kv.json'))
+  const undiciClient = opts.origin ? null : createUndiciOriginClient()
+  return {
+    config,
+    registry: new ToolRegistry({ kv, engine: opts.engine ?? createAjvEngine(), schemaTtlS: config.schemaTtlS, validatorCacheSize: config.validatorCacheSize, refreshMinIntervalMs: config.refreshMinIntervalMs }),
+    origin: opts.origin ?? undiciClient!,
+    log: opts.log ?? stdoutLogger(),
+    defer: (p) => void p.catch(() => undefined),
+    metrics: new GradeCounters(),
+    closeOrigin: async () => {
+      await undiciClient?.close()
+    },
+  }
+}
+
+/**
+ * Starts the edge on Node.
+ * @throws ConfigError for a bad configuration value
+ */
+export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdge> {
+  const env = opts.env ?? process.env
+  const host = opts.host ?? env.HOST ?? '127.0.0.1'
+  const config = loadConfig(env)
+  // DNS-rebinding protection: an edge bound to loopback only answers loopback Host names.
+  if (config.allowedHosts === null && isLoopbackHost(host)) config.allowedHosts = ['localhost']
+  const deps = nodeDeps(config, opts)
+  const app = createApp(() => deps)
+  const port = opts.port ?? Number(env.PORT ?? 8787)
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s))
+  })
+  const actual = (server.address() as AddressInfo).port
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}/mcp`,
+    port: actual,
+    deps,
+    close: () =>
+      new Promise<void>((resolve) => {
+        ;(server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.()
+        server.close(() => resolve())
+        void deps.closeOrigin()
+      }),
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * @module adapters/node/origin-client
+ * {@link OriginClient} on Node: undici's `request` over a keep-alive pool (about 75 us of CPU per
+ * call on Node 20, against about 400 us for global fetch; DESIGN.md section 9).
+ */
+import { Readable } from 'node:stream'
+import { Agent, request, errors } from 'undici'
+import { OriginTimeoutError, type OriginClient, type OriginReply } from '../../core/ports'
+
+/** Creates the client. `connections` bounds the pool per origin. */
+export function createUndiciOriginClient(options: { connections?: number } = {}): OriginClient & { close(): Promise<void> } {
+  const agent = new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 128, pipelining: 1 })
+  const client = async (req: Parameters<OriginClient>[0]): Promise<OriginReply> => {
+    let res
+    try {
+      res = await request(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        dispatcher: agent,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      })
+    } catch (e) {
+      if (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError) throw new OriginTimeoutError()
+      throw e
+    }
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
+    const body = res.body
+    return {
+      status: res.statusCode,
+      headers,
+      text: async () => {
+        try {
+          return await body.text()
+        } catch (e) {
+          if (e instanceof errors.BodyTimeoutError) throw new OriginTimeoutError()
+          throw e
+        }
+      },
+      stream: () => Readable.toWeb(body) as unknown as ReadableStream<Uint8Array>,
+      discard: () => {
+        body.dump().catch(() => undefined)
+      },
+    }
+  }
+  return Object.assign(client, { close: () => agent.close() })
+}

@@ -1,0 +1,108 @@
+/**
+ * @module config
+ * Environment variables (a plain string record, from `process.env` or Worker vars) to a typed
+ * {@link Config} (DESIGN.md section 8). Throws {@link ConfigError} on a bad value, at start-up,
+ * never per request.
+ */
+import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './era'
+
+/** The edge's configuration. Units are in the names (Bytes, Ms, S). */
+export interface Config {
+  /** Default origin endpoint (POST /mcp). */
+  originUrl: string
+  /** Named origins (POST /mcp/<name>). */
+  origins: Record<string, string>
+  /** Browser Origin allow-list; `localhost` means any loopback origin. Empty: only loopback. */
+  allowedOrigins: string[]
+  /** Host header allow-list ('localhost' = loopback names); null = no Host check. */
+  allowedHosts: string[] | null
+  maxBodyBytes: number
+  maxBatch: number
+  originTimeoutMs: number
+  schemaTtlS: number
+  invalidArgs: 'auto' | 'rpc-error' | 'tool-error'
+  unknownTool: 'reject' | 'forward'
+  onSchemaError: 'forward' | 'reject'
+  outputSchema: 'off' | 'warn' | 'strict'
+  hiddenFailures: boolean
+  supportedVersions: ProtocolVersion[]
+  adminToken: string | null
+  /** Upper bound of compiled validators kept in memory (LRU). */
+  validatorCacheSize: number
+  /** Minimum milliseconds between two tool-list refreshes of one origin for an unknown tool (D7). */
+  refreshMinIntervalMs: number
+}
+
+/** A configuration value that cannot be used; the message names the variable, never secrets. */
+export class ConfigError extends Error {}
+
+function int(env: Record<string, string | undefined>, name: string, def: number, min = 0): number {
+  const v = env[name]
+  if (v === undefined || v === '') return def
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}`)
+  return n
+}
+
+function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, values: readonly T[], def: T): T {
+  const v = env[name]
+  if (v === undefined || v === '') return def
+  if (!(values as readonly string[]).includes(v)) throw new ConfigError(`${name} must be one of: ${values.join(', ')}`)
+  return v as T
+}
+
+function list(v: string | undefined): string[] {
+  return (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+}
+
+/**
+ * Reads the configuration.
+ * @param env variables as strings (unset or empty means the default)
+ * @param defaults runtime defaults, e.g. the demo origin URL on Node
+ * @throws ConfigError for an unusable value
+ */
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  defaults: { originUrl?: string } = {}
+): Config {
+  const originUrl = env.ORIGIN_URL || defaults.originUrl || ''
+  let origins: Record<string, string> = {}
+  if (env.ORIGINS) {
+    try {
+      const parsed: unknown = JSON.parse(env.ORIGINS)
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error()
+      origins = parsed as Record<string, string>
+    } catch {
+      throw new ConfigError('ORIGINS must be a JSON object of name -> URL')
+    }
+  }
+  for (const url of [originUrl, ...Object.values(origins)]) {
+    if (url && !/^https?:\/\//.test(url)) throw new ConfigError('origin URLs must start with http:// or https://')
+  }
+  const versions = env.SUPPORTED_VERSIONS ? list(env.SUPPORTED_VERSIONS) : [...ALL_VERSIONS]
+  for (const v of versions) {
+    if (!isKnownVersion(v)) throw new ConfigError(`SUPPORTED_VERSIONS may list only: ${ALL_VERSIONS.join(', ')}`)
+  }
+  return {
+    originUrl,
+    origins,
+    allowedOrigins: list(env.ALLOWED_ORIGINS),
+    allowedHosts: env.ALLOWED_HOSTS === undefined || env.ALLOWED_HOSTS === '' ? null : list(env.ALLOWED_HOSTS),
+    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 4 * 1024 * 1024, 1),
+    maxBatch: int(env, 'MAX_BATCH', 100, 1),
+    originTimeoutMs: int(env, 'ORIGIN_TIMEOUT_MS', 30_000, 1),
+    schemaTtlS: int(env, 'SCHEMA_TTL_S', 300, 0),
+    invalidArgs: oneOf(env, 'INVALID_ARGS', ['auto', 'rpc-error', 'tool-error'] as const, 'auto'),
+    unknownTool: oneOf(env, 'UNKNOWN_TOOL', ['reject', 'forward'] as const, 'reject'),
+    onSchemaError: oneOf(env, 'ON_SCHEMA_ERROR', ['forward', 'reject'] as const, 'forward'),
+    outputSchema: oneOf(env, 'OUTPUT_SCHEMA', ['off', 'warn', 'strict'] as const, 'warn'),
+    hiddenFailures: oneOf(env, 'HIDDEN_FAILURES', ['on', 'off'] as const, 'on') === 'on',
+    supportedVersions: versions as ProtocolVersion[],
+    adminToken: env.ADMIN_TOKEN || null,
+    validatorCacheSize: int(env, 'VALIDATOR_CACHE_SIZE', 1000, 1),
+    refreshMinIntervalMs: int(env, 'REFRESH_MIN_INTERVAL_MS', 5_000, 0),
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * @module era
+ * Protocol versions ("eras") and the per-era rules of DESIGN.md section 3. Pure.
+ */
+
+/** Protocol versions the edge speaks, newest first (the order used in -32022 `data.supported`). */
+export const ALL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'] as const
+
+/** One MCP protocol version. */
+export type ProtocolVersion = (typeof ALL_VERSIONS)[number]
+
+/** The version assumed when a 2025-era request carries no `MCP-Protocol-Version` header (MCP 2025-06-18 transports). */
+export const DEFAULT_VERSION: ProtocolVersion = '2025-03-26'
+
+/** The 2026-07-28 `_meta` key that carries the per-request version (spec-2026.md §1.B). */
+export const META_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion'
+
+/** True when `v` is one of {@link ALL_VERSIONS}. */
+export function isKnownVersion(v: unknown): v is ProtocolVersion {
+  return typeof v === 'string' && (ALL_VERSIONS as readonly string[]).includes(v)
+}
+
+/** Batches are allowed only in 2025-03-26 (removed in 2025-06-18, changelog). */
+export function allowsBatches(v: ProtocolVersion): boolean {
+  return v === '2025-03-26'
+}
+
+/** From 2025-11-25 on, invalid tool arguments are a tool execution error (SEP-1303). */
+export function invalidArgsAsToolError(v: ProtocolVersion): boolean {
+  return v >= '2025-11-25'
+}
+
+/** The 2026-07-28 revision: stateless, per-request version, standard headers. */
+export function isModern(v: ProtocolVersion): boolean {
+  return v >= '2026-07-28'
+}
+
+/** JSON Schema dialects the edge validates. */
+export type Dialect = 'draft-07' | '2019-09' | '2020-12'
+
+/**
+ * The dialect of a schema: its `$schema` when present (null when that names a dialect the edge
+ * does not support), else the era default (draft-07 before 2025-11-25, 2020-12 from then on;
+ * MCP 2025-11-25 basic "JSON Schema Usage").
+ */
+export function dialectOf(schema: unknown, era: ProtocolVersion): Dialect | null {
+  const declared =
+    typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined
+  if (declared === undefined) return era >= '2025-11-25' ? '2020-12' : 'draft-07'
+  if (typeof declared !== 'string') return null
+  const s = declared.replace(/^https?:\/\//, '').replace(/#$/, '')
+  if (s === 'json-schema.org/draft-07/schema' || s === 'json-schema.org/draft-06/schema') return 'draft-07'
+  if (s === 'json-schema.org/draft/2019-09/schema') return '2019-09'
+  if (s === 'json-schema.org/draft/2020-12/schema') return '2020-12'
+  return null
+}

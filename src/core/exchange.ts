@@ -1,0 +1,86 @@
+/**
+ * @module exchange
+ * What one POST carries through the stages: the ports ({@link EdgeDeps}), the origin it is for,
+ * the requests forwarded and still open, and the per-id grade table written as one log line
+ * (DESIGN.md section 6). Also the builders of whole-response errors (D2, D9, D13).
+ */
+import type { Config } from './config'
+import type { ProtocolVersion } from './era'
+import { ErrorCode, errorText, type RawId, NULL_ID, type RpcError } from './jsonrpc'
+import type { Defer, Logger, OriginClient } from './ports'
+import type { ForwardedRequest, GradeRow } from './grade'
+import type { ToolRegistry } from './tool-registry'
+import type { Refusal } from './transport'
+import type { GradeCounters } from './metrics'
+
+/** Everything the pipeline needs; built once per process or isolate by an entry. */
+export interface EdgeDeps {
+  config: Config
+  registry: ToolRegistry
+  origin: OriginClient
+  log: Logger
+  defer: Defer
+  metrics: GradeCounters
+  now?: () => number
+}
+
+/** The origin a request is for: its name (KV `originId`) and endpoint URL. */
+export interface OriginTarget {
+  id: string
+  url: string
+}
+
+export const JSON_HEADERS = { 'content-type': 'application/json' }
+/** A JSON body response with one JSON-RPC error (D2, D13). */
+export function errorResponse(status: number, id: RawId, error: RpcError, headers: Record<string, string> = {}): Response {
+  return new Response(errorText(id, error), { status, headers: { ...JSON_HEADERS, ...headers } })
+}
+
+/** The response for a transport {@link Refusal}. */
+export function refusalResponse(r: Refusal, id: RawId = NULL_ID): Response {
+  return errorResponse(r.status, id, { code: r.code, message: r.message, ...(r.data !== undefined ? { data: r.data } : {}) }, r.headers)
+}
+
+export /** A gateway error for one id (D9): never the origin's body, never an isError result. */
+function gatewayError(code: number, originStatus?: number): RpcError {
+  const message =
+    code === ErrorCode.OriginTimeout
+      ? 'Origin timeout: the tool server did not answer in time'
+      : code === ErrorCode.OriginNoAnswer
+        ? 'Origin never answered this request'
+        : 'Origin unavailable or sent an invalid response'
+  return { code, message, data: { source: 'edge', ...(originStatus !== undefined ? { originStatus } : {}) } }
+}
+
+export interface Pending extends ForwardedRequest {
+  answered: boolean
+}
+
+/** The per-POST context: what was forwarded, what was answered, and the grade table. */
+export class Exchange {
+  readonly rows: GradeRow[] = []
+  readonly pending = new Map<string, Pending>()
+  readonly started: number
+  originMs?: number
+  constructor(
+    readonly deps: EdgeDeps,
+    readonly target: OriginTarget,
+    readonly era: ProtocolVersion
+  ) {
+    this.started = (deps.now ?? Date.now)()
+  }
+  row(r: GradeRow): void {
+    this.rows.push(r)
+    this.deps.metrics.count(this.target.id, r.tool, r.grade)
+  }
+  /** Writes the one log line of this POST. */
+  finish(status: number): void {
+    const now = (this.deps.now ?? Date.now)()
+    this.deps.log({ msg: 'mcp.post', origin: this.target.id, era: this.era, status, ms: now - this.started, originMs: this.originMs, grades: this.rows })
+  }
+}
+
+export function idLabel(id: RawId): string {
+  return id.raw.length > 80 ? id.raw.slice(0, 80) : id.raw
+}
+

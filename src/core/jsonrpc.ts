@@ -1,0 +1,94 @@
+/**
+ * @module jsonrpc
+ * JSON-RPC 2.0 vocabulary for the edge: error codes, id handling and the only place where
+ * envelopes are written as text. Pure; no I/O; never throws.
+ *
+ * Ids are carried as {@link RawId}: the exact JSON token the peer sent (so `"1"` stays a string
+ * and `12345678901234567890` keeps every digit, JSON-RPC 2.0 §4/§5) plus a `key` used to match a
+ * request with its response.
+ */
+
+/** JSON-RPC 2.0 §5.1 codes, MCP 2026-07-28 codes, and the edge's own gateway codes (DESIGN.md D9). */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** MCP 2026-07-28: a standard header disagrees with the body. */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: a required standard header is missing. */
+  MissingHeader: -32021,
+  /** MCP 2026-07-28: unsupported protocol version (the edge uses it in every era, D14). */
+  UnsupportedVersion: -32022,
+  /** Edge: origin unreachable or answered something that is not JSON-RPC (D9). */
+  OriginUnavailable: -31001,
+  /** Edge: origin did not answer within ORIGIN_TIMEOUT_MS (D9). */
+  OriginTimeout: -31002,
+  /** Edge: origin's reply ended without answering this id (D9). */
+  OriginNoAnswer: -31003,
+} as const
+
+/** A JSON-RPC id as it travelled: `raw` is the JSON token text, `key` a stable map key. */
+export interface RawId {
+  /** The exact JSON token, e.g. `7`, `"7"`, `12345678901234567890`. */
+  raw: string
+  /** `n:<digits>` for integers, `s:<value>` for strings: string 1 and number 1 never collide. */
+  key: string
+}
+
+/** The `null` id of JSON-RPC 2.0 §5 (used when the request id could not be read). */
+export const NULL_ID: RawId = { raw: 'null', key: 'null' }
+
+/** A JSON-RPC error object (JSON-RPC 2.0 §5.1). `data` is edge-built and never echoes input. */
+export interface RpcError {
+  code: number
+  message: string
+  data?: unknown
+}
+
+/**
+ * Builds a {@link RawId} from a parsed id and, where available, its token text.
+ * Returns null when the value is not a valid MCP request id (string or integer, MCP basic
+ * "Requests": ids MUST be string or integer and MUST NOT be null).
+ */
+export function toRawId(value: unknown, rawToken?: string): RawId | null {
+  if (typeof value === 'string') return { raw: rawToken ?? JSON.stringify(value), key: 's:' + value }
+  if (typeof value === 'number' && Number.isInteger(value)) {
+    // Integers past 2^53 lose digits in JSON.parse: the token text is the truth.
+    const raw = rawToken !== undefined && /^-?\d+$/.test(rawToken) ? rawToken : String(value)
+    return { raw, key: 'n:' + (Number.isSafeInteger(value) ? String(value) : raw) }
+  }
+  return null
+}
+
+/** Serialises an error response `{"jsonrpc":"2.0","id":…,"error":…}` with the id token as sent. */
+export function errorText(id: RawId, error: RpcError): string {
+  return `{"jsonrpc":"2.0","id":${id.raw},"error":${JSON.stringify(error)}}`
+}
+
+/** Serialises a result response with the id token as sent. `result` must be JSON-serialisable. */
+export function resultText(id: RawId, result: unknown): string {
+  return `{"jsonrpc":"2.0","id":${id.raw},"result":${JSON.stringify(result)}}`
+}
+
+/** The canonical JSON-RPC 2.0 §5.1 message for a standard code. */
+export function standardMessage(code: number): string {
+  switch (code) {
+    case ErrorCode.ParseError:
+      return 'Parse error'
+    case ErrorCode.InvalidRequest:
+      return 'Invalid Request'
+    case ErrorCode.MethodNotFound:
+      return 'Method not found'
+    case ErrorCode.InvalidParams:
+      return 'Invalid params'
+    default:
+      return 'Internal error'
+  }
+}
+
+/** True for a plain JSON object (not null, not an array). */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}

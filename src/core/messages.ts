@@ -1,0 +1,212 @@
+/**
+ * @module messages
+ * Builds the actionable, safe message for invalid tool arguments (DESIGN.md section 5).
+ *
+ * Everything here is derived from the declared schema and the failing locations; the received
+ * values are never read, so a secret in an argument cannot leak into a response or a log line.
+ * Only member names that the schema forbids are repeated (they are part of "what to fix"), cut to
+ * 64 characters. The text is bounded: at most {@link MAX_ISSUES} issues, {@link MAX_MESSAGE_CHARS}
+ * characters.
+ */
+import type { ValidationIssue } from './ports'
+
+/** At most this many issues are described (the rest are counted). */
+export const MAX_ISSUES = 8
+/** Upper bound of the message text, in UTF-16 code units. */
+export const MAX_MESSAGE_CHARS = 2000
+
+/** One issue as published in `error.data.issues` (program-readable, value-free). */
+export interface PublicIssue {
+  path: string
+  keyword: string
+  expected: string
+}
+
+type Schema = Record<string, unknown>
+
+function clip(s: string, n: number): string {
+  return s.length > n ? s.slice(0, n - 1) + '…' : s
+}
+
+function decodePointer(ptr: string): string[] {
+  if (ptr === '' || ptr === '#') return []
+  return ptr
+    .replace(/^#/, '')
+    .split('/')
+    .slice(1)
+    .map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))
+}
+
+/** `/items/2/qty` -> `items[2].qty`; the root is `arguments`. */
+export function displayPath(pointer: string, extra?: string): string {
+  const segs = decodePointer(pointer)
+  if (extra !== undefined) segs.push(extra)
+  if (segs.length === 0) return 'arguments'
+  let out = ''
+  for (const s of segs) {
+    if (/^\d+$/.test(s)) out += `[${s}]`
+    else out += (out ? '.' : '') + clip(s, 64)
+  }
+  return out
+}
+
+function resolvePointer(root: unknown, ptr: string): unknown {
+  let cur: unknown = root
+  for (const seg of decodePointer(ptr)) {
+    if (typeof cur !== 'object' || cur === null) return undefined
+    cur = (cur as Record<string, unknown>)[seg]
+  }
+  return cur
+}
+
+function resolveRef(root: Schema, s: unknown, depth = 0): Schema | undefined {
+  if (typeof s !== 'object' || s === null) return undefined
+  const ref = (s as Schema).$ref
+  if (typeof ref === 'string' && ref.startsWith('#') && depth < 8) return resolveRef(root, resolvePointer(root, ref), depth + 1)
+  return s as Schema
+}
+
+function list(values: unknown[]): string {
+  return clip(values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', '), 300)
+}
+
+function typeOf(s: Schema | undefined): string {
+  if (!s) return 'value'
+  if (Array.isArray(s.type)) return s.type.join(' or ')
+  if (typeof s.type === 'string') return s.type
+  if (Array.isArray(s.enum)) return 'one of the allowed values'
+  if ('const' in s) return 'constant'
+  if (s.anyOf || s.oneOf) return 'one of several shapes'
+  return 'value'
+}
+
+/** The keyword's rule, phrased from the schema alone. */
+function expectedFor(issue: ValidationIssue, root: Schema): string {
+  const kwParent = resolvePointer(root, issue.schemaPath.replace(/\/[^/]*$/, '')) as Schema | undefined
+  const kwValue = resolvePointer(root, issue.schemaPath)
+  const n = (v: unknown) => (typeof v === 'number' ? String(v) : '?')
+  switch (issue.keyword) {
+    case 'required':
+      return 'is required'
+    case 'additionalProperties':
+    case 'unevaluatedProperties':
+      return 'is not an allowed argument'
+    case 'type':
+      return `must be ${Array.isArray(kwValue) ? kwValue.join(' or ') : typeof kwValue === 'string' ? (/^[aeiou]/.test(kwValue) ? 'an ' : 'a ') + kwValue : 'of the declared type'}`
+    case 'enum':
+      return Array.isArray(kwValue) ? `must be one of: ${list(kwValue)}` : 'must be one of the allowed values'
+    case 'const':
+      return `must be exactly ${clip(JSON.stringify(kwValue) ?? '?', 100)}`
+    case 'minimum':
+      return `must be >= ${n(kwValue)}`
+    case 'maximum':
+      return `must be <= ${n(kwValue)}`
+    case 'exclusiveMinimum':
+      return `must be > ${n(typeof kwValue === 'boolean' ? kwParent?.minimum : kwValue)}`
+    case 'exclusiveMaximum':
+      return `must be < ${n(typeof kwValue === 'boolean' ? kwParent?.maximum : kwValue)}`
+    case 'multipleOf':
+      return `must be a multiple of ${n(kwValue)}`
+    case 'minLength':
+      return `must be at least ${n(kwValue)} characters long`
+    case 'maxLength':
+      return `must be at most ${n(kwValue)} characters long`
+    case 'pattern':
+      return `must match the pattern ${clip(String(kwValue), 200)}`
+    case 'format':
+      return `must be a valid ${clip(String(kwValue), 40)}`
+    case 'minItems':
+      return `must have at least ${n(kwValue)} items`
+    case 'maxItems':
+      return `must have at most ${n(kwValue)} items`
+    case 'uniqueItems':
+      return 'must not contain duplicate items'
+    case 'minProperties':
+      return `must have at least ${n(kwValue)} members`
+    case 'maxProperties':
+      return `must have at most ${n(kwValue)} members`
+    case 'items':
+    case 'prefixItems':
+    case 'additionalItems':
+    case 'unevaluatedItems':
+      return 'has more items, or items of another shape, than allowed'
+    case 'contains':
+    case 'minContains':
+    case 'maxContains':
+      return 'must contain the required kind of item'
+    case 'anyOf':
+      return 'must match at least one of the allowed shapes'
+    case 'oneOf':
+      return 'must match exactly one of the allowed shapes'
+    case 'not':
+      return 'must not match the excluded shape'
+    case 'dependencies':
+    case 'dependentRequired':
+    case 'dependentSchemas':
+      return 'requires other arguments to be present with it'
+    case 'propertyNames':
+      return 'has a member name that is not allowed'
+    case 'if':
+    case 'then':
+    case 'else':
+      return 'does not meet a conditional rule of the schema'
+    case 'false schema':
+      return 'is not allowed'
+    default:
+      return `fails the "${clip(issue.keyword, 40)}" rule`
+  }
+}
+
+/** Value-free issues for `error.data.issues`. */
+export function publicIssues(issues: ValidationIssue[], schema: unknown): PublicIssue[] {
+  const root = (schema ?? {}) as Schema
+  return issues.slice(0, MAX_ISSUES).map((i) => ({
+    path: displayPath(i.path, i.property),
+    keyword: i.keyword,
+    expected: expectedFor(i, root),
+  }))
+}
+
+function describeProperty(root: Schema, name: string): string {
+  const props = (root.properties ?? {}) as Record<string, unknown>
+  const s = resolveRef(root, props[name])
+  const required = Array.isArray(root.required) && root.required.includes(name)
+  const facts = [typeOf(s), required ? 'required' : 'optional']
+  if (s) {
+    const lo = s.minimum ?? s.exclusiveMinimum
+    const hi = s.maximum ?? s.exclusiveMaximum
+    if (typeof lo === 'number' || typeof hi === 'number') facts.push(`${typeof lo === 'number' ? lo : ''}..${typeof hi === 'number' ? hi : ''}`)
+    if (typeof s.format === 'string') facts.push(`format ${clip(s.format, 40)}`)
+  }
+  let line = `  - ${clip(name, 64)} (${facts.join(', ')})`
+  if (s && typeof s.description === 'string') line += `: ${clip(s.description.replace(/\s+/g, ' '), 160)}`
+  if (s && Array.isArray(s.enum)) line += `${s && typeof s.description === 'string' ? '.' : ':'} Allowed: ${list(s.enum)}`
+  return line
+}
+
+/**
+ * The message of DESIGN.md section 5.
+ * @param tool the tool name (from the call; cut to 64 characters)
+ * @param issues the failing locations reported by the engine
+ * @param schema the tool's declared `inputSchema`
+ * @returns text of at most {@link MAX_MESSAGE_CHARS} characters and the public issues
+ */
+export function invalidArgumentsMessage(tool: string, issues: ValidationIssue[], schema: unknown): { text: string; issues: PublicIssue[] } {
+  const pub = publicIssues(issues, schema)
+  const root = (schema ?? {}) as Schema
+  const lines = [`Invalid arguments for tool "${clip(tool, 64)}":`]
+  for (const i of pub) lines.push(`  - ${i.path}: ${i.expected}`)
+  if (issues.length > pub.length) lines.push(`  - and ${issues.length - pub.length} more`)
+  const props = (root.properties ?? {}) as Record<string, unknown>
+  const touched: string[] = []
+  for (const i of issues.slice(0, MAX_ISSUES)) {
+    const first = decodePointer(i.path)[0] ?? i.property
+    if (first !== undefined && first in props && !touched.includes(first)) touched.push(first)
+  }
+  if (touched.length) {
+    lines.push('Expected:')
+    for (const name of touched) lines.push(describeProperty(root, name))
+  }
+  lines.push('Fix these arguments and call the tool again.')
+  return { text: clip(lines.join('\n'), MAX_MESSAGE_CHARS), issues: pub }
+}

@@ -1,0 +1,117 @@
+/**
+ * @module origin-session
+ * The edge's own MCP client session to an origin, used to pull the tool list (D7, DESIGN.md
+ * section 7): `initialize` and `notifications/initialized` where the era has them, every
+ * `tools/list` page (following `nextCursor`), then `DELETE` of the session. Replies may be JSON or
+ * SSE. Throws on any failure; callers fail open (D16).
+ */
+import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from './era'
+import { isObject } from './jsonrpc'
+import type { OriginClient, OriginReply } from './ports'
+import { readSseEvents } from './sse'
+
+/** Where to pull from and with which caller headers (e.g. `authorization`). */
+export interface PullOptions {
+  client: OriginClient
+  url: string
+  era: ProtocolVersion
+  /** Caller headers to carry (lower-case names), e.g. authorization. */
+  headers: Record<string, string>
+  timeoutMs: number
+  /** Upper bound of pages followed. */
+  maxPages?: number
+}
+
+const ACCEPT = 'application/json, text/event-stream'
+
+/** Reads the JSON-RPC response with `id` from a JSON or SSE reply. Throws when there is none. */
+export async function readRpcResponse(reply: OriginReply, id: number): Promise<Record<string, unknown>> {
+  const ct = reply.headers['content-type'] ?? ''
+  if (ct.includes('text/event-stream')) {
+    const body = reply.stream()
+    if (!body) throw new Error('empty stream')
+    for await (const ev of readSseEvents(body)) {
+      if (!ev.data) continue
+      let msg: unknown
+      try {
+        msg = JSON.parse(ev.data)
+      } catch {
+        continue
+      }
+      if (isObject(msg) && msg.id === id) return msg
+    }
+    throw new Error('stream ended without the response')
+  }
+  const text = await reply.text()
+  const msg: unknown = JSON.parse(text)
+  if (isObject(msg) && msg.id === id) return msg
+  throw new Error('no response for the id')
+}
+
+/**
+ * Pulls the whole tool list.
+ * @returns the tools (all pages), the era spoken and the origin's `ttlMs` hint if any
+ * @throws on network failure, a non-2xx status, a JSON-RPC error or a malformed result
+ */
+export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[]; era: ProtocolVersion; ttlMs?: number }> {
+  const base: Record<string, string> = { ...opts.headers, 'content-type': 'application/json', accept: ACCEPT }
+  let era = opts.era
+  let sessionId: string | undefined
+  let nextId = 1
+  const post = async (body: Record<string, unknown>, expectReply: boolean) => {
+    const headers = { ...base }
+    if (sessionId) headers['mcp-session-id'] = sessionId
+    if (era !== '2025-03-26' || sessionId) headers['mcp-protocol-version'] = era
+    if (isModern(era) && typeof body.method === 'string') headers['mcp-method'] = body.method
+    const reply = await opts.client({ method: 'POST', url: opts.url, headers, body: JSON.stringify(body), timeoutMs: opts.timeoutMs })
+    if (reply.status < 200 || reply.status > 299) {
+      reply.discard()
+      throw new Error(`status ${reply.status}`)
+    }
+    if (!expectReply) {
+      reply.discard()
+      return undefined
+    }
+    return reply
+  }
+  try {
+    if (!isModern(era)) {
+      const id = nextId++
+      const reply = await post(
+        { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: era, capabilities: {}, clientInfo: { name: 'mcp-edge-validator', version: '0.1.0' } } },
+        true
+      )
+      sessionId = reply!.headers['mcp-session-id'] || undefined
+      const init = await readRpcResponse(reply!, id)
+      if (!isObject(init.result)) throw new Error('initialize failed')
+      const v = init.result.protocolVersion
+      if (isKnownVersion(v)) era = v
+      await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, false)
+    }
+    const tools: unknown[] = []
+    let cursor: string | undefined
+    let ttlMs: number | undefined
+    for (let page = 0; page < (opts.maxPages ?? 100); page++) {
+      const id = nextId++
+      const params: Record<string, unknown> = cursor ? { cursor } : {}
+      if (isModern(era)) params._meta = { [META_VERSION_KEY]: era }
+      const reply = await post({ jsonrpc: '2.0', id, method: 'tools/list', params }, true)
+      const msg = await readRpcResponse(reply!, id)
+      const result = msg.result
+      if (!isObject(result) || !Array.isArray(result.tools)) throw new Error('tools/list failed')
+      tools.push(...result.tools)
+      if (typeof result.ttlMs === 'number') ttlMs = result.ttlMs
+      if (typeof result.nextCursor !== 'string' || result.nextCursor === '') break
+      cursor = result.nextCursor
+    }
+    return { tools, era, ...(ttlMs !== undefined ? { ttlMs } : {}) }
+  } finally {
+    if (sessionId) {
+      const headers = { ...opts.headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': era }
+      opts.client({ method: 'DELETE', url: opts.url, headers, timeoutMs: opts.timeoutMs }).then(
+        (r) => r.discard(),
+        () => undefined
+      )
+    }
+  }
+}

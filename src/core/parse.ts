@@ -1,0 +1,53 @@
+/**
+ * @module parse
+ * Stage 2: request body bytes -> one message or a batch of messages, or a rejection of the whole
+ * body. Never throws and never copies parser text (Node's JSON.parse error quotes the input, which
+ * may hold secrets: field case B10).
+ */
+import { ErrorCode } from './jsonrpc'
+import { scanJsonText, type ScannedElement } from './json-text'
+
+/** One message of the body: its parsed value, its span and members in `text`. */
+export interface ParsedItem {
+  value: unknown
+  el: ScannedElement
+}
+
+/** The body, parsed. `text` is the decoded body; spans in items refer to it. */
+export type Parsed =
+  | { kind: 'single'; text: string; item: ParsedItem }
+  | { kind: 'batch'; text: string; items: ParsedItem[] }
+  /** The whole body is refused (DESIGN.md D2): -32700 for bytes that are not JSON, -32600 for `[]`. */
+  | { kind: 'reject'; code: typeof ErrorCode.ParseError | typeof ErrorCode.InvalidRequest; reason: string }
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
+/**
+ * Decodes UTF-8 and parses JSON (RFC 8259; JSON-RPC 2.0 §5.1 -32700).
+ * @param body raw bytes, or text already decoded
+ * @returns the parsed body or a whole-body rejection; the rejection reason is a fixed phrase
+ */
+export function parseBody(body: Uint8Array | string): Parsed {
+  let text: string
+  if (typeof body === 'string') text = body
+  else {
+    try {
+      text = decoder.decode(body)
+    } catch {
+      return { kind: 'reject', code: ErrorCode.ParseError, reason: 'the body is not valid UTF-8' }
+    }
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return { kind: 'reject', code: ErrorCode.ParseError, reason: 'the body is not valid JSON' }
+  }
+  const scan = scanJsonText(text)
+  if (Array.isArray(value)) {
+    if (value.length === 0) return { kind: 'reject', code: ErrorCode.InvalidRequest, reason: 'an empty batch' }
+    const items = value.map((v, i) => ({ value: v, el: scan.elements[i]! }))
+    return { kind: 'batch', text, items }
+  }
+  return { kind: 'single', text, item: { value, el: scan.elements[0]! } }
+}

@@ -1,0 +1,98 @@
+/**
+ * @module validate
+ * Stage 5: a `tools/call` request -> forward it, or answer it locally. Reads schemas through the
+ * {@link ToolRegistry}; never throws.
+ *
+ * - malformed params (no `name`, `name` not a string, `arguments` not an object): -32602 in every
+ *   era (MCP tools "Error Handling": protocol errors; DESIGN.md D3). Missing `arguments` is `{}`.
+ * - unknown tool: one single-flight refresh of the origin's list, then -32602 (D7), unless
+ *   `UNKNOWN_TOOL=forward`; a failed refresh fails open (D16).
+ * - arguments failing `inputSchema`: -32602 up to 2025-06-18, an `isError: true` result from
+ *   2025-11-25 (SEP-1303), `resultType: "complete"` added for 2026-07-28; `INVALID_ARGS` overrides.
+ * - no usable schema: forwarded and graded `unvalidated` (D8), or -32603 with `ON_SCHEMA_ERROR=reject`.
+ */
+import type { Config } from './config'
+import { invalidArgsAsToolError, isModern, type ProtocolVersion } from './era'
+import { ErrorCode, errorText, isObject, resultText, type RawId } from './jsonrpc'
+import { invalidArgumentsMessage } from './messages'
+import type { ToolListPuller, ToolRegistry } from './tool-registry'
+
+/** Where and for whom a call is validated. */
+export interface ValidateContext {
+  registry: ToolRegistry
+  originId: string
+  scope: string
+  era: ProtocolVersion
+  config: Pick<Config, 'invalidArgs' | 'unknownTool' | 'onSchemaError'>
+  pull: ToolListPuller
+}
+
+/** The verdict on one call: forward it (maybe unvalidated) or answer with `text`. */
+export type CallVerdict =
+  | { kind: 'forward'; tool: string; unvalidated: boolean }
+  | { kind: 'answer'; tool?: string; text: string; code?: number; isError?: boolean }
+
+function clip(s: string): string {
+  return s.length > 64 ? s.slice(0, 63) + '…' : s
+}
+
+/**
+ * Checks one `tools/call`.
+ * @param id the request id (echoed in a local answer)
+ * @param params the request's `params` (already known to be an object or absent)
+ */
+export async function validateToolsCall(id: RawId, params: Record<string, unknown> | undefined, ctx: ValidateContext): Promise<CallVerdict> {
+  const invalidParams = (message: string, tool?: string, data?: unknown): CallVerdict => ({
+    kind: 'answer',
+    ...(tool !== undefined ? { tool } : {}),
+    code: ErrorCode.InvalidParams,
+    text: errorText(id, { code: ErrorCode.InvalidParams, message, ...(data !== undefined ? { data } : {}) }),
+  })
+  if (!params) return invalidParams('Invalid params: tools/call needs params with a tool name')
+  if (typeof params.name !== 'string' || params.name === '') return invalidParams('Invalid params: params.name must be the tool name (a string)')
+  const name = params.name
+  if ('arguments' in params && !isObject(params.arguments))
+    return invalidParams(`Invalid params: arguments for tool "${clip(name)}" must be an object`, name)
+  const args = (params.arguments as Record<string, unknown> | undefined) ?? {}
+
+  let tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
+  if (!tool) {
+    const refreshed = await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull)
+    if (!refreshed) return { kind: 'forward', tool: name, unvalidated: true }
+    tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
+    if (!tool) {
+      if (ctx.config.unknownTool === 'forward') return { kind: 'forward', tool: name, unvalidated: true }
+      return invalidParams(`Unknown tool: "${clip(name)}". Call tools/list to see the tools this server offers.`, name, { tool: clip(name) })
+    }
+  }
+  if (!tool.validate) {
+    if (ctx.config.onSchemaError === 'reject') {
+      return {
+        kind: 'answer',
+        tool: name,
+        code: ErrorCode.InternalError,
+        text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": ${tool.unusable ?? 'no usable schema'}.`, data: { source: 'edge', tool: clip(name) } }),
+      }
+    }
+    return { kind: 'forward', tool: name, unvalidated: true }
+  }
+  let issues
+  try {
+    issues = tool.validate(args)
+  } catch {
+    // An engine that fails at validation time (e.g. an unresolvable $ref met late) = unusable (D8).
+    return ctx.config.onSchemaError === 'reject'
+      ? { kind: 'answer', tool: name, code: ErrorCode.InternalError, text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": its inputSchema could not be applied.`, data: { source: 'edge', tool: clip(name) } }) }
+      : { kind: 'forward', tool: name, unvalidated: true }
+  }
+  if (!issues) return { kind: 'forward', tool: name, unvalidated: false }
+
+  const msg = invalidArgumentsMessage(name, issues, tool.record.inputSchema)
+  const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era))
+  if (asToolError) {
+    const result: Record<string, unknown> = { content: [{ type: 'text', text: msg.text }], isError: true }
+    if (isModern(ctx.era)) result.resultType = 'complete'
+    return { kind: 'answer', tool: name, isError: true, text: resultText(id, result) }
+  }
+  return invalidParams(msg.text, name, { tool: clip(name), issues: msg.issues })
+}

@@ -1,0 +1,90 @@
+/**
+ * The two runtimes every behavioural test runs on, behind one shape: the Node entry
+ * (@hono/node-server, undici, ajv, in-memory KV) and the built Worker bundle in workerd under
+ * Miniflare (fetch, cfworker, local KV). Both listen on 127.0.0.1 and give an MCP URL.
+ */
+import { Miniflare } from 'miniflare'
+import { startEdge } from '../../src/adapters/node/index'
+import type { LogRecord } from '../../src/core/ports'
+import { MemoryKv } from '../../src/stores/memory-kv'
+import { WORKER_BUNDLE } from './build-worker'
+
+/** A running edge in one runtime. */
+export interface EdgeUnderTest {
+  runtime: 'node' | 'worker'
+  /** MCP endpoint, e.g. http://127.0.0.1:1234/mcp */
+  url: string
+  /** Log records written so far (one per POST). */
+  logs(): Promise<LogRecord[]>
+  /** Reads a KV key of the edge's store. */
+  kvGet(key: string): Promise<string | null>
+  /** Writes a KV key of the edge's store (an operator push). */
+  kvPut(key: string, value: string): Promise<void>
+  close(): Promise<void>
+}
+
+/** Starts the edge on one runtime with the given variables (ORIGIN_URL etc.). */
+export type StartEdge = (vars: Record<string, string>) => Promise<EdgeUnderTest>
+
+export const startNodeEdge: StartEdge = async (vars) => {
+  const kv = new MemoryKv()
+  const records: LogRecord[] = []
+  const edge = await startEdge({ env: { STORE_FILE: 'memory', ...vars }, port: 0, kv, log: (r) => records.push(r) })
+  return {
+    runtime: 'node',
+    url: edge.url,
+    logs: async () => records,
+    kvGet: (k) => kv.get(k),
+    kvPut: (k, v) => kv.put(k, v),
+    close: () => edge.close(),
+  }
+}
+
+export const startWorkerEdge: StartEdge = async (vars) => {
+  const records: LogRecord[] = []
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: WORKER_BUNDLE,
+    compatibilityDate: '2026-04-20',
+    kvNamespaces: ['TOOL_SCHEMAS'],
+    bindings: vars,
+    host: '127.0.0.1',
+    port: 0,
+    handleRuntimeStdio(stdout, stderr) {
+      let buf = ''
+      stdout.on('data', (d: Buffer) => {
+        buf += d.toString()
+        let i
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i)
+          buf = buf.slice(i + 1)
+          try {
+            records.push(JSON.parse(line) as LogRecord)
+          } catch {
+            // not a log record
+          }
+        }
+      })
+      stderr.resume()
+    },
+  })
+  const base = await mf.ready
+  const kv = await mf.getKVNamespace('TOOL_SCHEMAS')
+  return {
+    runtime: 'worker',
+    url: new URL('/mcp', base).toString(),
+    logs: async () => {
+      await new Promise((r) => setTimeout(r, 50))
+      return records
+    },
+    kvGet: (k) => kv.get(k),
+    kvPut: (k, v) => kv.put(k, v),
+    close: () => mf.dispose(),
+  }
+}
+
+/** Both runtimes, for `describe.each`. */
+export const RUNTIMES: { name: 'node' | 'worker'; start: StartEdge }[] = [
+  { name: 'node', start: startNodeEdge },
+  { name: 'worker', start: startWorkerEdge },
+]
