@@ -50,7 +50,7 @@ export const startWorkerEdge: StartEdge = async (vars) => {
     bindings: vars,
     host: '127.0.0.1',
     port: 0,
-    handleRuntimeStdio(stdout, stderr) {
+    handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
       let buf = ''
       stdout.on('data', (d: Buffer) => {
         buf += d.toString()
@@ -77,7 +77,7 @@ export const startWorkerEdge: StartEdge = async (vars) => {
       await new Promise((r) => setTimeout(r, 50))
       return records
     },
-    kvGet: (k) => kv.get(k),
+    kvGet: (k) => kv.get(k, 'text'),
     kvPut: (k, v) => kv.put(k, v),
     close: () => mf.dispose(),
   }
