@@ -151,10 +151,10 @@ export function decideEra(c: Exclude<Classified, { kind: 'invalid' }>, value: un
       if (mcpMethod !== null && mcpMethod.trim() !== c.method) return headerMismatch(NULL_ID, 'Mcp-Method does not equal the method in the body')
       return { kind: 'modern' }
     }
+    // D14 / E16: a version the edge does not serve is named first (B4), in every era.
+    if (!(isKnownVersion(P) && ctx.supported.includes(P))) return unsupportedVersion(id, P, ctx.supported)
     // E15: initialize under a modern header is a contradiction (SDK r16).
     if (c.method === 'initialize') return headerMismatch(id, 'initialize does not exist in MCP 2026-07-28; send it without a 2026-07-28 MCP-Protocol-Version header')
-    // E16: a version the edge does not serve is named first (B4), else the envelope is missing.
-    if (!(isKnownVersion(P) && ctx.supported.includes(P))) return unsupportedVersion(id, P, ctx.supported)
     return envelopeError(id, envelopeIssues(claim.meta))
   }
   // E17 / E19: a legacy header.
