@@ -99,7 +99,6 @@ function isEdgePull(r: ReceivedRequest): boolean {
   if (!j || Array.isArray(j)) return false
   if (j.method === 'initialize' && j.params?.clientInfo?.name === 'mcp-edge-validator') return true
   if (j.method === 'tools/list' && j.params?._meta?.['io.modelcontextprotocol/clientInfo']?.name === 'mcp-edge-validator') return true
-  if (j.method === 'tools/list' && j.params?._meta && !('io.modelcontextprotocol/clientCapabilities' in j.params._meta)) return true
   return false
 }
 
