@@ -93,7 +93,7 @@ async function relayRefusal(reply: OriginReply, ex: Exchange, pending?: Pending[
     msg = undefined
   }
   if (isObject(msg) && isObject(msg.error) && typeof msg.error.code === 'number') {
-    for (const p of pending ?? []) originErasFor(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
+    for (const p of pending ?? []) originErasFor(ex.deps).observe(ex.target.id, p.method, msg, reply.status) // D17: learn the origin's era
     for (const p of pending ?? []) ex.row({ id: idLabel(p.id), method: p.method, ...(p.tool ? { tool: p.tool } : {}), grade: 'rpc_error', code: msg.error.code as number, answeredBy: 'origin' })
     if (!pending?.length) ex.row({ id: 'null', method: '', grade: 'rpc_error', code: msg.error.code as number, answeredBy: 'origin' })
     ex.finish(reply.status)

@@ -315,8 +315,9 @@ export interface OriginEraView {
 /**
  * The era of each origin, learned from its answers and kept per process or isolate (D17; spec-2026.md
  * §1-D #28): a `server/discover` result (its `supportedVersions`), a -32022 with `data.supported`,
- * a `server/discover` refused as an unknown method (-32601: a legacy-only server), and `initialize`
- * results (the legacy version they negotiate). Unknown until the origin has answered once.
+ * a `server/discover` answered with any other error (a legacy-only server: -32601 or a 2025 SDK's
+ * 400 -32000, as SDK's probe classifier reads it), and `initialize` results (the legacy version
+ * they negotiate). Unknown until the origin has answered once.
  */
 export class OriginEras {
   private readonly known = new Map<string, { versions: Set<string>; modern: boolean | undefined }>()
@@ -338,9 +339,10 @@ export class OriginEras {
    * Learns from one reply message of the origin to a forwarded request.
    * @param method the method of the request it answers
    * @param msg the parsed JSON-RPC response
+   * @param status the HTTP status it came with; 401, 403 and 5xx are never era evidence
    */
-  observe(originId: string, method: string, msg: unknown): void {
-    if (!isObject(msg)) return
+  observe(originId: string, method: string, msg: unknown, status = 200): void {
+    if (!isObject(msg) || status === 401 || status === 403 || status >= 500) return
     const entry = this.known.get(originId) ?? { versions: new Set<string>(), modern: undefined }
     const err = isObject(msg.error) ? msg.error : null
     if (err && err.code === ErrorCode.UnsupportedVersion && isObject(err.data) && Array.isArray(err.data.supported)) {
@@ -351,8 +353,10 @@ export class OriginEras {
       if (isObject(msg.result) && Array.isArray(msg.result.supportedVersions)) {
         for (const v of msg.result.supportedVersions) if (typeof v === 'string') entry.versions.add(v)
         entry.modern = msg.result.supportedVersions.some((v) => typeof v === 'string' && looksModern(v))
-      } else if (err && err.code === ErrorCode.MethodNotFound) entry.modern = false
-      else return
+      } else if (err) {
+        // Any other error to the probe means a server that does not speak 2026-07-28 (SDK probeClassifier).
+        entry.modern = false
+      } else return
     } else if (method === 'initialize' && isObject(msg.result) && typeof msg.result.protocolVersion === 'string') {
       if (!isKnownVersion(msg.result.protocolVersion)) return
       entry.versions.add(msg.result.protocolVersion)
