@@ -1,8 +1,8 @@
 /**
  * @module pipeline
  * The data path of one `POST /mcp` after the transport checks (DESIGN.md section 2), one call per
- * stage: parse -> era -> classify -> batch rule -> validate -> forward -> grade -> respond.
- * Also the pass-through of `GET` and `DELETE`. Uses only web-standard Request/Response types and
+ * stage: parse -> batch rule | classify -> era (modern.ts) -> 2026-07-28 headers -> validate ->
+ * forward -> grade -> respond. Uses only web-standard Request/Response types and
  * the injected ports, so it runs unchanged on Node and on Workers. Never throws to the caller for
  * bad input or origin faults; every request id gets exactly one answer.
  */
@@ -56,7 +56,10 @@ export async function handlePost(body: Uint8Array | string, headers: Headers, ta
   }
   // Era per request (DESIGN.md section 3; spec-2026.md §2).
   const d = decideEra(c, parsed.item.value, eraCtx)
-  if (d.kind === 'refuse') return refusal(new Exchange(deps, target, DEFAULT_VERSION), d, c.kind === 'request' ? c.method : '')
+  if (d.kind === 'refuse') {
+    const h = headerVersion(headers)
+    return refusal(new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION), d, c.kind === 'request' ? c.method : '')
+  }
   if (d.kind === 'legacy') return handleSingle(c, headers, new Exchange(deps, target, d.era))
   const ex = new Exchange(deps, target, MODERN_VERSION)
   if (c.kind === 'request') {
