@@ -18,9 +18,6 @@ export const META_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion'
 /** The first modern revision: per-request `_meta` version, standard headers, no sessions. */
 export const MODERN_VERSION: ProtocolVersion = '2026-07-28'
 
-/** Versions before 2026-07-28 ("legacy" in the 2026-07-28 versioning page). */
-export const LEGACY_VERSIONS: readonly ProtocolVersion[] = ['2025-11-25', '2025-06-18', '2025-03-26']
-
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 
 /**

@@ -8,7 +8,7 @@
  * Follows spec-2026.md §1-I (check order) and §2 (table E1-E24); DESIGN.md section 3, D14, D17.
  * Codes: -32602 envelope (400), -32020 header mismatch (400), -32022 unsupported version (400).
  */
-import { DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from './era'
+import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from './era'
 import { ErrorCode, isObject, NULL_ID, type RawId, type RpcError } from './jsonrpc'
 import type { Classified } from './classify'
 
@@ -193,7 +193,7 @@ export function decideBatchEra(values: unknown[], ctx: EraContext): { kind: 'leg
   const P = headerVersion(ctx.headers)
   if (values.some((v) => claimOf(v).present)) return refuse(400, NULL_ID, ErrorCode.InvalidRequest, 'Invalid Request: MCP 2026-07-28 does not allow JSON-RPC batches')
   if (P !== null && !(isKnownVersion(P) && ctx.supported.includes(P)) && !looksModern(P)) return unsupportedVersion(NULL_ID, P, ctx.supported)
-  if (P !== null && P !== DEFAULT_VERSION) return refuse(400, NULL_ID, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of MCP ${clip(P)}; send one message per POST`)
+  if (P !== null && !(isKnownVersion(P) && allowsBatches(P))) return refuse(400, NULL_ID, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of MCP ${clip(P)}; send one message per POST`)
   if (!ctx.supported.includes(DEFAULT_VERSION)) return unsupportedVersion(NULL_ID, DEFAULT_VERSION, ctx.supported)
   return { kind: 'legacy', era: DEFAULT_VERSION }
 }
