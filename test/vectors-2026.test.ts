@@ -115,7 +115,7 @@ describe.each(RUNTIMES)('spec-vectors-2026.jsonl on $name', ({ name, start }) =>
       const d = deployments.get(profileOf(c))!
       d.setCase(c)
       const a = await send(d, c)
-      assertCase(c, a, d.forwarded())
+      assertCase(c, a, d.forwarded(), d.pulls())
       const grade = c.expected.body.grade
       if (typeof grade === 'string') {
         const logs = await d.edge.logs()

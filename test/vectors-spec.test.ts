@@ -27,7 +27,7 @@ describe.each(RUNTIMES)('spec-vectors.jsonl on $name', ({ name, start }) => {
     it(c.label, async () => {
       d.setCase(c)
       const a = await send(d, c)
-      assertCase(c, a, d.forwarded())
+      assertCase(c, a, d.forwarded(), d.pulls())
       ran++
     })
   }
