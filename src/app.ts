@@ -12,7 +12,8 @@
  */
 import { Hono, type Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { DEFAULT_VERSION, isKnownVersion } from './core/era'
+import { DEFAULT_VERSION, isKnownVersion, looksModern } from './core/era'
+import { unsupportedVersion } from './core/modern'
 import { ErrorCode, isObject, NULL_ID } from './core/jsonrpc'
 import { errorResponse, refusalResponse, type EdgeDeps, type OriginTarget } from './core/exchange'
 import { handlePassThrough } from './core/forward'
@@ -62,9 +63,14 @@ export function createApp(getDeps: GetDeps): Hono {
     if (!t) return noOrigin()
     const refusal = checkHostAndOrigin(c.req.raw.headers, deps.config)
     if (refusal) return refusalResponse(refusal)
-    const v = c.req.header('mcp-protocol-version')
+    const v = c.req.header('mcp-protocol-version')?.trim()
+    // D18, spec-2026.md §2 E1: the modern era is POST-only.
+    if (v !== undefined && looksModern(v)) {
+      return errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Method Not Allowed: MCP 2026-07-28 has no ${method} endpoint; use POST` }, { allow: 'POST' })
+    }
     if (v !== undefined && !(isKnownVersion(v) && deps.config.supportedVersions.includes(v))) {
-      return errorResponse(400, NULL_ID, { code: ErrorCode.UnsupportedVersion, message: `Unsupported protocol version. Supported: ${deps.config.supportedVersions.join(', ')}`, data: { supported: deps.config.supportedVersions, requested: v.slice(0, 64) } })
+      const r = unsupportedVersion(NULL_ID, v, deps.config.supportedVersions)
+      return errorResponse(r.status, r.id, r.error)
     }
     return handlePassThrough(method, c.req.raw.headers, t, deps)
   }

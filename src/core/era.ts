@@ -15,6 +15,24 @@ export const DEFAULT_VERSION: ProtocolVersion = '2025-03-26'
 /** The 2026-07-28 `_meta` key that carries the per-request version (spec-2026.md §1.B). */
 export const META_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion'
 
+/** The first modern revision: per-request `_meta` version, standard headers, no sessions. */
+export const MODERN_VERSION: ProtocolVersion = '2026-07-28'
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+
+/**
+ * True when `v` is a well-formed version string (`YYYY-MM-DD`) naming 2026-07-28 or later. The
+ * format is checked first (spec-2026.md §2, B14): SDK's plain string comparison calls "banana" modern.
+ */
+export function looksModern(v: string): boolean {
+  return DATE.test(v) && v >= '2026-07-28'
+}
+
+/** `versions` sorted newest first (the order of -32022 `data.supported`, spec-2026.md §1.B #12). */
+export function newestFirst(versions: readonly ProtocolVersion[]): ProtocolVersion[] {
+  return ALL_VERSIONS.filter((v) => versions.includes(v))
+}
+
 /** True when `v` is one of {@link ALL_VERSIONS}. */
 export function isKnownVersion(v: unknown): v is ProtocolVersion {
   return typeof v === 'string' && (ALL_VERSIONS as readonly string[]).includes(v)

@@ -12,6 +12,7 @@ import { OriginTimeoutError, type OriginReply } from './ports'
 import { gradeHeader, gradeResponse, type GradeRow } from './grade'
 import { transformSse, type SseEvent } from './sse'
 import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from './exchange'
+import { originErasFor } from './modern'
 
 /** Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), framing, and encodings the edge must read. */
 const DROP_REQUEST = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-connection', 'content-length', 'accept-encoding', 'expect'])
@@ -92,6 +93,7 @@ async function relayRefusal(reply: OriginReply, ex: Exchange, pending?: Pending[
     msg = undefined
   }
   if (isObject(msg) && isObject(msg.error) && typeof msg.error.code === 'number') {
+    for (const p of pending ?? []) originErasFor(ex.deps).observe(ex.target.id, p.method, msg, reply.status) // D17: learn the origin's era
     for (const p of pending ?? []) ex.row({ id: idLabel(p.id), method: p.method, ...(p.tool ? { tool: p.tool } : {}), grade: 'rpc_error', code: msg.error.code as number, answeredBy: 'origin' })
     if (!pending?.length) ex.row({ id: 'null', method: '', grade: 'rpc_error', code: msg.error.code as number, answeredBy: 'origin' })
     ex.finish(reply.status)
@@ -168,6 +170,7 @@ function gradeMessage(msg: unknown, source: string, ex: Exchange): string | null
   }
   if (!p || p.answered) return null
   p.answered = true
+  originErasFor(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
   const g = gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures })
   const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: g.grade, answeredBy: 'origin' }
   if (p.tool !== undefined) row.tool = p.tool

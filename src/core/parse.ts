@@ -34,14 +34,14 @@ export function parseBody(body: Uint8Array | string): Parsed {
     try {
       text = decoder.decode(body)
     } catch {
-      return { kind: 'reject', code: ErrorCode.ParseError, reason: 'the body is not valid UTF-8' }
+      return { kind: 'reject', code: ErrorCode.ParseError, reason: 'the body could not be read as UTF-8 text' }
     }
   }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    return { kind: 'reject', code: ErrorCode.ParseError, reason: 'the body is not valid JSON' }
+    return { kind: 'reject', code: ErrorCode.ParseError, reason: 'the body could not be read as JSON' }
   }
   const scan = scanJsonText(text)
   if (Array.isArray(value)) {

@@ -1,16 +1,16 @@
 /**
  * @module pipeline
  * The data path of one `POST /mcp` after the transport checks (DESIGN.md section 2), one call per
- * stage: parse -> era -> classify -> batch rule -> validate -> forward -> grade -> respond.
- * Also the pass-through of `GET` and `DELETE`. Uses only web-standard Request/Response types and
+ * stage: parse -> batch rule | classify -> era (modern.ts) -> 2026-07-28 headers -> validate ->
+ * forward -> grade -> respond. Uses only web-standard Request/Response types and
  * the injected ports, so it runs unchanged on Node and on Workers. Never throws to the caller for
  * bad input or origin faults; every request id gets exactly one answer.
  */
-import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, type ProtocolVersion } from './era'
+import { DEFAULT_VERSION, isKnownVersion, isModern, MODERN_VERSION } from './era'
 import { classify, type Classified } from './classify'
-import { ErrorCode, errorText, isObject, NULL_ID, toRawId, type RawId, type RpcError } from './jsonrpc'
-import { memberText, scanJsonText } from './json-text'
+import { ErrorCode, errorText, isObject, NULL_ID } from './jsonrpc'
 import { parseBody } from './parse'
+import { checkParamHeaders, checkStandardHeaders, decideBatchEra, decideEra, headerVersion, originErasFor, type EraContext, type EraRefusal } from './modern'
 import { gradeHeader, type GradeRow } from './grade'
 import { pullToolList } from './origin-session'
 import { validateToolsCall } from './validate'
@@ -33,38 +33,13 @@ export async function handlePost(body: Uint8Array | string, headers: Headers, ta
     ex.finish(400)
     return errorResponse(400, NULL_ID, { code: parsed.code, message: parsed.code === ErrorCode.ParseError ? 'Parse error: ' + parsed.reason : 'Invalid Request: ' + parsed.reason })
   }
+  const eraCtx: EraContext = { headers, supported: config.supportedVersions, origin: originErasFor(deps).view(target.id) }
 
-  // Era: the header when present (D14), otherwise 2025-03-26, or what initialize asks for.
-  const headerVersion = headers.get('mcp-protocol-version')
-  const firstId = (): RawId => {
-    if (parsed.kind !== 'single' || !isObject(parsed.item.value)) return NULL_ID
-    return toRawId(parsed.item.value.id, memberText(parsed.text, parsed.item.el, 'id')) ?? NULL_ID
-  }
-  if (headerVersion !== null && !(isKnownVersion(headerVersion) && config.supportedVersions.includes(headerVersion))) {
-    const ex = new Exchange(deps, target, DEFAULT_VERSION)
-    const id = firstId()
-    ex.row({ id: idLabel(id), method: '', grade: 'rejected', code: ErrorCode.UnsupportedVersion, answeredBy: 'edge' })
-    ex.finish(400)
-    return errorResponse(400, id, {
-      code: ErrorCode.UnsupportedVersion,
-      message: `Unsupported protocol version. Supported: ${config.supportedVersions.join(', ')}`,
-      data: { supported: config.supportedVersions, requested: headerVersion.slice(0, 64) },
-    })
-  }
-  let era: ProtocolVersion = (headerVersion as ProtocolVersion | null) ?? DEFAULT_VERSION
-  if (headerVersion === null && parsed.kind === 'single' && isObject(parsed.item.value) && parsed.item.value.method === 'initialize') {
-    const asked = isObject(parsed.item.value.params) ? parsed.item.value.params.protocolVersion : undefined
-    if (isKnownVersion(asked) && !isModern(asked)) era = asked
-  }
-  const ex = new Exchange(deps, target, era)
-
-  // Stage 4: batch rule.
+  // Stage 4: the batch rule (arrays only in 2025-03-26 or with no version header), then each element.
   if (parsed.kind === 'batch') {
-    if (!allowsBatches(era)) {
-      ex.row({ id: 'null', method: '', grade: 'rejected', code: ErrorCode.InvalidRequest, answeredBy: 'edge' })
-      ex.finish(400)
-      return errorResponse(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Invalid Request: JSON-RPC batches are not part of MCP ${era}` })
-    }
+    const d = decideBatchEra(parsed.items.map((it) => it.value), eraCtx)
+    if (d.kind === 'refuse') return refusal(new Exchange(deps, target, DEFAULT_VERSION), d)
+    const ex = new Exchange(deps, target, d.era)
     if (parsed.items.length > config.maxBatch) {
       ex.row({ id: 'null', method: '', grade: 'rejected', code: ErrorCode.InvalidRequest, answeredBy: 'edge' })
       ex.finish(400)
@@ -72,7 +47,36 @@ export async function handlePost(body: Uint8Array | string, headers: Headers, ta
     }
     return handleBatch(parsed.items.map((it) => classify(it, parsed.text)), headers, ex)
   }
-  return handleSingle(classify(parsed.item, parsed.text), headers, ex)
+
+  // Stage 3: classify. Shape errors are answered before the era is decided (spec-2026.md §1-I step 5).
+  const c = classify(parsed.item, parsed.text)
+  if (c.kind === 'invalid') {
+    const h = headerVersion(headers)
+    return handleSingle(c, headers, new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION))
+  }
+  // Era per request (DESIGN.md section 3; spec-2026.md §2).
+  const d = decideEra(c, parsed.item.value, eraCtx)
+  if (d.kind === 'refuse') {
+    const h = headerVersion(headers)
+    return refusal(new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION), d, c.kind === 'request' ? c.method : '')
+  }
+  if (d.kind === 'legacy') return handleSingle(c, headers, new Exchange(deps, target, d.era))
+  const ex = new Exchange(deps, target, MODERN_VERSION)
+  if (c.kind === 'request') {
+    const r = checkStandardHeaders(c, headers)
+    if (r) return refusal(ex, r, c.method)
+  }
+  const res = await handleSingle(c, headers, ex)
+  // 2026-07-28 has no sessions: never echo or mint a session id (SH §Earlier revisions).
+  res.headers.delete('mcp-session-id')
+  return res
+}
+
+/** Answers an {@link EraRefusal}: its status and one JSON-RPC error, logged as `rejected`. */
+function refusal(ex: Exchange, r: EraRefusal, method = ''): Response {
+  ex.row({ id: idLabel(r.id), method, grade: 'rejected', code: r.error.code, answeredBy: 'edge' })
+  ex.finish(r.status)
+  return errorResponse(r.status, r.id, r.error)
 }
 
 function toolsCallContext(ex: Exchange, headers: Headers) {
@@ -91,9 +95,20 @@ function toolsCallContext(ex: Exchange, headers: Headers) {
 }
 
 /** Stage 5 for one request: a local answer text, or what to forward. */
-async function decide(c: Extract<Classified, { kind: 'request' }>, headers: Headers, ex: Exchange): Promise<{ answer: string; row: GradeRow } | { forward: Pending }> {
+async function decide(c: Extract<Classified, { kind: 'request' }>, headers: Headers, ex: Exchange): Promise<{ answer: string; row: GradeRow } | { forward: Pending } | { refuse: EraRefusal }> {
   if (c.method !== 'tools/call') return { forward: { id: c.id, method: c.method, unvalidated: false, answered: false } }
-  const verdict = await validateToolsCall(c.id, c.params, toolsCallContext(ex, headers))
+  const ctx = toolsCallContext(ex, headers)
+  if (isModern(ex.era)) {
+    // Mcp-Param-* headers against the tool's x-mcp-header arguments, before argument validation (spec-2026.md §1-I step 10).
+    const p = c.params
+    if (p && typeof p.name === 'string' && (p.arguments === undefined || isObject(p.arguments))) {
+      let tool = await ctx.registry.lookup(ctx.originId, ctx.scope, p.name)
+      if (!tool && (await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull))) tool = await ctx.registry.lookup(ctx.originId, ctx.scope, p.name)
+      const r = tool ? checkParamHeaders(c.id, tool.record.inputSchema, (p.arguments as Record<string, unknown> | undefined) ?? {}, headers) : null
+      if (r) return { refuse: r }
+    }
+  }
+  const verdict = await validateToolsCall(c.id, c.params, ctx)
   if (verdict.kind === 'answer') {
     const row: GradeRow = { id: idLabel(c.id), method: c.method, grade: 'rejected', answeredBy: 'edge' }
     if (verdict.tool !== undefined) row.tool = verdict.tool
@@ -116,6 +131,7 @@ async function handleSingle(c: Classified, headers: Headers, ex: Exchange): Prom
     return forwardWithoutReply(c.text, headers, ex)
   }
   const d = await decide(c, headers, ex)
+  if ('refuse' in d) return refusal(ex, d.refuse, c.method)
   if ('answer' in d) {
     ex.row(d.row)
     ex.finish(200)
@@ -125,11 +141,12 @@ async function handleSingle(c: Classified, headers: Headers, ex: Exchange): Prom
   return forwardRequests(c.text, [d.forward], [], headers, ex, false)
 }
 
-/** A local entry of a batch answer (its text), kept in request order. */
-interface LocalEntry {
-  text: string
-}
-
+/**
+ * A 2025-03-26 batch (JSON-RPC 2.0 §6): every element classified and validated on its own, exactly
+ * as it would be alone; invalid, duplicate-id and refused elements answered locally; the valid
+ * rest forwarded as one sub-batch in the client's order; replies merged by id (forward.ts).
+ * Notifications get no entry; a batch of notifications/responses only is answered 202.
+ */
 async function handleBatch(items: Classified[], headers: Headers, ex: Exchange): Promise<Response> {
   const hasResponses = items.some((c) => c.kind === 'response')
   const hasRequests = items.some((c) => c.kind === 'request' || c.kind === 'notification')
@@ -139,58 +156,67 @@ async function handleBatch(items: Classified[], headers: Headers, ex: Exchange):
     ex.finish(400)
     return errorResponse(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: a batch mixes requests and responses' })
   }
-  const local: LocalEntry[] = []
-  const forward: string[] = []
+  // Local answers and forwarded texts keep the element's position.
+  const local: (string | null)[] = new Array(items.length).fill(null)
+  const out: (string | null)[] = new Array(items.length).fill(null)
   const forwarded: Pending[] = []
   const seen = new Set<string>()
   const decisions: Promise<void>[] = []
-  for (const c of items) {
+  items.forEach((c, i) => {
     if (c.kind === 'invalid') {
       if (c.notification) {
         // D15: MCP-invalid notifications inside a batch get no entry
         ex.row({ id: 'null', method: '', grade: 'rejected', code: c.error.code, answeredBy: 'edge' })
-        continue
+        return
       }
       const id = c.responseShaped ? NULL_ID : c.id
       ex.row({ id: idLabel(id), method: '', grade: 'rejected', code: c.error.code, answeredBy: 'edge' })
-      local.push({ text: errorText(id, c.error) })
-      continue
+      local[i] = errorText(id, c.error)
+      return
     }
     if (c.kind === 'notification' || c.kind === 'response') {
       if (c.kind === 'notification' && c.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id, 'public')
-      forward.push(c.text)
-      continue
+      out[i] = c.text
+      return
     }
     if (seen.has(c.id.key)) {
       // D4: the first of a repeated id is processed; later ones are refused locally.
       ex.row({ id: idLabel(c.id), method: c.method, grade: 'rejected', code: ErrorCode.InvalidRequest, answeredBy: 'edge' })
-      local.push({ text: errorText(c.id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: this id is already used in the batch' }) })
-      continue
+      local[i] = errorText(c.id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: this id is already used in the batch' })
+      return
     }
     seen.add(c.id.key)
-    const slot = local.length
-    local.push({ text: '' })
+    if (c.method === 'initialize') {
+      // MCP 2025-03-26 lifecycle: the initialize request MUST NOT be part of a JSON-RPC batch.
+      ex.row({ id: idLabel(c.id), method: c.method, grade: 'rejected', code: ErrorCode.InvalidRequest, answeredBy: 'edge' })
+      local[i] = errorText(c.id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize must be sent on its own, not inside a batch' })
+      return
+    }
     decisions.push(
       decide(c, headers, ex).then((d) => {
-        if ('answer' in d) {
+        if ('refuse' in d) {
+          ex.row({ id: idLabel(c.id), method: c.method, grade: 'rejected', code: d.refuse.error.code, answeredBy: 'edge' })
+          local[i] = errorText(c.id, d.refuse.error)
+        } else if ('answer' in d) {
           ex.row(d.row)
-          local[slot]!.text = d.answer
+          local[i] = d.answer
         } else {
-          local[slot]!.text = ''
-          forward.push(c.text)
+          out[i] = c.text
           forwarded.push(d.forward)
         }
       })
     )
-  }
+  })
   await Promise.all(decisions)
-  const localTexts = local.map((l) => l.text).filter(Boolean)
+  const localTexts = local.filter((t): t is string => t !== null)
+  const forward = out.filter((t): t is string => t !== null)
   if (forward.length === 0) {
     if (localTexts.length === 0) {
       // Only MCP-invalid notifications: refused as one (D5, D15).
       ex.finish(400)
       return errorResponse(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: notifications must carry object params' })
     }
+    // Vector 13: a batch whose every entry has a null id is refused as a whole (docs/rules.md).
     const allNull = ex.rows.every((r) => r.id === 'null')
     const status = allNull ? 400 : 200
     ex.finish(status)
@@ -214,4 +240,3 @@ async function handleBatch(items: Classified[], headers: Headers, ex: Exchange):
   }
   return forwardRequests(`[${forward.join(',')}]`, forwarded, localTexts, headers, ex, true)
 }
-

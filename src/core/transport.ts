@@ -7,7 +7,7 @@
  * Body size (413) is enforced while reading the body, by the HTTP layer.
  */
 import type { Config } from './config'
-import { isKnownVersion, isModern } from './era'
+import { looksModern } from './era'
 import { ErrorCode } from './jsonrpc'
 
 /** A refusal of the whole HTTP request: status plus a JSON-RPC error with `id: null` (D13). */
@@ -72,8 +72,9 @@ export function checkPost(headers: Headers, config: Pick<Config, 'allowedHosts' 
     return { status: 415, code: ErrorCode.InvalidRequest, message: 'Unsupported Media Type: Content-Type must be application/json' }
   }
   const accept = headers.get('accept') ?? ''
+  // D18: a 2026-07-28 request may accept application/json alone; 2025 eras need both types.
   const version = headers.get('mcp-protocol-version')
-  const modern = version !== null && isKnownVersion(version) && isModern(version)
+  const modern = version !== null && looksModern(version.trim())
   const ok = modern ? accepts(accept, 'application/json') : accepts(accept, 'application/json') && accepts(accept, 'text/event-stream')
   if (!ok) {
     return {
