@@ -95,6 +95,12 @@ export class Exchange {
   }
   /** Notes a message of the origin's reply that was not relayed (logged with the grade table). */
   drop(d: DroppedReply): void {
+    if (this.finished) {
+      // An SSE reply logs its table once every id is graded; what the origin sends after that
+      // (a repeated or unknown id) gets a line of its own.
+      this.deps.log({ msg: 'mcp.post.dropped', origin: this.target.id, ...d })
+      return
+    }
     if (this.dropped.length < 100) this.dropped.push(d)
   }
   /**

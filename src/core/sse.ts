@@ -102,29 +102,36 @@ export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks
       out = c
     },
     async pull() {
-      if (ended) return
-      let timer: ReturnType<typeof setTimeout> | undefined
-      try {
-        const read = reader.read()
-        const next = idleMs > 0 ? await Promise.race([read, new Promise<'idle'>((r) => (timer = setTimeout(() => r('idle'), idleMs)))]) : await read
-        if (next === 'idle') {
-          reader.cancel().catch(() => undefined)
-          finish('timeout')
+      // Reads until at least one complete event (or the end) was enqueued: a pull that enqueues
+      // nothing is not called again by the stream, so a chunk holding half an event must not end it.
+      while (!ended) {
+        let timer: ReturnType<typeof setTimeout> | undefined
+        try {
+          const read = reader.read()
+          const next = idleMs > 0 ? await Promise.race([read, new Promise<'idle'>((r) => (timer = setTimeout(() => r('idle'), idleMs)))]) : await read
+          if (next === 'idle') {
+            reader.cancel().catch(() => undefined)
+            finish('timeout')
+            return
+          }
+          const { value, done } = next
+          if (done) {
+            parser.feed(decoder.decode())
+            parser.feed('\n\n')
+            finish('end')
+            return
+          }
+          parser.feed(decoder.decode(value, { stream: true }))
+          if (pending.length) {
+            flush()
+            return
+          }
+        } catch (e) {
+          finish('error', e)
           return
+        } finally {
+          clearTimeout(timer)
         }
-        const { value, done } = next
-        if (done) {
-          parser.feed(decoder.decode())
-          parser.feed('\n\n')
-          finish('end')
-          return
-        }
-        parser.feed(decoder.decode(value, { stream: true }))
-        flush()
-      } catch (e) {
-        finish('error', e)
-      } finally {
-        clearTimeout(timer)
       }
     },
     cancel(reason) {
