@@ -381,3 +381,52 @@ describe.each(RUNTIMES)('grading per id on $name', ({ start }) => {
     }
   })
 })
+
+describe.each(RUNTIMES)('grading options on $name', ({ start }) => {
+  let origin: ScriptedOrigin
+  let edge: EdgeUnderTest
+  beforeAll(async () => {
+    origin = await startScriptedOrigin()
+    edge = await start({ ORIGIN_URL: origin.url, ADMIN_TOKEN, HIDDEN_FAILURES: 'off' })
+    await pushTools(edge, [
+      ...TOOLS,
+      // A network $ref is never fetched: the schema is unusable and the call goes out unvalidated (D8).
+      { name: 'remote_ref', inputSchema: { type: 'object', properties: { loc: { $ref: 'https://schemas.example/location.json' } } } },
+    ])
+  })
+  afterAll(async () => {
+    await edge?.close()
+    await origin?.close()
+  })
+
+  it('HIDDEN_FAILURES=off relays a success:false result unchanged and grades it ok', async () => {
+    const body = toolResult(1, textResult('{"success":false}'))
+    origin.handle((_req, res) => sendJson(res, body))
+    const before = (await postLogs(edge)).length
+    const got = await post(edge, call(1))
+    expect(got.text).toBe(body)
+    expect(got.headers.get('mcp-edge-grade')).toBe('ok=1')
+    expect(gradesOf(await nextLog(edge, before))).toEqual([{ id: '1', grade: 'ok' }])
+  })
+
+  it('a call forwarded without a usable schema is graded unvalidated; an isError answer still grades tool_error', async () => {
+    const plain = toolResult(2, textResult('sunny'))
+    origin.handle((_req, res) => sendJson(res, plain))
+    let before = (await postLogs(edge)).length
+    const req = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"remote_ref","arguments":{"loc":"Paris"}}}`
+    let got = await post(edge, req(2))
+    expect(got.text).toBe(plain)
+    expect(got.headers.get('mcp-edge-grade')).toBe('unvalidated=1')
+    expect(gradesOf(await nextLog(edge, before))).toEqual([{ id: '2', grade: 'unvalidated' }])
+
+    const failed = toolResult(3, textResult('no such city', ',"isError":true'))
+    origin.handle((_req, res) => sendJson(res, failed))
+    before = (await postLogs(edge)).length
+    got = await post(edge, req(3))
+    expect(got.text).toBe(failed)
+    expect(gradesOf(await nextLog(edge, before))).toEqual([{ id: '3', grade: 'tool_error' }])
+    const metrics = await (await fetch(new URL('/metrics', edge.url))).text()
+    expect(metrics).toContain('mcp_edge_grades_total{origin="default",tool="remote_ref",grade="unvalidated"} 1\n')
+    expect(metrics).toContain('mcp_edge_grades_total{origin="default",tool="remote_ref",grade="tool_error"} 1\n')
+  })
+})
