@@ -89,6 +89,7 @@ export class Exchange {
   ) {
     this.started = (deps.now ?? Date.now)()
   }
+  /** Adds one id's grade to the table and to the metrics counters. */
   row(r: GradeRow): void {
     this.rows.push(r)
     this.deps.metrics.count(this.target.id, r.tool, r.grade)
@@ -119,6 +120,7 @@ export class Exchange {
   }
 }
 
+/** The id as it appears in log rows: its JSON token, cut at 80 characters. */
 export function idLabel(id: RawId): string {
   return id.raw.length > 80 ? id.raw.slice(0, 80) : id.raw
 }

@@ -35,6 +35,11 @@ function relayHeaders(reply: OriginReply): Record<string, string> {
   return out
 }
 
+/**
+ * Sends one POST body to the origin with the client's headers (hop-by-hop ones dropped) and
+ * `ORIGIN_TIMEOUT_MS`; records `ex.originMs` (milliseconds until the headers).
+ * @returns the origin's reply, or `{ fault }` with the D9 code (-31002 timeout, -31001 anything else)
+ */
 export async function callOrigin(ex: Exchange, headers: Headers, body: string): Promise<OriginReply | { fault: number }> {
   const t0 = Date.now()
   try {
