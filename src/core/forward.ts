@@ -218,8 +218,8 @@ class ReplyGrader {
  * JSON replies are answered with `MCP-Edge-Grade`; SSE replies are streamed event by event.
  * @param asBatch answer with a JSON array (the client sent a batch)
  */
-export async function forwardRequests(body: string, forwarded: Pending[], localTexts: string[], headers: Headers, ex: Exchange, asBatch: boolean): Promise<Response> {
-  void forwarded
+export async function forwardRequests(body: string, _forwarded: Pending[], localTexts: string[], headers: Headers, ex: Exchange, asBatch: boolean): Promise<Response> {
+  // The open ids are read from `ex.pending`; `_forwarded` stays for the pipeline's call shape.
   const reply = await callOrigin(ex, headers, body)
   const grader = new ReplyGrader(ex)
   if ('fault' in reply) return respondJson(localTexts, grader.close(reply.fault === ErrorCode.OriginTimeout ? 'timeout' : 'error'), ex, asBatch, {})
