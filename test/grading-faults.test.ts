@@ -223,6 +223,39 @@ describe.each(RUNTIMES)('origin faults on $name', ({ start }) => {
     expect(gradesOf(log)).toEqual(row.grades)
   })
 
+  it('a 2026-07-28 subscriptions/listen stream is not cut by ORIGIN_TIMEOUT_MS (vector 141)', async () => {
+    const ack = '{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":1083}}}'
+    const changed = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1083}}}'
+    origin.handle((_r, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' })
+      res.write(`event: message\ndata: ${ack}\n\n`)
+      setTimeout(() => res.write(`event: message\ndata: ${changed}\n\n`), TIMEOUT_MS * 2)
+    })
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1083,
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'ExampleClient', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    })
+    const controller = new AbortController()
+    const t0 = Date.now()
+    const res = await fetch(edge.url, { method: 'POST', headers: mcpHeaders('2026-07-28', { 'mcp-method': 'subscriptions/listen' }), body, signal: controller.signal })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    expect(res.headers.get('x-accel-buffering')).toBe('no')
+    const reader = res.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    while (!text.includes('list_changed')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
+    }
+    controller.abort()
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(TIMEOUT_MS * 2)
+    expect(text).toBe(`event: message\ndata: ${ack}\n\nevent: message\ndata: ${changed}\n\n`)
+  })
+
   it('a notification to an unreachable origin is answered 502 with -31001 and id null', async () => {
     const before = (await postLogs(edge)).length
     const got = await post(edge, '{"jsonrpc":"2.0","method":"notifications/initialized"}', mcpHeaders(), 'dead')

@@ -43,13 +43,24 @@ function relayHeaders(reply: OriginReply): Record<string, string> {
 export async function callOrigin(ex: Exchange, headers: Headers, body: string): Promise<OriginReply | { fault: number }> {
   const t0 = Date.now()
   try {
-    const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs: ex.deps.config.originTimeoutMs })
+    const timeoutMs = isListen(ex) ? 0 : ex.deps.config.originTimeoutMs
+    const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs })
     ex.originMs = Date.now() - t0
     return reply
   } catch (e) {
     ex.originMs = Date.now() - t0
     return { fault: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable }
   }
+}
+
+/**
+ * True when the POST is a 2026-07-28 `subscriptions/listen`: a long-lived SSE stream that is
+ * forwarded with no timeout at all (spec-2026.md section 4 item 6, vector 141); the client ends
+ * it by disconnecting, which cancels the origin request.
+ */
+function isListen(ex: Exchange): boolean {
+  for (const p of ex.pending.values()) if (p.method === 'subscriptions/listen') return true
+  return false
 }
 
 function isSse(reply: OriginReply): boolean {
@@ -309,6 +320,8 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
   const headers = relayHeaders(reply)
   headers['content-type'] = 'text/event-stream'
   headers['cache-control'] = headers['cache-control'] ?? 'no-cache'
+  // Proxies in front of the edge must not buffer the stream either (MCP 2026-07-28 Streamable HTTP).
+  headers['x-accel-buffering'] = 'no'
   const head = localTexts.map((t): SseEvent => ({ data: t }))
   const body = transformSse(
     source,
@@ -352,7 +365,7 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
         return tail
       },
     },
-    { idleMs: ex.deps.config.originTimeoutMs }
+    { idleMs: isListen(ex) ? 0 : ex.deps.config.originTimeoutMs }
   )
   const withHead = head.length ? prepend(head, body) : body
   return new Response(withHead, { status: reply.status, headers })
