@@ -178,6 +178,26 @@ describe.each(RUNTIMES)('SSE replies on $name', ({ name, start }) => {
     ])
   })
 
+  it('drops a request sent on the response stream of a 2026-07-28 request, and logs it', async () => {
+    const sampling = '{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":10}}'
+    const answer = '{"jsonrpc":"2.0","id":1090,"result":{"resultType":"complete","resources":[]}}'
+    origin.handle((_req, res) => {
+      sseHead(res)
+      res.end(`event: message\ndata: ${PROGRESS_1}\n\nid: e1\ndata: ${sampling}\n\nevent: message\ndata: ${answer}\n\n`)
+    })
+    const before = (await postLogs(edge)).length
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'ExampleClient', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} }
+    const res = await fetch(edge.url, {
+      method: 'POST',
+      headers: mcpHeaders('2026-07-28', { 'mcp-method': 'resources/list' }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1090, method: 'resources/list', params: { _meta: meta } }),
+    })
+    expect(await res.text()).toBe(`event: message\ndata: ${PROGRESS_1}\n\nid: e1\n\nevent: message\ndata: ${answer}\n\n`)
+    const log = await nextLog(edge, before)
+    expect(gradesOf(log)).toEqual([{ id: '1090', grade: 'ok' }])
+    expect(log.dropped).toEqual([{ id: '"srv-1"', reason: 'server_request' }])
+  })
+
   it('writes the log line once every id is graded, while the origin keeps the stream open', async () => {
     let release!: () => void
     const released = new Promise<void>((r) => (release = r))

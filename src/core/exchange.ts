@@ -59,11 +59,12 @@ export function gatewayError(code: number, originStatus?: number): RpcError {
  * A message of the origin's reply that the edge did not relay: `repeated` (an id answered twice,
  * the first answer wins), `unknown_id` (an id the edge never forwarded), `no_id` (an error with
  * `"id": null`, given to the ids left open instead), `invalid` (not a JSON-RPC response).
- * `id` is the id token (bounded), or `-` when there was none.
+ * `server_request` (a request on the response stream of a 2026-07-28 request, which that
+ * revision forbids). `id` is the id token (bounded), or `-` when there was none.
  */
 export interface DroppedReply {
   id: string
-  reason: 'repeated' | 'unknown_id' | 'no_id' | 'invalid'
+  reason: 'repeated' | 'unknown_id' | 'no_id' | 'invalid' | 'server_request'
 }
 
 /** A forwarded request awaiting its answer in the origin's reply. */

@@ -351,6 +351,13 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
           if (result === ev.data) result = undefined
         } else {
           if (isObject(value) && value.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id, 'public')
+          if (isModern(ex.era) && isObject(value) && typeof value.method === 'string' && 'id' in value) {
+            // 2026-07-28 servers MUST NOT send requests on a response stream (input_required
+            // results replaced them): dropped and logged (spec-2026.md section 4 item 4).
+            const id = toRawId(value.id)
+            ex.drop({ id: id ? idLabel(id) : '-', reason: 'server_request' })
+            return null
+          }
           if (!looksLikeResponse(value)) return undefined
           const graded = grader.message(value, ev.data)
           result = graded === null ? null : graded === ev.data ? undefined : graded
