@@ -41,8 +41,11 @@ export function refusalResponse(r: Refusal, id: RawId = NULL_ID): Response {
   return errorResponse(r.status, id, { code: r.code, message: r.message, ...(r.data !== undefined ? { data: r.data } : {}) }, r.headers)
 }
 
-export /** A gateway error for one id (D9): never the origin's body, never an isError result. */
-function gatewayError(code: number, originStatus?: number): RpcError {
+/**
+ * A gateway error for one id (D9): `{ code: -31001 | -31002 | -31003, message, data: { source:
+ * "edge", originStatus? } }`. Never the origin's body, never an isError result.
+ */
+export function gatewayError(code: number, originStatus?: number): RpcError {
   const message =
     code === ErrorCode.OriginTimeout
       ? 'Origin timeout: the tool server did not answer in time'
@@ -52,6 +55,19 @@ function gatewayError(code: number, originStatus?: number): RpcError {
   return { code, message, data: { source: 'edge', ...(originStatus !== undefined ? { originStatus } : {}) } }
 }
 
+/**
+ * A message of the origin's reply that the edge did not relay: `repeated` (an id answered twice,
+ * the first answer wins), `unknown_id` (an id the edge never forwarded), `no_id` (an error with
+ * `"id": null`, given to the ids left open instead), `invalid` (not a JSON-RPC response).
+ * `server_request` (a request on the response stream of a 2026-07-28 request, which that
+ * revision forbids). `id` is the id token (bounded), or `-` when there was none.
+ */
+export interface DroppedReply {
+  id: string
+  reason: 'repeated' | 'unknown_id' | 'no_id' | 'invalid' | 'server_request'
+}
+
+/** A forwarded request awaiting its answer in the origin's reply. */
 export interface Pending extends ForwardedRequest {
   answered: boolean
 }
@@ -59,6 +75,11 @@ export interface Pending extends ForwardedRequest {
 /** The per-POST context: what was forwarded, what was answered, and the grade table. */
 export class Exchange {
   readonly rows: GradeRow[] = []
+  /** Messages of the origin's reply the edge did not relay (repeated or unknown id, not JSON-RPC, id-less error). */
+  readonly dropped: DroppedReply[] = []
+  /** Set when the client went away before every id was answered (SSE). */
+  clientClosed = false
+  private finished = false
   readonly pending = new Map<string, Pending>()
   readonly started: number
   originMs?: number
@@ -69,17 +90,38 @@ export class Exchange {
   ) {
     this.started = (deps.now ?? Date.now)()
   }
+  /** Adds one id's grade to the table and to the metrics counters. */
   row(r: GradeRow): void {
     this.rows.push(r)
     this.deps.metrics.count(this.target.id, r.tool, r.grade)
   }
-  /** Writes the one log line of this POST. */
+  /** Notes a message of the origin's reply that was not relayed (logged with the grade table). */
+  drop(d: DroppedReply): void {
+    if (this.finished) {
+      // An SSE reply logs its table once every id is graded; what the origin sends after that
+      // (a repeated or unknown id) gets a line of its own.
+      this.deps.log({ msg: 'mcp.post.dropped', origin: this.target.id, ...d })
+      return
+    }
+    if (this.dropped.length < 100) this.dropped.push(d)
+  }
+  /**
+   * Writes the one log line of this POST: `{ msg: "mcp.post", origin, era, status, ms, originMs,
+   * grades: GradeRow[], dropped?, clientClosed? }` (DESIGN.md section 6). Only the first call
+   * writes; an SSE reply calls it as soon as every id is graded, and again (a no-op) at the end.
+   */
   finish(status: number): void {
+    if (this.finished) return
+    this.finished = true
     const now = (this.deps.now ?? Date.now)()
-    this.deps.log({ msg: 'mcp.post', origin: this.target.id, era: this.era, status, ms: now - this.started, originMs: this.originMs, grades: this.rows })
+    const rec: Record<string, unknown> = { msg: 'mcp.post', origin: this.target.id, era: this.era, status, ms: now - this.started, originMs: this.originMs, grades: this.rows }
+    if (this.dropped.length) rec.dropped = this.dropped
+    if (this.clientClosed) rec.clientClosed = true
+    this.deps.log(rec)
   }
 }
 
+/** The id as it appears in log rows: its JSON token, cut at 80 characters. */
 export function idLabel(id: RawId): string {
   return id.raw.length > 80 ? id.raw.slice(0, 80) : id.raw
 }

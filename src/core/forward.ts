@@ -6,13 +6,13 @@
  * Also the untouched pass-through of GET and DELETE.
  */
 import { isKnownVersion, isModern } from './era'
-import { ErrorCode, errorText, isObject, NULL_ID, toRawId, type RpcError } from './jsonrpc'
+import { ErrorCode, errorText, isObject, NULL_ID, toRawId } from './jsonrpc'
 import { memberText, scanJsonText } from './json-text'
 import { OriginTimeoutError, type OriginReply } from './ports'
-import { gradeHeader, gradeResponse, type GradeRow } from './grade'
-import { transformSse, type SseEvent } from './sse'
-import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from './exchange'
+import { gradeHeader, gradeResponse, isResponse, type GradeRow } from './grade'
+import { formatEvent, transformSse, type SseEndReason, type SseEvent } from './sse'
 import { originErasFor } from './modern'
+import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from './exchange'
 
 /** Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), framing, and encodings the edge must read. */
 const DROP_REQUEST = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-connection', 'content-length', 'accept-encoding', 'expect'])
@@ -36,16 +36,32 @@ function relayHeaders(reply: OriginReply): Record<string, string> {
   return out
 }
 
+/**
+ * Sends one POST body to the origin with the client's headers (hop-by-hop ones dropped) and
+ * `ORIGIN_TIMEOUT_MS`; records `ex.originMs` (milliseconds until the headers).
+ * @returns the origin's reply, or `{ fault }` with the D9 code (-31002 timeout, -31001 anything else)
+ */
 export async function callOrigin(ex: Exchange, headers: Headers, body: string): Promise<OriginReply | { fault: number }> {
   const t0 = Date.now()
   try {
-    const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs: ex.deps.config.originTimeoutMs })
+    const timeoutMs = isListen(ex) ? 0 : ex.deps.config.originTimeoutMs
+    const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs })
     ex.originMs = Date.now() - t0
     return reply
   } catch (e) {
     ex.originMs = Date.now() - t0
     return { fault: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable }
   }
+}
+
+/**
+ * True when the POST is a 2026-07-28 `subscriptions/listen`: a long-lived SSE stream that is
+ * forwarded with no timeout at all (spec-2026.md section 4 item 6, vector 141); the client ends
+ * it by disconnecting, which cancels the origin request.
+ */
+function isListen(ex: Exchange): boolean {
+  for (const p of ex.pending.values()) if (p.method === 'subscriptions/listen') return true
+  return false
 }
 
 function isSse(reply: OriginReply): boolean {
@@ -65,12 +81,23 @@ export async function forwardWithoutReply(text: string, headers: Headers, ex: Ex
     return errorResponse(502, NULL_ID, gatewayError(reply.fault))
   }
   if (reply.status >= 200 && reply.status < 300) {
+    // 200 with an empty body and 204 are normalised to 202 (field case B14).
     reply.discard()
     ex.finish(202)
     return new Response(null, { status: 202, headers: relaySessionOnly(reply) })
   }
-  // The origin refused (e.g. 400/404 for a missing or unknown session): relay it if it is JSON-RPC.
-  return (await relayRefusal(reply, ex))!
+  // The origin refused (e.g. 400/404 for a missing or unknown session): relayed with its status,
+  // the body only when it is a JSON-RPC error.
+  const refusal = await readRefusal(reply)
+  if (refusal) {
+    ex.row({ id: 'null', method: '', grade: 'rpc_error', code: refusal.code, answeredBy: 'origin' })
+    ex.finish(reply.status)
+    return new Response(refusal.text, { status: reply.status, headers: { ...relayHeaders(reply), 'content-type': 'application/json', 'mcp-edge-grade': gradeHeader(ex.rows) } })
+  }
+  ex.finish(reply.status)
+  const h = relayHeaders(reply)
+  delete h['content-type']
+  return new Response(null, { status: reply.status, headers: h })
 }
 
 function relaySessionOnly(reply: OriginReply): Record<string, string> {
@@ -78,174 +105,284 @@ function relaySessionOnly(reply: OriginReply): Record<string, string> {
   return sid ? { 'mcp-session-id': sid } : {}
 }
 
-/** A non-2xx origin answer: relayed unchanged when its body is a JSON-RPC error, else D9. */
-async function relayRefusal(reply: OriginReply, ex: Exchange, pending?: Pending[]): Promise<Response | null> {
+/**
+ * A non-2xx origin answer whose body is one JSON-RPC error object (e.g. 400 -32000 "Mcp-Session-Id
+ * header is required", 404 -32001 "Session not found", 2026-07-28 400 -32020..-32022): its text
+ * and code. Null for anything else (HTML, empty, not JSON-RPC); the body is consumed either way.
+ */
+async function readRefusal(reply: OriginReply): Promise<{ text: string; code: number; msg: Record<string, unknown> } | null> {
   let text = ''
   try {
-    text = isJson(reply) ? await reply.text() : (reply.discard(), '')
+    if (isJson(reply)) text = await reply.text()
+    else reply.discard()
   } catch {
-    text = ''
+    return null
   }
   let msg: unknown
   try {
     msg = text ? JSON.parse(text) : undefined
   } catch {
-    msg = undefined
+    return null
   }
-  if (isObject(msg) && isObject(msg.error) && typeof msg.error.code === 'number') {
-    for (const p of pending ?? []) originErasFor(ex.deps).observe(ex.target.id, p.method, msg, reply.status) // D17: learn the origin's era
-    for (const p of pending ?? []) ex.row({ id: idLabel(p.id), method: p.method, ...(p.tool ? { tool: p.tool } : {}), grade: 'rpc_error', code: msg.error.code as number, answeredBy: 'origin' })
-    if (!pending?.length) ex.row({ id: 'null', method: '', grade: 'rpc_error', code: msg.error.code as number, answeredBy: 'origin' })
-    ex.finish(reply.status)
-    return new Response(text, { status: reply.status, headers: { ...relayHeaders(reply), 'content-type': 'application/json' } })
+  if (!isResponse(msg) || !isObject(msg.error)) return null
+  return { text, code: msg.error.code as number, msg }
+}
+
+/**
+ * Grades the messages of one origin reply against the open ids of an {@link Exchange} (D9, D10,
+ * D11, DESIGN.md section 6). Each forwarded id is answered exactly once: the first response for it
+ * wins; repeated ids, ids never forwarded and messages that are not JSON-RPC are dropped and
+ * logged; an error with `"id": null` is kept aside and given to the ids still open at the end.
+ */
+class ReplyGrader {
+  private orphan: { msg: Record<string, unknown>; source: string } | null = null
+  private sawInvalid = false
+  private open: number
+
+  constructor(private readonly ex: Exchange) {
+    this.open = [...ex.pending.values()].filter((p) => !p.answered).length
   }
-  if (!pending?.length) {
-    ex.finish(reply.status)
-    return new Response(null, { status: reply.status, headers: relayHeaders(reply) })
+
+  /** True when every forwarded id has its answer. */
+  get done(): boolean {
+    return this.open === 0
   }
-  return null
+
+  /**
+   * One message of the reply (a parsed value and its exact text).
+   * @returns the text to relay (the origin's, or the edge's rewrite), or null when dropped
+   */
+  message(msg: unknown, source: string): string | null {
+    const ex = this.ex
+    if (!isResponse(msg)) {
+      this.sawInvalid = true
+      ex.drop({ id: '-', reason: 'invalid' })
+      return null
+    }
+    if (msg.id === null) {
+      if (isObject(msg.error)) this.orphan ??= { msg, source }
+      else this.sawInvalid = true
+      ex.drop({ id: 'null', reason: isObject(msg.error) ? 'no_id' : 'invalid' })
+      return null
+    }
+    const token = typeof msg.id === 'number' && !Number.isSafeInteger(msg.id) ? memberText(source, scanJsonText(source).elements[0], 'id') : undefined
+    const id = toRawId(msg.id, token)
+    if (!id) {
+      this.sawInvalid = true
+      ex.drop({ id: '-', reason: 'invalid' })
+      return null
+    }
+    const p = ex.pending.get(id.key)
+    if (!p || p.answered) {
+      ex.drop({ id: idLabel(id), reason: p ? 'repeated' : 'unknown_id' })
+      return null
+    }
+    return this.answer(p, msg, source)
+  }
+
+  private answer(p: Pending, msg: Record<string, unknown>, source: string): string {
+    const ex = this.ex
+    p.answered = true
+    this.open--
+    originErasFor(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
+    const g = gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures })
+    const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: g.grade, answeredBy: 'origin' }
+    if (p.tool !== undefined) row.tool = p.tool
+    if (g.code !== undefined) row.code = g.code
+    if (g.isError) row.isError = true
+    if (ex.originMs !== undefined) row.originMs = ex.originMs
+    ex.row(row)
+    return g.text ?? source
+  }
+
+  /**
+   * Answers every id still open when the reply is over, and returns those answers' texts:
+   * the origin's id-less error when it sent one (graded `rpc_error`); otherwise a gateway error
+   * (D9): -31001 after a failed stream or a reply holding non-JSON-RPC messages (`origin_error`),
+   * -31002 after `ORIGIN_TIMEOUT_MS` without a byte (`origin_error`), -31003 when the reply
+   * simply ended without this id (`missing`). After a client cancel the rows are written
+   * (`missing`) but no text is produced.
+   */
+  close(reason: SseEndReason | 'invalid', originStatus?: number): string[] {
+    const ex = this.ex
+    const out: string[] = []
+    for (const p of ex.pending.values()) {
+      if (p.answered) continue
+      if (this.orphan && reason !== 'cancel') {
+        out.push(this.answer(p, this.orphan.msg, this.orphan.source))
+        continue
+      }
+      p.answered = true
+      this.open--
+      const code =
+        reason === 'timeout' ? ErrorCode.OriginTimeout : reason === 'error' || reason === 'invalid' || (reason === 'end' && this.sawInvalid) ? ErrorCode.OriginUnavailable : ErrorCode.OriginNoAnswer
+      const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: code === ErrorCode.OriginNoAnswer ? 'missing' : 'origin_error', code, answeredBy: 'edge' }
+      if (p.tool !== undefined) row.tool = p.tool
+      if (ex.originMs !== undefined) row.originMs = ex.originMs
+      ex.row(row)
+      if (reason !== 'cancel') out.push(errorText(p.id, gatewayError(code, originStatus)))
+    }
+    return out
+  }
 }
 
 /**
  * Stage 6-8: forward `body`, grade the reply per id, merge `localTexts`, respond.
+ * JSON replies are answered with `MCP-Edge-Grade`; SSE replies are streamed event by event.
  * @param asBatch answer with a JSON array (the client sent a batch)
  */
-export async function forwardRequests(body: string, forwarded: Pending[], localTexts: string[], headers: Headers, ex: Exchange, asBatch: boolean): Promise<Response> {
+export async function forwardRequests(body: string, _forwarded: Pending[], localTexts: string[], headers: Headers, ex: Exchange, asBatch: boolean): Promise<Response> {
+  // The open ids are read from `ex.pending`; `_forwarded` stays for the pipeline's call shape.
   const reply = await callOrigin(ex, headers, body)
-  if ('fault' in reply) return answerAll(forwarded, localTexts, ex, asBatch, reply.fault)
-  if (isSse(reply) && reply.status >= 200 && reply.status < 300) return streamReply(reply, forwarded, localTexts, ex)
-  if (reply.status < 200 || reply.status > 299) {
-    if (!asBatch) {
-      const relayed = await relayRefusal(reply, ex, forwarded)
-      if (relayed) return relayed
-    } else reply.discard()
-    return answerAll(forwarded, localTexts, ex, asBatch, ErrorCode.OriginUnavailable, reply.status)
+  const grader = new ReplyGrader(ex)
+  if ('fault' in reply) return respondJson(localTexts, grader.close(reply.fault === ErrorCode.OriginTimeout ? 'timeout' : 'error'), ex, asBatch, {})
+  const ok = reply.status >= 200 && reply.status < 300
+  if (ok && isSse(reply)) return streamReply(reply, localTexts, ex, grader, asBatch)
+  if (!ok) {
+    const refusal = await readRefusal(reply)
+    if (refusal && (!asBatch || localTexts.length === 0)) {
+      // The origin's own JSON-RPC error with its status, relayed unchanged (D9; vectors 82, 83).
+      for (const p of ex.pending.values()) {
+        if (p.answered) continue
+        p.answered = true
+        originErasFor(ex.deps).observe(ex.target.id, p.method, refusal.msg, reply.status) // D17: learn the origin's era
+        ex.row({ id: idLabel(p.id), method: p.method, ...(p.tool ? { tool: p.tool } : {}), grade: 'rpc_error', code: refusal.code, answeredBy: 'origin', ...(ex.originMs !== undefined ? { originMs: ex.originMs } : {}) })
+      }
+      ex.finish(reply.status)
+      return new Response(refusal.text, { status: reply.status, headers: { ...relayHeaders(reply), 'content-type': 'application/json', 'mcp-edge-grade': gradeHeader(ex.rows) } })
+    }
+    if (refusal) {
+      // A batch with local answers: the origin's error goes to each forwarded id.
+      grader.message({ ...refusal.msg, id: null }, refusal.text)
+      return respondJson(localTexts, grader.close('end'), ex, asBatch, relaySessionOnly(reply))
+    }
+    return respondJson(localTexts, grader.close('invalid', reply.status), ex, asBatch, {})
   }
   let text: string
   try {
     text = await reply.text()
-  } catch {
-    return answerAll(forwarded, localTexts, ex, asBatch, ErrorCode.OriginUnavailable, reply.status)
+  } catch (e) {
+    return respondJson(localTexts, grader.close(isTimeout(e) ? 'timeout' : 'error'), ex, asBatch, {})
   }
-  if (text.trim() === '') return answerAll(forwarded, localTexts, ex, asBatch, ErrorCode.OriginNoAnswer)
+  const sid = relaySessionOnly(reply)
+  if (text.trim() === '') return respondJson(localTexts, grader.close('end'), ex, asBatch, sid)
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    return answerAll(forwarded, localTexts, ex, asBatch, ErrorCode.OriginUnavailable, reply.status)
+    return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
   }
-  const out: string[] = [...localTexts]
-  const messages = Array.isArray(value) ? value : [value]
-  const scan = Array.isArray(value) ? scanJsonText(text) : null
-  for (let i = 0; i < messages.length; i++) {
-    const msg = messages[i]
-    const source = scan ? text.slice(scan.elements[i]!.start, scan.elements[i]!.end) : text
-    const graded = gradeMessage(msg, source, ex)
+  const out: string[] = []
+  if (Array.isArray(value)) {
+    const scan = scanJsonText(text)
+    value.forEach((m, i) => {
+      const el = scan.elements[i]!
+      const graded = grader.message(m, text.slice(el.start, el.end))
+      if (graded !== null) out.push(graded)
+    })
+  } else {
+    const graded = grader.message(value, text.trim())
     if (graded !== null) out.push(graded)
   }
-  out.push(...unanswered(ex))
-  const sid = relaySessionOnly(reply)
+  out.push(...grader.close('end'))
+  return respondJson(localTexts, out, ex, asBatch, sid)
+}
+
+/** One JSON answer: local answers first, then the graded replies; HTTP 200 with `MCP-Edge-Grade`. */
+function respondJson(localTexts: string[], answers: string[], ex: Exchange, asBatch: boolean, extra: Record<string, string>): Response {
+  const out = [...localTexts, ...answers]
   ex.finish(200)
-  const responseHeaders = { ...JSON_HEADERS, ...sid, 'mcp-edge-grade': gradeHeader(ex.rows) }
-  if (asBatch) return new Response(`[${out.join(',')}]`, { status: 200, headers: responseHeaders })
-  return new Response(out[0] ?? '', { status: 200, headers: responseHeaders })
+  const headers = { ...JSON_HEADERS, ...extra, 'mcp-edge-grade': gradeHeader(ex.rows) }
+  return new Response(asBatch ? `[${out.join(',')}]` : (out[0] ?? ''), { status: 200, headers })
+}
+
+/** True for the timeout errors of the origin clients (core's own, undici's body timeout by name). */
+function isTimeout(e: unknown): boolean {
+  return e instanceof OriginTimeoutError || (e instanceof Error && /Timeout/i.test(e.name))
+}
+
+/** True when an SSE event carries a JSON-RPC message (no event name, or `message`: MCP transports). */
+function isMessageEvent(ev: SseEvent): boolean {
+  return ev.event === undefined || ev.event === 'message'
+}
+
+/** True for what the edge grades in a stream: an object with `result` or `error` (a response). */
+function looksLikeResponse(v: unknown): boolean {
+  return isObject(v) && ('result' in v || 'error' in v) && !('method' in v)
 }
 
 /**
- * Grades one message of the origin's reply. Returns the text to send (original or rewritten),
- * or null when it is dropped (repeated or invented id).
+ * SSE reply: graded event by event, never buffered beyond one event. Local answers go first;
+ * requests, notifications (progress, logging) and non-JSON-RPC events pass through in order;
+ * ids left open at the end get their answer from {@link ReplyGrader.close}. The log line is
+ * written as soon as every id is graded (or when the stream stops, whichever comes first).
  */
-function gradeMessage(msg: unknown, source: string, ex: Exchange): string | null {
-  if (!isObject(msg) || (!('result' in msg) && !('error' in msg))) return null
-  let key: string | null = null
-  if (typeof msg.id === 'number' && !Number.isSafeInteger(msg.id)) {
-    const el = scanJsonText(source).elements[0]
-    key = toRawId(msg.id, memberText(source, el, 'id'))?.key ?? null
-  } else key = toRawId(msg.id)?.key ?? null
-  let p = key !== null ? ex.pending.get(key) : undefined
-  if (!p && msg.id === null && isObject(msg.error)) {
-    // An error the origin could tie to no id: give it to the only open request (never leave it waiting).
-    const open = [...ex.pending.values()].filter((x) => !x.answered)
-    if (open.length === 1) p = open[0]
-  }
-  if (!p || p.answered) return null
-  p.answered = true
-  originErasFor(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
-  const g = gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures })
-  const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: g.grade, answeredBy: 'origin' }
-  if (p.tool !== undefined) row.tool = p.tool
-  if (g.code !== undefined) row.code = g.code
-  if (g.isError) row.isError = true
-  if (ex.originMs !== undefined) row.originMs = ex.originMs
-  ex.row(row)
-  if (msg.id === null && p) return errorText(p.id, msg.error as RpcError)
-  return g.text ?? source
-}
-
-/** Gateway errors for every forwarded id still unanswered (D9 -31003). */
-function unanswered(ex: Exchange, code: number = ErrorCode.OriginNoAnswer, originStatus?: number): string[] {
-  const out: string[] = []
-  for (const p of ex.pending.values()) {
-    if (p.answered) continue
-    p.answered = true
-    ex.row({ id: idLabel(p.id), method: p.method, ...(p.tool ? { tool: p.tool } : {}), grade: code === ErrorCode.OriginNoAnswer ? 'missing' : 'origin_error', code, answeredBy: 'edge' })
-    out.push(errorText(p.id, gatewayError(code, originStatus)))
-  }
-  return out
-}
-
-function answerAll(_forwarded: Pending[], localTexts: string[], ex: Exchange, asBatch: boolean, code: number, originStatus?: number): Response {
-  const out = [...localTexts, ...unanswered(ex, code, originStatus)]
-  ex.finish(200)
-  const headers = { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) }
-  return new Response(asBatch ? `[${out.join(',')}]` : out[0]!, { status: 200, headers })
-}
-
-/** SSE reply: graded event by event; local answers first; gateway errors for ids left open at the end. */
-function streamReply(reply: OriginReply, _forwarded: Pending[], localTexts: string[], ex: Exchange): Response {
+function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, grader: ReplyGrader, asBatch: boolean): Response {
   const source = reply.stream()
+  if (!source) return respondJson(localTexts, grader.close('end'), ex, asBatch, relaySessionOnly(reply))
   const headers = relayHeaders(reply)
   headers['content-type'] = 'text/event-stream'
   headers['cache-control'] = headers['cache-control'] ?? 'no-cache'
-  if (!source) return answerAll(_forwarded, localTexts, ex, localTexts.length > 0, ErrorCode.OriginNoAnswer)
+  // Proxies in front of the edge must not buffer the stream either (MCP 2026-07-28 Streamable HTTP).
+  headers['x-accel-buffering'] = 'no'
   const head = localTexts.map((t): SseEvent => ({ data: t }))
-  const body = transformSse(source, {
-    onEvent(ev) {
-      if (!ev.data || ev.data[0] !== '{' && ev.data[0] !== '[') return undefined
-      let value: unknown
-      try {
-        value = JSON.parse(ev.data)
-      } catch {
-        return undefined // not JSON-RPC: passed through as it came
-      }
-      if (isObject(value) && value.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id, 'public')
-      if (Array.isArray(value)) {
-        const scan = scanJsonText(ev.data)
-        const parts = value.map((m, i) => {
-          const el = scan.elements[i]!
-          const src = ev.data.slice(el.start, el.end)
-          if (!isObject(m) || 'method' in m) return src
-          return gradeMessage(m, src, ex)
-        })
-        return `[${parts.filter((x): x is string => x !== null).join(',')}]`
-      }
-      if (!isObject(value) || 'method' in value) return undefined
-      const graded = gradeMessage(value, ev.data, ex)
-      return graded === null ? '' : graded === ev.data ? undefined : graded
+  const body = transformSse(
+    source,
+    {
+      onEvent(ev) {
+        if (!isMessageEvent(ev)) return undefined
+        const first = ev.data.trimStart()[0]
+        if (first !== '{' && first !== '[') return undefined
+        let value: unknown
+        try {
+          value = JSON.parse(ev.data)
+        } catch {
+          return undefined // not JSON: passed through as it came
+        }
+        let result: string | null | undefined
+        if (Array.isArray(value)) {
+          const scan = scanJsonText(ev.data)
+          const parts: string[] = []
+          value.forEach((m, i) => {
+            const el = scan.elements[i]!
+            const src = ev.data.slice(el.start, el.end)
+            if (!looksLikeResponse(m)) return void parts.push(src)
+            const graded = grader.message(m, src)
+            if (graded !== null) parts.push(graded)
+          })
+          result = parts.length === 0 ? null : `[${parts.join(',')}]`
+          if (result === ev.data) result = undefined
+        } else {
+          if (isObject(value) && value.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id, 'public')
+          if (isModern(ex.era) && isObject(value) && typeof value.method === 'string' && 'id' in value) {
+            // 2026-07-28 servers MUST NOT send requests on a response stream (input_required
+            // results replaced them): dropped and logged (spec-2026.md section 4 item 4).
+            const id = toRawId(value.id)
+            ex.drop({ id: id ? idLabel(id) : '-', reason: 'server_request' })
+            return null
+          }
+          if (!looksLikeResponse(value)) return undefined
+          const graded = grader.message(value, ev.data)
+          result = graded === null ? null : graded === ev.data ? undefined : graded
+        }
+        if (grader.done) ex.finish(200)
+        return result
+      },
+      onEnd(reason, error) {
+        if (reason === 'cancel') ex.clientClosed = !grader.done
+        const tail = grader.close(reason === 'error' && isTimeout(error) ? 'timeout' : reason).map((t): SseEvent => ({ data: t }))
+        ex.finish(200)
+        return tail
+      },
     },
-    onEnd(failed) {
-      const tail = unanswered(ex, failed ? ErrorCode.OriginUnavailable : ErrorCode.OriginNoAnswer).map((t): SseEvent => ({ data: t }))
-      ex.finish(200)
-      return tail
-    },
-  })
+    { idleMs: isListen(ex) ? 0 : ex.deps.config.originTimeoutMs }
+  )
   const withHead = head.length ? prepend(head, body) : body
   return new Response(withHead, { status: reply.status, headers })
 }
 
 function prepend(events: SseEvent[], body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const enc = new TextEncoder()
-  const first = enc.encode(events.map((e) => `data: ${e.data}\n\n`).join(''))
+  const first = new TextEncoder().encode(events.map(formatEvent).join(''))
   const reader = body.getReader()
   let sentFirst = false
   return new ReadableStream<Uint8Array>({

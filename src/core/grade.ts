@@ -9,7 +9,7 @@
  * - SEP-1303 / MCP tools "Error Handling": an `isError: true` result is kept as it is.
  * - 2026-07-28: `resultType: "input_required"` results are relayed untouched, never failures.
  */
-import { errorText, isObject, resultText, toRawId, type RawId } from './jsonrpc'
+import { isObject, resultText, toRawId, type RawId } from './jsonrpc'
 import { memberText, scanJsonText } from './json-text'
 
 /** Grades of DESIGN.md section 6. */
@@ -85,33 +85,80 @@ export interface GradedResponse {
 }
 
 /**
+ * True when `msg` is a JSON-RPC 2.0 response object (JSON-RPC 2.0 §5): `jsonrpc: "2.0"`, an `id`
+ * member, and a `result` or an `error` object with a numeric `code`. `"error": null` next to a
+ * result counts as no error (D10). Anything else in a reply is "not JSON-RPC" (D9 -31001).
+ */
+export function isResponse(msg: unknown): msg is Record<string, unknown> {
+  if (!isObject(msg) || msg.jsonrpc !== '2.0' || !('id' in msg)) return false
+  const err = msg.error
+  if (err !== undefined && err !== null) return isObject(err) && typeof err.code === 'number'
+  return 'result' in msg
+}
+
+/**
  * Grades one JSON-RPC response object from the origin.
- * @param msg the parsed response object (must carry `result` or `error`)
- * @param sourceText its exact text (used to keep the id token when rewriting)
+ * @param msg the parsed response object; must satisfy {@link isResponse}
+ * @param sourceText its exact text (the edge edits the text, never re-serialises the value, so
+ *   ids, numbers past 2^53 and string escapes reach the client byte for byte)
  * @param req the request it answers
+ * @returns the grade; `text` when the edge changed the message (D10 dropped result, D11 isError)
  */
 export function gradeResponse(msg: Record<string, unknown>, sourceText: string, req: ForwardedRequest, opts: GradeOptions): GradedResponse {
   const err = msg.error
   if (err !== undefined && err !== null) {
     const code = isObject(err) && typeof err.code === 'number' ? err.code : undefined
     const out: GradedResponse = { grade: 'rpc_error', ...(code !== undefined ? { code } : {}) }
-    if ('result' in msg || !isObject(err)) {
-      // D10: error wins; keep the error object as the origin wrote it when it is one.
-      const safe = isObject(err) ? err : { code: -31001, message: 'Origin sent a malformed error', data: { source: 'edge' } }
-      out.text = errorText(idOf(msg, sourceText, req), safe as { code: number; message: string })
+    if ('result' in msg) {
+      // D10: error wins; the error object is kept as the origin wrote it, the result is dropped.
+      const el = scanJsonText(sourceText).elements[0]
+      out.text = `{"jsonrpc":"2.0","id":${idOf(msg, sourceText, req).raw},"error":${memberText(sourceText, el, 'error') ?? JSON.stringify(err)}}`
+    } else if ('error' in msg && msg.id === null) {
+      out.text = `{"jsonrpc":"2.0","id":${req.id.raw},"error":${JSON.stringify(err)}}`
     }
     return out
   }
   const result = msg.result
   const base: Grade = req.unvalidated ? 'unvalidated' : 'ok'
-  if (req.method !== 'tools/call' || !isObject(result)) return { grade: base }
-  if (result.resultType === 'input_required' || isObject(result.task)) return { grade: base }
-  if (result.isError === true) return { grade: 'tool_error', isError: true }
-  if (opts.hiddenFailures && hidesFailure(result)) {
-    const fixed = { ...result, isError: true }
-    return { grade: 'tool_error', isError: true, text: resultText(idOf(msg, sourceText, req), fixed) }
+  let text: string | undefined
+  if (err === null) {
+    // D10: `"error": null` beside a result is a success; the member is dropped so strict
+    // clients (which refuse a response carrying both members) accept it.
+    text = resultText(idOf(msg, sourceText, req), result)
+    const el = scanJsonText(sourceText).elements[0]
+    const raw = memberText(sourceText, el, 'result')
+    if (raw !== undefined) text = `{"jsonrpc":"2.0","id":${idOf(msg, sourceText, req).raw},"result":${raw}}`
   }
-  return { grade: base }
+  const withText = (g: GradedResponse): GradedResponse => (text !== undefined && g.text === undefined ? { ...g, text } : g)
+  if (req.method !== 'tools/call' || !isObject(result)) return withText({ grade: base })
+  if (result.resultType === 'input_required' || isObject(result.task)) return withText({ grade: base })
+  if (result.isError === true) return withText({ grade: 'tool_error', isError: true })
+  if (opts.hiddenFailures && hidesFailure(result)) {
+    return { grade: 'tool_error', isError: true, text: markIsError(text ?? sourceText) }
+  }
+  return withText({ grade: base })
+}
+
+/**
+ * Sets `isError: true` on the `result` of a response text by editing the text: an existing
+ * `isError` value is replaced, otherwise the member is appended. Every other byte (content,
+ * structuredContent, id) stays as the origin sent it (D11: "content is left exactly as it was").
+ */
+export function markIsError(responseText: string): string {
+  const el = scanJsonText(responseText).elements[0]
+  const span = el?.members?.get('result')
+  if (!span) return responseText
+  const resultRaw = responseText.slice(span.start, span.end)
+  const inner = scanJsonText(resultRaw).elements[0]
+  const flag = inner?.members?.get('isError')
+  let fixed: string
+  if (flag) fixed = resultRaw.slice(0, flag.start) + 'true' + resultRaw.slice(flag.end)
+  else {
+    const close = resultRaw.lastIndexOf('}')
+    const empty = (inner?.members?.size ?? 0) === 0
+    fixed = resultRaw.slice(0, close) + (empty ? '' : ',') + '"isError":true' + resultRaw.slice(close)
+  }
+  return responseText.slice(0, span.start) + fixed + responseText.slice(span.end)
 }
 
 /** The reply's own id token (exact digits), falling back to the request's. */
