@@ -10,6 +10,8 @@
  * - arguments failing `inputSchema`: -32602 up to 2025-06-18, an `isError: true` result from
  *   2025-11-25 (SEP-1303), `resultType: "complete"` added for 2026-07-28; `INVALID_ARGS` overrides.
  * - no usable schema: forwarded and graded `unvalidated` (D8), or -32603 with `ON_SCHEMA_ERROR=reject`.
+ * - a stale schema (past its TTL, or after `notifications/tools/list_changed`): the list is
+ *   refreshed first (single-flight); if that fails, the stale copy is used.
  */
 import type { Config } from './config'
 import { invalidArgsAsToolError, isModern, type ProtocolVersion } from './era'
@@ -56,6 +58,11 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
   const args = (params.arguments as Record<string, unknown> | undefined) ?? {}
 
   let tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
+  if (tool?.stale) {
+    // Past its TTL, or the origin said list_changed: refresh first (single-flight). When the pull
+    // fails, the stale copy still validates (MCP 2026-07-28 caching: keep a stale copy for validation).
+    if (await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull)) tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
+  }
   if (!tool) {
     const refreshed = await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull)
     if (!refreshed) return { kind: 'forward', tool: name, unvalidated: true }
