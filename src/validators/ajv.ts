@@ -20,6 +20,7 @@ import { normaliseIssues } from '../core/issues'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'
 import { STRING_FORMAT_NAMES } from './formats'
 import { normaliseSchema } from './normalise'
+import { isMultipleOf } from './numbers'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under some bundlers.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: unknown, formats: string[]) => void
@@ -59,6 +60,9 @@ export function createAjvEngine(options: EngineOptions = {}): ValidatorEngine & 
     if (!a) {
       a = d === '2020-12' ? new Ajv2020(opts) : d === '2019-09' ? new Ajv2019(opts) : new Ajv(opts)
       addFormats(a, STRING_FORMAT_NAMES)
+      // Exact decimal multipleOf, shared with the Workers engine (see ./numbers).
+      a.removeKeyword('multipleOf')
+      a.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', errors: false, validate: (divisor: number, data: number) => isMultipleOf(data, divisor) })
       for (const [uri, schema] of Object.entries(options.remotes ?? {})) {
         try {
           a.addSchema(schema as object, uri)
