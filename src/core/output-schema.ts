@@ -56,7 +56,7 @@ export function checkOutputSchema(result: Record<string, unknown>, tool: Resolve
       return { status: 'unchecked' }
     }
     if (!found) return { status: 'valid' }
-    issues = publicIssues(found, tool.record.outputSchema).map(underStructuredContent)
+    issues = publicIssues(found, tool.outputMessageSchema ?? tool.record.outputSchema).map(underStructuredContent)
   }
   if (mode !== 'strict') return { status: 'invalid', issues }
   const name = toolName.length > 64 ? toolName.slice(0, 63) + '…' : toolName

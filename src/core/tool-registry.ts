@@ -22,6 +22,7 @@ import { dialectOf, type Dialect, type ProtocolVersion } from './era'
 import { isObject } from './jsonrpc'
 import { SchemaUnusableError, type CompiledValidator, type KvStore, type ValidatorEngine } from './ports'
 import { portabilityProblem } from './schema-portability'
+import { normaliseSchema } from './schema-normal-form'
 
 /** One tool's schemas as stored in KV. `dialect` is null when `$schema` names an unsupported one. */
 export interface ToolRecord {
@@ -45,6 +46,10 @@ export interface ResolvedTool {
   validate: CompiledValidator | null
   /** Set when `validate` is null: a safe reason (no schema text). */
   unusable?: string
+  /** The input schema in the normal form the engines compiled (issue locations point into it). */
+  messageSchema?: unknown
+  /** Same for the output schema. */
+  outputMessageSchema?: unknown
   /** The compiled `outputSchema` validator; null when the tool declares none or it is unusable. */
   outputValidate?: CompiledValidator | null
   /** Set when the tool declares an `outputSchema` the edge cannot use: a safe reason. */
@@ -164,12 +169,16 @@ export class ToolRegistry {
     }
     const v = this.compile(record.inputSchema, record.dialect)
     if (v instanceof SchemaUnusableError) out.unusable = v.reason
-    else out.validate = v
+    else {
+      out.validate = v
+      out.messageSchema = normaliseSchema(record.inputSchema, record.dialect)
+    }
     if (record.outputSchema !== undefined) {
       const od = record.outputDialect !== undefined ? record.outputDialect : dialectOf(record.outputSchema, '2025-11-25')
       const o = od ? this.compile(record.outputSchema, od, 'outputSchema') : new SchemaUnusableError('its outputSchema declares a JSON Schema dialect the edge does not support')
       out.outputValidate = o instanceof SchemaUnusableError ? null : o
       if (o instanceof SchemaUnusableError) out.outputUnusable = o.reason
+      else if (od) out.outputMessageSchema = normaliseSchema(record.outputSchema, od)
     }
     return out
   }

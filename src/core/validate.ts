@@ -94,7 +94,7 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
   }
   if (!issues) return { kind: 'forward', tool: name, unvalidated: false }
 
-  const msg = invalidArgumentsMessage(name, issues, tool.record.inputSchema)
+  const msg = invalidArgumentsMessage(name, issues, tool.messageSchema ?? tool.record.inputSchema)
   const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era))
   if (asToolError) {
     const result: Record<string, unknown> = { content: [{ type: 'text', text: msg.text }], isError: true }

@@ -19,7 +19,7 @@ import type { Dialect } from '../core/era'
 import { normaliseIssues } from '../core/issues'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'
 import { STRING_FORMAT_NAMES } from './formats'
-import { normaliseSchema } from './normalise'
+import { normaliseSchema } from '../core/schema-normal-form'
 import { isMultipleOf } from './numbers'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under some bundlers.
@@ -41,9 +41,12 @@ export interface EngineOptions {
 
 function toIssue(e: ErrorObject): ValidationIssue {
   const issue: ValidationIssue = { path: e.instancePath, keyword: e.keyword, schemaPath: e.schemaPath.replace(/^#/, '') }
-  const p = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string }
+  const p = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string; limit?: number }
   const prop = p.missingProperty ?? p.additionalProperty ?? p.unevaluatedProperty
   if (prop !== undefined) issue.property = prop
+  // ajv's "must NOT have more than n items" for a closed tuple (2020-12 `items: false`) is the
+  // same rule as draft-07's additionalItems; one name for both engines (see core/issues).
+  if (e.keyword === 'items' && typeof p.limit === 'number') issue.keyword = 'additionalItems'
   return issue
 }
 

@@ -14,7 +14,7 @@
  *   the engine checks every `$ref` of the schema at compile time so such a schema is unusable at
  *   once (D8), as it is with ajv.
  * - The library writes non-enumerable bookkeeping onto the schema objects it is given, so it gets
- *   a private deep copy (./normalise), never the stored record.
+ *   a private deep copy (core/schema-normal-form), never the stored record.
  */
 import { format as cfFormats, Validator, type OutputUnit, type Schema } from '@cfworker/json-schema'
 import type { Dialect } from '../core/era'
@@ -22,7 +22,7 @@ import { normaliseIssues } from '../core/issues'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'
 import type { EngineOptions } from './ajv'
 import { STRING_FORMATS, type FormatCheck } from './formats'
-import { normaliseSchema } from './normalise'
+import { normaliseSchema } from '../core/schema-normal-form'
 
 const DRAFT: Record<Dialect, '7' | '2019-09' | '2020-12'> = { 'draft-07': '7', '2019-09': '2019-09', '2020-12': '2020-12' }
 
@@ -64,6 +64,14 @@ function toIssue(u: OutputUnit): ValidationIssue {
       if (issue.path.endsWith(suffix)) issue.path = issue.path.slice(0, -suffix.length)
     }
   }
+  if (u.keyword === 'dependentRequired' || u.keyword === 'dependencies') {
+    // 'Instance has "a" but does not have "b".' names two schema-declared members, no value.
+    const m = /does not have "([^"]*)"/.exec(u.error)
+    if (m) issue.property = m[1]
+    issue.schemaPath = issue.schemaPath.replace(/\/dependantRequired$/, '/dependentRequired')
+  }
+  // cfworker's "False boolean schema." under another keyword: ajv calls it "false schema".
+  if (issue.keyword === 'false') issue.keyword = 'false schema'
   return issue
 }
 
