@@ -37,7 +37,7 @@ function decodePointer(ptr: string): string[] {
     .replace(/^#/, '')
     .split('/')
     .slice(1)
-    .map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
 }
 
 /** A member name shown to the caller only when it looks like a field name. */
@@ -70,7 +70,14 @@ function resolvePointer(root: unknown, ptr: string, depth = 0): unknown {
     if (typeof cur !== 'object' || cur === null) return undefined
     const next = (cur as Record<string, unknown>)[seg]
     if (seg === '$ref' && typeof next === 'string' && next.startsWith('#') && depth < 8) {
-      cur = next === '#' ? root : resolvePointer(root, next, depth + 1)
+      // A $ref is a URI fragment: percent-encoding is undone before reading it as a pointer.
+      let target = next
+      try {
+        target = decodeURIComponent(next)
+      } catch {
+        // not percent-encoded
+      }
+      cur = next === '#' ? root : resolvePointer(root, target, depth + 1)
       continue
     }
     cur = next

@@ -43,8 +43,19 @@ function installSharedFormats(): void {
   }
 }
 
+/** cfworker's `#/a%20b/c` (URI-encoded segments) -> the plain JSON Pointer `/a b/c` ajv reports. */
 function pointer(loc: string): string {
-  return loc.replace(/^#/, '')
+  return loc
+    .replace(/^#/, '')
+    .split('/')
+    .map((seg) => {
+      try {
+        return decodeURIComponent(seg)
+      } catch {
+        return seg
+      }
+    })
+    .join('/')
 }
 
 function toIssue(u: OutputUnit): ValidationIssue {
