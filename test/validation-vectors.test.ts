@@ -1,8 +1,9 @@
 /**
  * The validation rows of ../shared/vectors as a table on both runtimes: every spec-vectors.jsonl
  * row about `tools/call` arguments and tool schemas (run in each protocol version the row lists,
- * with `expected_by_version` applied), and the field cases about argument validation (B04, B05,
- * B17, B18, B19 with their variants). Each row gets its own scripted origin publishing the row's
+ * with `expected_by_version` applied), the 2026-07-28 `tools/call` validation rows that need no
+ * special deployment profile, and the field cases about argument validation (B04, B05, B17, B18,
+ * B19 with their variants). Each row gets its own scripted origin publishing the row's
  * tools, so the edge learns them exactly as in production (its own pull, D7).
  * Rows about classification, batches and grading belong to the other engineers' tables.
  */
@@ -35,6 +36,7 @@ const SPEC_ROWS = new Set([
   'mcp-tools-call-unsupported-schema-dialect',
   'mcp-tools-call-huge-integer-argument',
 ])
+const ROWS_2026 = new Set(['m26-tools-call-valid-forwarded', 'm26-tools-call-missing-required-argument', 'm26-tools-call-extra-property-additionalProperties-false', 'm26-tools-call-unknown-tool', 'm26-tools-call-arguments-array', 'm26-tools-call-name-missing', 'm26-tools-call-oneOf-composition', 'm26-tools-call-external-ref-not-fetched', 'era-2025-11-25-invalid-args-no-resultType'])
 const FIELD_ROWS = new Set(['B04', 'B05', 'B17', 'B18', 'B19'])
 
 interface Case {
@@ -58,6 +60,12 @@ for (const row of read('spec-vectors.jsonl')) {
     const headers = { ...row.headers, 'MCP-Protocol-Version': v }
     cases.push({ label: `${row.name} @${v}`, origin, headers, body: row.request_body, expected: { ...row.expected, ...byVersion, body: byVersion.body ?? row.expected.body }, stub: row.origin_stub })
   }
+}
+for (const row of read('spec-vectors-2026.jsonl')) {
+  if (!ROWS_2026.has(row.name) || row.profile_overrides) continue
+  const origin = `v${row.n}`
+  toolsByOrigin.set(origin, row.kv_tools ?? [])
+  cases.push({ label: row.name, origin, headers: row.headers, body: row.request_body, expected: row.expected, stub: row.origin_stub })
 }
 for (const row of read('field-cases.jsonl')) {
   if (!FIELD_ROWS.has(row.id)) continue
@@ -144,6 +152,7 @@ describe.each(RUNTIMES)('validation vectors on $name', ({ start }) => {
       expect(json.result.isError).toBe(true)
       expect(json.result.content[0]).toMatchObject({ type: 'text' })
       expect(json.result.structuredContent).toBeUndefined()
+      if (body.resultType !== undefined) expect(json.result.resultType).toBe(body.resultType === 'absent' ? undefined : body.resultType)
     } else if (body?.kind === 'passthrough') {
       expect(json.id).toEqual(body.id)
       expect(json.result).toBeDefined()
