@@ -56,6 +56,13 @@ describe('validator cache', () => {
       for (let i = 0; i < 50; i++) await other.lookup('o', 'public', 's3')
       expect(other.stats.kvReads).toBe(1)
       expect(other.stats.compiles).toBe(1)
+      // The same list seen again soon (another client session listing tools): no KV write.
+      const writes = registry.stats.kvWrites
+      await registry.learn('o', 'public', Array.from({ length: 20 }, (_, i) => ({ name: `s${i}`, inputSchema: shared })), '2025-11-25')
+      expect(registry.stats.kvWrites).toBe(writes)
+      // A changed schema is written at once.
+      await registry.learn('o', 'public', [{ name: 's0', inputSchema: { type: 'object' } }], '2025-11-25')
+      expect(registry.stats.kvWrites).toBe(writes + 1)
       now += 61_000
       const stale = await other.lookup('o', 'public', 's3')
       expect(other.stats.kvReads).toBe(2)

@@ -95,8 +95,8 @@ export class ToolRegistry {
   /** `originId:scope` -> when this isolate last saw `notifications/tools/list_changed` (ms). */
   private readonly changedAt = new Map<string, number>()
   private readonly now: () => number
-  /** Counters for tests and metrics: KV reads, compiles, refreshes started. */
-  readonly stats = { kvReads: 0, compiles: 0, refreshes: 0 }
+  /** Counters for tests and metrics: KV reads and writes of tool records, compiles, refreshes started. */
+  readonly stats = { kvReads: 0, kvWrites: 0, compiles: 0, refreshes: 0 }
 
   constructor(private readonly opts: ToolRegistryOptions) {
     this.now = opts.now ?? Date.now
@@ -242,11 +242,20 @@ export class ToolRegistry {
       if (typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs > 0) record.ttlMs = ttlMs
       names.push(t.name)
       const key = `tools:${originId}:${scope}:${t.name}`
+      // Every client session lists the tools: an unchanged record still in its first half-life is
+      // not written again (KV writes are slow and billed; Workers KV allows 1 write/s per key).
+      const held = this.memory.get(key)?.tool?.record
+      if (held && this.sameRecord(held, record) && typeof held.fetchedAt === 'number' && now - held.fetchedAt < this.ttlMs(record) / 2 && !this.isStale(held, originId, scope, now)) continue
       this.memory.set(key, { tool: this.resolve(record), expiresAt: now + this.ttlMs(record) })
+      this.stats.kvWrites++
       writes.push(this.opts.kv.put(key, JSON.stringify(record)).catch(() => undefined))
     }
     await Promise.all(writes)
     return names
+  }
+
+  private sameRecord(a: ToolRecord, b: ToolRecord): boolean {
+    return a.hash === b.hash && a.dialect === b.dialect && a.ttlMs === b.ttlMs && JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema) && JSON.stringify(a.outputSchema) === JSON.stringify(b.outputSchema)
   }
 
   /**
