@@ -9,6 +9,9 @@
  * Remote `$ref`s resolve only to the suite's own `remotes` folder, loaded from disk and handed to
  * the engines through their test-only `remotes` option (production never fetches).
  *
+ * The Workers engine is also run inside workerd (a test Worker bundled like the edge's, under
+ * Miniflare) and must give the same result for every case as in Node.
+ *
  * Prints a passed/failed table per dialect, engine and part, and every failing case. Asserts: each
  * engine fails only required tests listed in KNOWN_FAILURES (with the reason: gaps of ajv 8.20
  * and @cfworker/json-schema 4.1.6 themselves), every listed entry still fails (the list cannot
@@ -16,7 +19,9 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { build } from 'esbuild'
+import { Miniflare } from 'miniflare'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Dialect } from '../src/core/era'
 import { SchemaUnusableError, type ValidatorEngine } from '../src/core/ports'
 import { createAjvEngine, type EngineOptions } from '../src/validators/ajv'
@@ -134,11 +139,40 @@ const KNOWN_FAILURES: { engine: 'ajv' | 'cfworker'; prefix: string; reason: stri
   { engine: 'cfworker', prefix: 'draft2020-12/vocabulary.json | schema that uses custom metaschema with with no validation vocabulary', reason: '$vocabulary of a custom meta-schema is not honoured (same verdict as ajv)' },
 ]
 
+/** The Workers engine inside workerd (test/helpers/suite-worker.ts, bundled like the edge's Worker). */
+let workerd: Miniflare | null = null
+let workerdUrl = ''
+beforeAll(async () => {
+  const outfile = resolve(import.meta.dirname, '../dist/test/suite-worker.js')
+  await build({ entryPoints: [resolve(import.meta.dirname, 'helpers/suite-worker.ts')], outfile, bundle: true, format: 'esm', platform: 'neutral', mainFields: ['module', 'main'], conditions: ['workerd', 'worker', 'browser'], target: 'es2022', logLevel: 'warning' })
+  workerd = new Miniflare({ modules: true, scriptPath: outfile, compatibilityDate: '2026-04-20', host: '127.0.0.1', port: 0 })
+  workerdUrl = (await workerd.ready).toString()
+})
+
+/** Runs one suite file through the Workers engine in workerd; the same shape as {@link runFile}. */
+async function runFileInWorkerd(file: string, draftDir: string, dialect: Dialect, formats: 'assert' | 'annotate'): Promise<{ passed: number; failures: Failure[] }> {
+  const groups = JSON.parse(readFileSync(file, 'utf8')) as SuiteGroup[]
+  const rel = relative(join(SUITE, 'tests', draftDir), file).split('\\').join('/')
+  const res = await fetch(workerdUrl, { method: 'POST', body: JSON.stringify({ dialect, formats, remotes: REMOTES, groups }) })
+  const verdicts = (await res.json()) as (boolean | string)[][]
+  let passed = 0
+  const failures: Failure[] = []
+  groups.forEach((g, gi) =>
+    g.tests.forEach((t, ti) => {
+      const v = verdicts[gi]![ti]
+      if (v === t.valid) passed++
+      else failures.push({ id: `${draftDir}/${rel} | ${g.description} | ${t.description}`, unusable: v === 'unusable' })
+    })
+  )
+  return { passed, failures }
+}
+
 const table: string[] = []
 const allFailures = new Map<string, Failure[]>()
 
-afterAll(() => {
-  console.log(['', 'JSON-Schema-Test-Suite through the validator port', '| dialect | engine | part | passed | failed |', '|---|---|---|---|---|', ...table].join('\n'))
+afterAll(async () => {
+  await workerd?.dispose()
+  console.log(['', 'JSON-Schema-Test-Suite through the validator port', '| dialect | engine | part | passed | failed |', '|---|---|---|---|---|', ...[...table].sort()].join('\n'))
   for (const [k, f] of allFailures) {
     if (!f.length) continue
     const engine = k.split(' ')[1]
@@ -188,6 +222,21 @@ describe.each(DRAFTS)('JSON-Schema-Test-Suite $dir', ({ dir, dialect }) => {
       for (const k of known.filter((k) => k.prefix.startsWith(dir + '/'))) expect(r.failures.some((f) => f.id.startsWith(k.prefix)), `listed but passing: ${k.prefix}`).toBe(true)
     })
   }
+
+  it('the Workers engine gives the same result for every case inside workerd as in Node', async () => {
+    for (const part of ['required', 'optional/format'] as const) {
+      const node = run('cfworker', part)
+      const r = { passed: 0, failures: [] as Failure[] }
+      for (const f of part === 'required' ? requiredFiles : formatFiles) {
+        const one = await runFileInWorkerd(f, dir, dialect, part === 'required' ? 'annotate' : 'assert')
+        r.passed += one.passed
+        r.failures.push(...one.failures)
+      }
+      table.push(`| ${dialect} | cfworker in workerd | ${part} | ${r.passed} | ${r.failures.length} |`)
+      expect(r.failures).toEqual(node.failures)
+      expect(r.passed).toBe(node.passed)
+    }
+  })
 
   it('optional/format gives the same verdicts on both engines (one shared format table)', () => {
     const a = run('ajv', 'optional/format')
