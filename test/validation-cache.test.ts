@@ -4,7 +4,7 @@
  * compiled twice; KV is read at most once per tool per TTL per isolate.
  */
 import { describe, expect, it } from 'vitest'
-import { ToolRegistry } from '../src/core/tool-registry'
+import { MAX_MEMORY_ENTRIES, ToolRegistry } from '../src/core/tool-registry'
 import { MemoryKv } from '../src/stores/memory-kv'
 import { createAjvEngine } from '../src/validators/ajv'
 import { createCfworkerEngine } from '../src/validators/cfworker'
@@ -41,6 +41,12 @@ describe('validator cache', () => {
       expect(v({ a: i + 1 })?.[0]).toMatchObject({ keyword: 'maximum' })
     }
     expect(engine.retained()).toBe(base)
+  })
+
+  it('remembered misses for random tool names stay bounded in memory', async () => {
+    const registry = new ToolRegistry({ kv: new MemoryKv(), engine: createCfworkerEngine(), schemaTtlS: 300, validatorCacheSize: 10, refreshMinIntervalMs: 0 })
+    for (let i = 0; i < MAX_MEMORY_ENTRIES + 2000; i++) expect(await registry.lookup('o', 'public', `random_${i}`)).toBeNull()
+    expect(registry.heldCount).toBe(MAX_MEMORY_ENTRIES)
   })
 
   for (const make of [createAjvEngine, createCfworkerEngine]) {

@@ -68,6 +68,12 @@ export function fnv1a(text: string): string {
   return (h >>> 0).toString(16).padStart(8, '0')
 }
 
+/**
+ * Upper bound of tool entries held in memory per isolate (known tools and remembered misses). A
+ * caller sending random tool names cannot grow memory past it: the oldest entries go first.
+ */
+export const MAX_MEMORY_ENTRIES = 10_000
+
 /** Options of {@link ToolRegistry}. Units: seconds and milliseconds as named. */
 export interface ToolRegistryOptions {
   kv: KvStore
@@ -88,7 +94,7 @@ export type ToolListPuller = () => Promise<{ tools: unknown[]; era: ProtocolVers
 
 /** Holds and refreshes tool schemas; see the module comment for the KV layout. */
 export class ToolRegistry {
-  private readonly memory = new Map<string, MemoryEntry>()
+  private readonly memory = new BoundedMap<string, MemoryEntry>(MAX_MEMORY_ENTRIES)
   private readonly compiled = new Map<string, CompiledValidator | SchemaUnusableError>()
   private readonly inflight = new Map<string, Promise<boolean>>()
   private readonly lastRefresh = new Map<string, { at: number; ok: boolean }>()
@@ -210,6 +216,11 @@ export class ToolRegistry {
     return result
   }
 
+  /** Number of tool entries held in memory (bounded by {@link MAX_MEMORY_ENTRIES}). */
+  get heldCount(): number {
+    return this.memory.size
+  }
+
   /** Number of compiled validators held (bounded by `validatorCacheSize`). */
   get compiledCount(): number {
     return this.compiled.size
@@ -327,4 +338,17 @@ function isToolRecord(v: unknown): v is ToolRecord {
   // A record written by hand may leave the dialect out: its `$schema`, else 2020-12 (MCP 2025-11-25 default).
   if (v.dialect === undefined) v.dialect = dialectOf(v.inputSchema, '2025-11-25')
   return v.dialect === null || v.dialect === 'draft-07' || v.dialect === '2019-09' || v.dialect === '2020-12'
+}
+
+/** A Map that drops its oldest entries (insertion order) beyond `max`. */
+class BoundedMap<K, V> extends Map<K, V> {
+  constructor(private readonly max: number) {
+    super()
+  }
+  override set(key: K, value: V): this {
+    if (this.has(key)) this.delete(key)
+    super.set(key, value)
+    while (this.size > this.max) this.delete(this.keys().next().value as K)
+    return this
+  }
 }
