@@ -60,6 +60,8 @@ const WRITTEN: { name: string; schema: Schema }[] = [
   { name: 'not_and_contains', schema: { type: 'object', properties: { tags: { type: 'array', contains: { const: 'primary' }, minItems: 1 }, mode: { not: { enum: ['legacy'] } } } } },
   { name: 'recursive_tree', schema: { type: 'object', properties: { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } }, required: ['label'] } },
   { name: 'closed_2020', schema: { type: 'object', allOf: [{ properties: { a: { type: 'string' } } }], unevaluatedProperties: false } },
+  { name: 'declared_2019_09', schema: { $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object', properties: { from: { type: 'string', format: 'date' }, to: { type: 'string', format: 'date' }, nights: { type: 'integer', minimum: 1 } }, dependentRequired: { from: ['to'] }, required: ['nights'] } },
+  { name: 'declared_draft_06', schema: { $schema: 'http://json-schema.org/draft-06/schema#', type: 'object', properties: { level: { type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 10 }, mode: { const: 'fast' } } } },
   { name: 'unusable_remote_ref', schema: { type: 'object', properties: { loc: { $ref: 'https://schemas.example/location.json' } } } },
   { name: 'unusable_dynamic_ref', schema: { $dynamicAnchor: 'n', type: 'object', properties: { kids: { type: 'array', items: { $dynamicRef: '#n' } } } } },
   { name: 'unusable_bad_pattern', schema: { type: 'object', properties: { s: { type: 'string', pattern: '(' } } } },

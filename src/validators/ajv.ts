@@ -40,7 +40,20 @@ export interface EngineOptions {
 }
 
 function toIssue(e: ErrorObject): ValidationIssue {
-  const issue: ValidationIssue = { path: e.instancePath, keyword: e.keyword, schemaPath: e.schemaPath.replace(/^#/, '') }
+  // ajv's instancePath is a plain JSON Pointer; its schemaPath is a URI fragment (segments
+  // percent-encoded, e.g. a patternProperties regex): decoded so both engines report the same.
+  const schemaPath = e.schemaPath
+    .replace(/^#/, '')
+    .split('/')
+    .map((seg) => {
+      try {
+        return decodeURIComponent(seg)
+      } catch {
+        return seg
+      }
+    })
+    .join('/')
+  const issue: ValidationIssue = { path: e.instancePath, keyword: e.keyword, schemaPath }
   const p = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string; limit?: number }
   const prop = p.missingProperty ?? p.additionalProperty ?? p.unevaluatedProperty
   if (prop !== undefined) issue.property = prop
