@@ -26,7 +26,7 @@ const isRejected = (r: { json: any }) => r.json?.result?.isError === true && /In
 const isForwardedOk = (r: { json: any }) => r.json?.result?.content?.[0]?.text === 'ok' && r.json.result.isError === undefined
 
 describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
-  const names = ['learn', 'pages', 'flight', 'changed', 'open', 'down', 'push', 'ttl', 'hint', 'reject'] as const
+  const names = ['learn', 'pages', 'flight', 'changed', 'open', 'down', 'push', 'ttl', 'hint', 'reject', 'rejectdown'] as const
   const origins = {} as Record<(typeof names)[number], ScriptedOrigin>
   let edge: EdgeUnderTest
   let ttlEdge: EdgeUnderTest
@@ -39,7 +39,7 @@ describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
     ;[edge, ttlEdge, rejectEdge] = await Promise.all([
       start({ ORIGINS: map(['learn', 'pages', 'flight', 'changed', 'open', 'down', 'push']), REFRESH_MIN_INTERVAL_MS: '0' }),
       start({ ORIGINS: map(['ttl', 'hint']), SCHEMA_TTL_S: '1', REFRESH_MIN_INTERVAL_MS: '0' }),
-      start({ ORIGINS: map(['reject']), ON_SCHEMA_ERROR: 'reject', REFRESH_MIN_INTERVAL_MS: '0' }),
+      start({ ORIGINS: map(['reject', 'rejectdown']), ON_SCHEMA_ERROR: 'reject', REFRESH_MIN_INTERVAL_MS: '0' }),
     ])
   })
   afterAll(async () => {
@@ -185,6 +185,16 @@ describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
     expect(b.json.error.message).toContain('dialect')
     expect(isForwardedOk(await rpc(url(rejectEdge, 'reject'), call(3, 'fine', { x: 1 })))).toBe(true)
     expect(toolCalls(o).map((c) => c.name)).toEqual(['fine'])
+  })
+
+  it('ON_SCHEMA_ERROR=reject also refuses (-32603) when the pull fails, instead of forwarding', async () => {
+    const o = origins.rejectdown
+    serveMcp(o, { pages: [[numberArg('t')]], failPull: true })
+    const r = await rpc(url(rejectEdge, 'rejectdown'), call('rd', 't', { x: 1 }))
+    expect(r.json.error).toMatchObject({ code: -32603, data: { source: 'edge', tool: 't' } })
+    expect(r.json.error.message).toBe('Cannot validate tool "t": its schema could not be fetched from the tool server.')
+    expect(r.text).not.toContain('internal failure')
+    expect(toolCalls(o)).toEqual([])
   })
 
   it('TTL expiry (SCHEMA_TTL_S=1): a schema is re-pulled once it is older than the TTL', async () => {
