@@ -9,7 +9,8 @@
  *   disagree with ajv-formats on some inputs. {@link installSharedFormats} replaces its entries
  *   with the table shared with the ajv engine (./formats), so both runtimes agree by construction.
  *   Validation is synchronous, so the table in force (assert or annotate) is switched around each
- *   call without affecting any other call.
+ *   call without affecting any other call. The registry belongs to the module, so any other user
+ *   of the library in the same isolate (none in the edge's Worker) sees the shared table too.
  * - `$ref`: the library resolves references lazily and throws mid-validation on a missing one;
  *   the engine checks every `$ref` of the schema at compile time so such a schema is unusable at
  *   once (D8), as it is with ajv.
