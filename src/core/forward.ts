@@ -12,6 +12,7 @@ import { OriginTimeoutError, type OriginReply } from './ports'
 import { gradeHeader, gradeResponse, isResponse, type GradeRow } from './grade'
 import { formatEvent, transformSse, type SseEndReason, type SseEvent } from './sse'
 import { originErasFor } from './modern'
+import { onToolsCallReply, onToolsListReply } from './reply-hooks'
 import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from './exchange'
 
 /** Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), framing, and encodings the edge must read. */
@@ -185,8 +186,12 @@ class ReplyGrader {
     p.answered = true
     this.open--
     originErasFor(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
-    const g = gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures })
+    // Validation hooks (src/core/reply-hooks.ts): learn tools/list pages in the background; D12 output schema.
+    onToolsListReply(ex, p, msg)
+    const checked = onToolsCallReply(ex, p, msg, gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures }))
+    const g = checked.graded
     const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: g.grade, answeredBy: 'origin' }
+    if (checked.row) Object.assign(row, checked.row)
     if (p.tool !== undefined) row.tool = p.tool
     if (g.code !== undefined) row.code = g.code
     if (g.isError) row.isError = true

@@ -8,16 +8,28 @@
 import type { ValidationIssue } from './ports'
 
 /** Keywords that fail only because a sub-schema failed. */
-const WRAPPERS = new Set(['properties', 'patternProperties', 'items', 'prefixItems', 'additionalItems', 'allOf', '$ref', '$dynamicRef', '$recursiveRef', 'dependentSchemas', 'contains', 'unevaluatedItems', 'then', 'else', 'if', 'propertyNames'])
-const COMBINATORS = new Set(['anyOf', 'oneOf', 'not'])
+const WRAPPERS = new Set(['properties', 'patternProperties', 'items', 'prefixItems', 'allOf', '$ref', '$dynamicRef', '$recursiveRef', 'dependentSchemas', 'unevaluatedItems', 'then', 'else', 'if', 'propertyNames'])
+/** Keywords whose sub-schema attempts are not the caller's problem: only the keyword is reported. */
+const COMBINATORS = new Set(['anyOf', 'oneOf', 'not', 'contains'])
 
 /**
- * Normalises engine issues: sorted by path, wrappers removed when a deeper issue explains them,
- * branch issues under a failed combinator removed, duplicates removed.
+ * Normalises engine issues: wrappers removed when a deeper issue explains them, branch issues
+ * under a failed combinator removed, a forbidden member reported once, duplicates removed.
+ * (The order is fixed later, by messages.ts, against the schema.)
  */
-export function normaliseIssues(issues: ValidationIssue[]): ValidationIssue[] {
+export function normaliseIssues(input: ValidationIssue[]): ValidationIssue[] {
+  // Items past a closed tuple: one `additionalItems` issue at the array (ajv reports it so;
+  // cfworker reports a "false schema" issue per extra item).
+  const issues: ValidationIssue[] = []
+  for (const i of input) {
+    const m = i.keyword === 'false schema' ? /^(.*)\/\d+$/.exec(i.path) : null
+    issues.push(m ? { path: m[1]!, keyword: 'additionalItems', schemaPath: i.schemaPath.replace(/\/\d+$/, '') } : i)
+  }
   const combinatorPaths = issues.filter((i) => COMBINATORS.has(i.keyword)).map((i) => i.schemaPath + '/')
-  const leaves = issues.filter((i) => !WRAPPERS.has(i.keyword) && !combinatorPaths.some((p) => i.schemaPath.startsWith(p)))
+  // A forbidden member is reported once: engines may add a "false schema" issue at the member
+  // itself next to the parent's additionalProperties/unevaluatedProperties issue naming it.
+  const forbidden = new Set(issues.filter((i) => (i.keyword === 'additionalProperties' || i.keyword === 'unevaluatedProperties') && i.property !== undefined).map((i) => `${i.path}/${i.property!.replace(/~/g, '~0').replace(/\//g, '~1')}`))
+  const leaves = issues.filter((i) => !WRAPPERS.has(i.keyword) && !combinatorPaths.some((p) => i.schemaPath.startsWith(p)) && !(i.keyword === 'false schema' && forbidden.has(i.path)))
   const kept = leaves.length ? leaves : issues.slice(0, 1)
   const seen = new Set<string>()
   const out: ValidationIssue[] = []

@@ -4,9 +4,12 @@
  *
  * Everything here is derived from the declared schema and the failing locations; the received
  * values are never read, so a secret in an argument cannot leak into a response or a log line.
- * Only member names that the schema forbids are repeated (they are part of "what to fix"), cut to
- * 64 characters. The text is bounded: at most {@link MAX_ISSUES} issues, {@link MAX_MESSAGE_CHARS}
- * characters.
+ * Member names the caller sent appear only where the schema forbids them (DESIGN.md section 5:
+ * "Unknown fields are named"), and only when they look like a field name (an identifier of at most
+ * 64 characters); any other name, e.g. a token pasted as a key, is shown as `<unnamed member>`.
+ * Array positions are shown as `[n]`. Issues come in a fixed order (schema property order, then
+ * path, then keyword), so both engines produce the same text. The text is bounded: at most
+ * {@link MAX_ISSUES} issues, {@link MAX_MESSAGE_CHARS} characters.
  */
 import type { ValidationIssue } from './ports'
 
@@ -34,27 +37,50 @@ function decodePointer(ptr: string): string[] {
     .replace(/^#/, '')
     .split('/')
     .slice(1)
-    .map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
 }
 
-/** `/items/2/qty` -> `items[2].qty`; the root is `arguments`. */
-export function displayPath(pointer: string, extra?: string): string {
+/** A member name shown to the caller only when it looks like a field name. */
+const FIELD_NAME = /^[A-Za-z_$][A-Za-z0-9_.$-]{0,63}$/
+
+/**
+ * `/items/2/qty` -> `items[2].qty`; the root is `arguments`.
+ * @param declared member names the schema declares (always shown); other names are shown only
+ *   when they look like a field name
+ */
+export function displayPath(pointer: string, extra?: string, declared?: (name: string) => boolean): string {
   const segs = decodePointer(pointer)
   if (extra !== undefined) segs.push(extra)
   if (segs.length === 0) return 'arguments'
   let out = ''
   for (const s of segs) {
     if (/^\d+$/.test(s)) out += `[${s}]`
-    else out += (out ? '.' : '') + clip(s, 64)
+    else out += (out ? '.' : '') + (FIELD_NAME.test(s) || declared?.(s) ? s : '<unnamed member>')
   }
   return out
 }
 
-function resolvePointer(root: unknown, ptr: string): unknown {
+/**
+ * Resolves a schema location. A `$ref` segment (engines that report the dynamic path, e.g.
+ * `/properties/items/items/$ref/properties/qty`) continues at the local target of that `$ref`.
+ */
+function resolvePointer(root: unknown, ptr: string, depth = 0): unknown {
   let cur: unknown = root
   for (const seg of decodePointer(ptr)) {
     if (typeof cur !== 'object' || cur === null) return undefined
-    cur = (cur as Record<string, unknown>)[seg]
+    const next = (cur as Record<string, unknown>)[seg]
+    if (seg === '$ref' && typeof next === 'string' && next.startsWith('#') && depth < 8) {
+      // A $ref is a URI fragment: percent-encoding is undone before reading it as a pointer.
+      let target = next
+      try {
+        target = decodeURIComponent(next)
+      } catch {
+        // not percent-encoded
+      }
+      cur = next === '#' ? root : resolvePointer(root, target, depth + 1)
+      continue
+    }
+    cur = next
   }
   return cur
 }
@@ -157,14 +183,46 @@ function expectedFor(issue: ValidationIssue, root: Schema): string {
   }
 }
 
-/** Value-free issues for `error.data.issues`. */
+/** Member names declared anywhere in the schema (`properties` keys), cut to 64 characters. */
+function declaredNames(root: Schema): (name: string) => boolean {
+  const names = new Set<string>()
+  const visit = (n: unknown, depth: number) => {
+    if (depth > 32 || typeof n !== 'object' || n === null) return
+    if (Array.isArray(n)) return n.forEach((x) => visit(x, depth + 1))
+    const o = n as Schema
+    if (typeof o.properties === 'object' && o.properties !== null) for (const k of Object.keys(o.properties)) if (k.length <= 64) names.add(k)
+    for (const [k, v] of Object.entries(o)) if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') visit(v, depth + 1)
+  }
+  visit(root, 0)
+  return (name) => names.has(name)
+}
+
+/** Issues in a fixed order: schema property order of the first path segment, then path, then keyword. */
+function ordered(issues: ValidationIssue[], root: Schema): ValidationIssue[] {
+  const order = Object.keys((root.properties ?? {}) as object)
+  const rank = (i: ValidationIssue) => {
+    const first = decodePointer(i.path)[0] ?? i.property
+    const r = first === undefined ? -1 : order.indexOf(first)
+    return r === -1 ? (first === undefined ? -1 : order.length) : r
+  }
+  return [...issues].sort((a, b) => rank(a) - rank(b) || cmp(a.path, b.path) || cmp(a.property ?? '', b.property ?? '') || cmp(a.keyword, b.keyword))
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** Value-free issues for `error.data.issues`, in a fixed order, at most {@link MAX_ISSUES}. */
 export function publicIssues(issues: ValidationIssue[], schema: unknown): PublicIssue[] {
-  const root = (schema ?? {}) as Schema
-  return issues.slice(0, MAX_ISSUES).map((i) => ({
-    path: displayPath(i.path, i.property),
-    keyword: i.keyword,
-    expected: expectedFor(i, root),
-  }))
+  const root = (typeof schema === 'object' && schema !== null ? schema : {}) as Schema
+  const declared = declaredNames(root)
+  return ordered(issues, root)
+    .slice(0, MAX_ISSUES)
+    .map((i) => ({
+      path: displayPath(i.path, i.property, declared),
+      keyword: i.keyword,
+      expected: expectedFor(i, root),
+    }))
 }
 
 function describeProperty(root: Schema, name: string): string {
@@ -193,13 +251,13 @@ function describeProperty(root: Schema, name: string): string {
  */
 export function invalidArgumentsMessage(tool: string, issues: ValidationIssue[], schema: unknown): { text: string; issues: PublicIssue[] } {
   const pub = publicIssues(issues, schema)
-  const root = (schema ?? {}) as Schema
+  const root = (typeof schema === 'object' && schema !== null ? schema : {}) as Schema
   const lines = [`Invalid arguments for tool "${clip(tool, 64)}":`]
   for (const i of pub) lines.push(`  - ${i.path}: ${i.expected}`)
   if (issues.length > pub.length) lines.push(`  - and ${issues.length - pub.length} more`)
   const props = (root.properties ?? {}) as Record<string, unknown>
   const touched: string[] = []
-  for (const i of issues.slice(0, MAX_ISSUES)) {
+  for (const i of ordered(issues, root).slice(0, MAX_ISSUES)) {
     const first = decodePointer(i.path)[0] ?? i.property
     if (first !== undefined && first in props && !touched.includes(first)) touched.push(first)
   }

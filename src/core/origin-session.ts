@@ -90,6 +90,7 @@ export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[
     }
     const tools: unknown[] = []
     let cursor: string | undefined
+    const seen = new Set<string>()
     let ttlMs: number | undefined
     for (let page = 0; page < (opts.maxPages ?? 100); page++) {
       const id = nextId++
@@ -103,6 +104,9 @@ export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[
       tools.push(...result.tools)
       if (typeof result.ttlMs === 'number') ttlMs = result.ttlMs
       if (typeof result.nextCursor !== 'string' || result.nextCursor === '') break
+      // A cursor seen before would loop: the list is taken as it stands.
+      if (seen.has(result.nextCursor)) break
+      seen.add(result.nextCursor)
       cursor = result.nextCursor
     }
     return { tools, era, ...(ttlMs !== undefined ? { ttlMs } : {}) }

@@ -9,12 +9,20 @@
  * `scope` is `public`, or `u-<hash of the caller's Authorization>` for private tool lists.
  *
  * Reads: KV at most once per tool per TTL per isolate (memory entries expire after the TTL).
- * Compiles: at most once per (dialect, schema text) per isolate while the LRU holds it.
- * Refresh (D7): single-flight per origin+scope and rate-limited by `refreshMinIntervalMs`.
+ * Compiles: at most once per (dialect, schema text) per isolate while the LRU holds it; before
+ * compiling, {@link portabilityProblem} refuses features the two engines would judge differently.
+ * Freshness: a record is fresh for the origin's `ttlMs` when that is a positive number, otherwise
+ * for `SCHEMA_TTL_S` (MCP 2026-07-28 caching: 0, negative or absent = the edge's own policy), and
+ * never after a `notifications/tools/list_changed` for its origin seen by this isolate. A record
+ * without `fetchedAt` (pushed by hand with `wrangler kv`) never goes stale.
+ * Refresh (D7): single-flight per origin+scope and rate-limited by `refreshMinIntervalMs`; a full
+ * pull also deletes the KV records of tools the origin no longer lists.
  */
 import { dialectOf, type Dialect, type ProtocolVersion } from './era'
 import { isObject } from './jsonrpc'
 import { SchemaUnusableError, type CompiledValidator, type KvStore, type ValidatorEngine } from './ports'
+import { portabilityProblem } from './schema-portability'
+import { normaliseSchema } from './schema-normal-form'
 
 /** One tool's schemas as stored in KV. `dialect` is null when `$schema` names an unsupported one. */
 export interface ToolRecord {
@@ -22,10 +30,12 @@ export interface ToolRecord {
   inputSchema: unknown
   outputSchema?: unknown
   dialect: Dialect | null
-  /** FNV-1a of the input schema text, hex. */
+  /** Dialect of `outputSchema` (its `$schema`, else the era rule); null when unsupported. */
+  outputDialect?: Dialect | null
+  /** FNV-1a of the input schema text, hex (a label for logs and the admin API; the compile cache keys on the full text). */
   hash: string
-  /** Epoch milliseconds. */
-  fetchedAt: number
+  /** Epoch milliseconds; absent in a record pushed by hand (never stale). */
+  fetchedAt?: number
   /** The origin's freshness hint in ms (2026-07-28 `ttlMs`), when given. */
   ttlMs?: number
 }
@@ -36,7 +46,16 @@ export interface ResolvedTool {
   validate: CompiledValidator | null
   /** Set when `validate` is null: a safe reason (no schema text). */
   unusable?: string
+  /** The input schema in the normal form the engines compiled (issue locations point into it). */
+  messageSchema?: unknown
+  /** Same for the output schema. */
+  outputMessageSchema?: unknown
+  /** The compiled `outputSchema` validator; null when the tool declares none or it is unusable. */
   outputValidate?: CompiledValidator | null
+  /** Set when the tool declares an `outputSchema` the edge cannot use: a safe reason. */
+  outputUnusable?: string
+  /** True when the record is past its freshness (TTL or list_changed); the caller refreshes. */
+  stale?: boolean
 }
 
 /** 32-bit FNV-1a of a string, as 8 hex digits. */
@@ -48,6 +67,12 @@ export function fnv1a(text: string): string {
   }
   return (h >>> 0).toString(16).padStart(8, '0')
 }
+
+/**
+ * Upper bound of tool entries held in memory per isolate (known tools and remembered misses). A
+ * caller sending random tool names cannot grow memory past it: the oldest entries go first.
+ */
+export const MAX_MEMORY_ENTRIES = 10_000
 
 /** Options of {@link ToolRegistry}. Units: seconds and milliseconds as named. */
 export interface ToolRegistryOptions {
@@ -69,13 +94,15 @@ export type ToolListPuller = () => Promise<{ tools: unknown[]; era: ProtocolVers
 
 /** Holds and refreshes tool schemas; see the module comment for the KV layout. */
 export class ToolRegistry {
-  private readonly memory = new Map<string, MemoryEntry>()
+  private readonly memory = new BoundedMap<string, MemoryEntry>(MAX_MEMORY_ENTRIES)
   private readonly compiled = new Map<string, CompiledValidator | SchemaUnusableError>()
   private readonly inflight = new Map<string, Promise<boolean>>()
   private readonly lastRefresh = new Map<string, { at: number; ok: boolean }>()
+  /** `originId:scope` -> when this isolate last saw `notifications/tools/list_changed` (ms). */
+  private readonly changedAt = new Map<string, number>()
   private readonly now: () => number
-  /** Counters for tests and metrics: KV reads, compiles, refreshes started. */
-  readonly stats = { kvReads: 0, compiles: 0, refreshes: 0 }
+  /** Counters for tests and metrics: KV reads and writes of tool records, compiles, refreshes started. */
+  readonly stats = { kvReads: 0, kvWrites: 0, compiles: 0, refreshes: 0 }
 
   constructor(private readonly opts: ToolRegistryOptions) {
     this.now = opts.now ?? Date.now
@@ -86,30 +113,57 @@ export class ToolRegistry {
     return this.opts.engine.name
   }
 
+  /** Freshness in ms: the origin's positive `ttlMs`, else `SCHEMA_TTL_S`. */
   private ttlMs(record?: ToolRecord | null): number {
-    return record?.ttlMs ?? this.opts.schemaTtlS * 1000
+    const hint = record?.ttlMs
+    return typeof hint === 'number' && hint > 0 ? hint : this.opts.schemaTtlS * 1000
+  }
+
+  private isStale(record: ToolRecord, originId: string, scope: string, now: number): boolean {
+    if (typeof record.fetchedAt !== 'number') return false
+    const changed = this.changedAt.get(`${originId}:${scope}`)
+    if (changed !== undefined && record.fetchedAt < changed) return true
+    return record.fetchedAt + this.ttlMs(record) <= now
   }
 
   /**
-   * Looks a tool up: memory, then KV. Returns null when the origin's store has no such tool.
-   * A KV failure counts as "not known" (the caller fails open, D8/D16).
+   * Looks a tool up: memory, then KV (at most one KV read per tool per TTL). Returns null when the
+   * origin's store has no such tool; a KV failure counts as "not known" (the caller refreshes,
+   * then fails open, D8/D16). A record past its freshness comes back with `stale: true`.
    */
   async lookup(originId: string, scope: string, name: string): Promise<ResolvedTool | null> {
     const key = `tools:${originId}:${scope}:${name}`
     const hit = this.memory.get(key)
     const now = this.now()
-    if (hit && hit.expiresAt > now) return hit.tool
+    if (hit && hit.expiresAt > now) return this.withFreshness(hit.tool, originId, scope, now)
     let record: ToolRecord | null = null
     try {
       this.stats.kvReads++
       const text = await this.opts.kv.get(key)
-      if (text) record = JSON.parse(text) as ToolRecord
+      const parsed: unknown = text ? JSON.parse(text) : null
+      record = isToolRecord(parsed) ? parsed : null
     } catch {
       record = null
     }
     const tool = record ? this.resolve(record) : null
-    this.memory.set(key, { tool, expiresAt: now + this.ttlMs(record) })
-    return tool
+    // Memory holds the entry until the record's own freshness ends (so KV is not read again first).
+    const until = record && typeof record.fetchedAt === 'number' ? Math.max(record.fetchedAt + this.ttlMs(record), now + 1000) : now + this.ttlMs(record)
+    this.memory.set(key, { tool, expiresAt: until })
+    return this.withFreshness(tool, originId, scope, now)
+  }
+
+  private withFreshness(tool: ResolvedTool | null, originId: string, scope: string, now: number): ResolvedTool | null {
+    if (!tool) return null
+    const stale = this.isStale(tool.record, originId, scope, now)
+    return stale === Boolean(tool.stale) ? tool : { ...tool, stale }
+  }
+
+  /**
+   * The tool as this isolate holds it in memory, without any I/O (for grading a reply to a call
+   * that was just validated, e.g. the D12 output check). Null when not held.
+   */
+  peek(originId: string, scope: string, name: string): ResolvedTool | null {
+    return this.memory.get(`tools:${originId}:${scope}:${name}`)?.tool ?? null
   }
 
   /** Compiles (or takes from the LRU) the validators of a record. Never throws. */
@@ -121,16 +175,22 @@ export class ToolRegistry {
     }
     const v = this.compile(record.inputSchema, record.dialect)
     if (v instanceof SchemaUnusableError) out.unusable = v.reason
-    else out.validate = v
+    else {
+      out.validate = v
+      out.messageSchema = normaliseSchema(record.inputSchema, record.dialect)
+    }
     if (record.outputSchema !== undefined) {
-      const o = this.compile(record.outputSchema, dialectOf(record.outputSchema, '2025-11-25') ?? record.dialect)
+      const od = record.outputDialect !== undefined ? record.outputDialect : dialectOf(record.outputSchema, '2025-11-25')
+      const o = od ? this.compile(record.outputSchema, od, 'outputSchema') : new SchemaUnusableError('its outputSchema declares a JSON Schema dialect the edge does not support')
       out.outputValidate = o instanceof SchemaUnusableError ? null : o
+      if (o instanceof SchemaUnusableError) out.outputUnusable = o.reason
+      else if (od) out.outputMessageSchema = normaliseSchema(record.outputSchema, od)
     }
     return out
   }
 
-  private compile(schema: unknown, dialect: Dialect): CompiledValidator | SchemaUnusableError {
-    const cacheKey = dialect + '\n' + JSON.stringify(schema)
+  private compile(schema: unknown, dialect: Dialect, what = 'inputSchema'): CompiledValidator | SchemaUnusableError {
+    const cacheKey = what + '\n' + dialect + '\n' + JSON.stringify(schema)
     const hit = this.compiled.get(cacheKey)
     if (hit) {
       // LRU: move to the back.
@@ -141,10 +201,12 @@ export class ToolRegistry {
     let result: CompiledValidator | SchemaUnusableError
     try {
       this.stats.compiles++
-      if (!isObject(schema) && typeof schema !== 'boolean') throw new SchemaUnusableError('its inputSchema is not a JSON Schema object')
+      const problem = portabilityProblem(schema, what)
+      if (problem !== null) throw new SchemaUnusableError(problem)
       result = this.opts.engine.compile(schema, dialect)
     } catch (e) {
-      result = e instanceof SchemaUnusableError ? e : new SchemaUnusableError('its inputSchema could not be compiled')
+      // Engines phrase reasons for the input schema; the output schema gets its own name.
+      result = e instanceof SchemaUnusableError ? (what === 'inputSchema' ? e : new SchemaUnusableError(e.reason.replace('inputSchema', what))) : new SchemaUnusableError(`its ${what} could not be compiled`)
     }
     this.compiled.set(cacheKey, result)
     while (this.compiled.size > this.opts.validatorCacheSize) {
@@ -152,6 +214,11 @@ export class ToolRegistry {
       this.compiled.delete(oldest)
     }
     return result
+  }
+
+  /** Number of tool entries held in memory (bounded by {@link MAX_MEMORY_ENTRIES}). */
+  get heldCount(): number {
+    return this.memory.size
   }
 
   /** Number of compiled validators held (bounded by `validatorCacheSize`). */
@@ -171,36 +238,64 @@ export class ToolRegistry {
     const names: string[] = []
     const writes: Promise<void>[] = []
     for (const t of tools) {
-      if (!isObject(t) || typeof t.name !== 'string' || !('inputSchema' in t)) continue
+      if (!isObject(t) || typeof t.name !== 'string' || t.name === '' || !('inputSchema' in t)) continue
       const record: ToolRecord = {
         name: t.name,
         inputSchema: t.inputSchema,
         dialect: dialectOf(t.inputSchema, era),
-        hash: fnv1a(JSON.stringify(t.inputSchema)),
+        hash: fnv1a(JSON.stringify(t.inputSchema) ?? ''),
         fetchedAt: now,
       }
-      if (t.outputSchema !== undefined) record.outputSchema = t.outputSchema
-      if (ttlMs !== undefined) record.ttlMs = ttlMs
+      if (t.outputSchema !== undefined) {
+        record.outputSchema = t.outputSchema
+        record.outputDialect = dialectOf(t.outputSchema, era)
+      }
+      if (typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs > 0) record.ttlMs = ttlMs
       names.push(t.name)
       const key = `tools:${originId}:${scope}:${t.name}`
+      // Every client session lists the tools: an unchanged record still in its first half-life is
+      // not written again (KV writes are slow and billed; Workers KV allows 1 write/s per key).
+      const held = this.memory.get(key)?.tool?.record
+      if (held && this.sameRecord(held, record) && typeof held.fetchedAt === 'number' && now - held.fetchedAt < this.ttlMs(record) / 2 && !this.isStale(held, originId, scope, now)) continue
       this.memory.set(key, { tool: this.resolve(record), expiresAt: now + this.ttlMs(record) })
+      this.stats.kvWrites++
       writes.push(this.opts.kv.put(key, JSON.stringify(record)).catch(() => undefined))
     }
     await Promise.all(writes)
     return names
   }
 
-  /** Records a full pull's name list under `toollist:<originId>:<scope>`. */
-  private async storeList(originId: string, scope: string, names: string[], ttlMs?: number): Promise<void> {
-    const value = { names, hash: fnv1a(names.join('\n')), fetchedAt: this.now(), ...(ttlMs !== undefined ? { ttlMs } : {}) }
-    await this.opts.kv.put(`toollist:${originId}:${scope}`, JSON.stringify(value)).catch(() => undefined)
+  private sameRecord(a: ToolRecord, b: ToolRecord): boolean {
+    return a.hash === b.hash && a.dialect === b.dialect && a.ttlMs === b.ttlMs && JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema) && JSON.stringify(a.outputSchema) === JSON.stringify(b.outputSchema)
   }
 
-  /** Drops the memory entries of one origin+scope (e.g. on `notifications/tools/list_changed`). */
+  /**
+   * Records a full pull's name list under `toollist:<originId>:<scope>` and deletes the records of
+   * tools the previous list named and this one does not (a removed tool is unknown again).
+   */
+  private async storeList(originId: string, scope: string, names: string[], ttlMs?: number): Promise<void> {
+    const listKey = `toollist:${originId}:${scope}`
+    try {
+      const previous: unknown = JSON.parse((await this.opts.kv.get(listKey)) ?? 'null')
+      const old = isObject(previous) && Array.isArray(previous.names) ? previous.names.filter((n): n is string => typeof n === 'string') : []
+      await Promise.all(old.filter((n) => !names.includes(n)).map((n) => this.opts.kv.delete(`tools:${originId}:${scope}:${n}`)))
+    } catch {
+      // the store is down: the next pull cleans up
+    }
+    const value = { names, hash: fnv1a(names.join('\n')), fetchedAt: this.now(), ...(typeof ttlMs === 'number' && ttlMs > 0 ? { ttlMs } : {}) }
+    await this.opts.kv.put(listKey, JSON.stringify(value)).catch(() => undefined)
+  }
+
+  /**
+   * `notifications/tools/list_changed` for one origin+scope: drops the memory entries, and marks
+   * every record fetched before now as stale in this isolate, so the next call to any of its
+   * tools refreshes the list first (other isolates catch up at their TTL).
+   */
   invalidate(originId: string, scope: string): void {
     const prefix = `tools:${originId}:${scope}:`
     for (const key of this.memory.keys()) if (key.startsWith(prefix)) this.memory.delete(key)
     this.lastRefresh.delete(`${originId}:${scope}`)
+    this.changedAt.set(`${originId}:${scope}`, this.now())
   }
 
   /**
@@ -219,7 +314,8 @@ export class ToolRegistry {
       try {
         const { tools, era, ttlMs } = await pull()
         // Forget every cached entry of this origin first, so negative entries do not outlive the pull.
-        this.invalidate(originId, scope)
+        const prefix = `tools:${originId}:${scope}:`
+        for (const key of this.memory.keys()) if (key.startsWith(prefix)) this.memory.delete(key)
         const names = await this.learn(originId, scope, tools, era, ttlMs)
         await this.storeList(originId, scope, names, ttlMs)
         this.lastRefresh.set(k, { at: this.now(), ok: true })
@@ -233,5 +329,26 @@ export class ToolRegistry {
     })()
     this.inflight.set(k, p)
     return p
+  }
+}
+
+/** True for a value shaped like a {@link ToolRecord} (KV may hold anything an operator wrote). */
+function isToolRecord(v: unknown): v is ToolRecord {
+  if (!isObject(v) || typeof v.name !== 'string' || !('inputSchema' in v)) return false
+  // A record written by hand may leave the dialect out: its `$schema`, else 2020-12 (MCP 2025-11-25 default).
+  if (v.dialect === undefined) v.dialect = dialectOf(v.inputSchema, '2025-11-25')
+  return v.dialect === null || v.dialect === 'draft-07' || v.dialect === '2019-09' || v.dialect === '2020-12'
+}
+
+/** A Map that drops its oldest entries (insertion order) beyond `max`. */
+class BoundedMap<K, V> extends Map<K, V> {
+  constructor(private readonly max: number) {
+    super()
+  }
+  override set(key: K, value: V): this {
+    if (this.has(key)) this.delete(key)
+    super.set(key, value)
+    while (this.size > this.max) this.delete(this.keys().next().value as K)
+    return this
   }
 }

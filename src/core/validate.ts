@@ -6,10 +6,12 @@
  * - malformed params (no `name`, `name` not a string, `arguments` not an object): -32602 in every
  *   era (MCP tools "Error Handling": protocol errors; DESIGN.md D3). Missing `arguments` is `{}`.
  * - unknown tool: one single-flight refresh of the origin's list, then -32602 (D7), unless
- *   `UNKNOWN_TOOL=forward`; a failed refresh fails open (D16).
+ *   `UNKNOWN_TOOL=forward`; a failed refresh fails open (D16), or -32603 with `ON_SCHEMA_ERROR=reject`.
  * - arguments failing `inputSchema`: -32602 up to 2025-06-18, an `isError: true` result from
  *   2025-11-25 (SEP-1303), `resultType: "complete"` added for 2026-07-28; `INVALID_ARGS` overrides.
  * - no usable schema: forwarded and graded `unvalidated` (D8), or -32603 with `ON_SCHEMA_ERROR=reject`.
+ * - a stale schema (past its TTL, or after `notifications/tools/list_changed`): the list is
+ *   refreshed first (single-flight); if that fails, the stale copy is used.
  */
 import type { Config } from './config'
 import { invalidArgsAsToolError, isModern, type ProtocolVersion } from './era'
@@ -56,9 +58,21 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
   const args = (params.arguments as Record<string, unknown> | undefined) ?? {}
 
   let tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
+  if (tool?.stale) {
+    // Past its TTL, or the origin said list_changed: refresh first (single-flight). When the pull
+    // fails, the stale copy still validates (MCP 2026-07-28 caching: keep a stale copy for validation).
+    if (await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull)) tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
+  }
+  const cannotValidate = (reason: string): CallVerdict => ({
+    kind: 'answer',
+    tool: name,
+    code: ErrorCode.InternalError,
+    text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": ${reason}.`, data: { source: 'edge', tool: clip(name) } }),
+  })
   if (!tool) {
     const refreshed = await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull)
-    if (!refreshed) return { kind: 'forward', tool: name, unvalidated: true }
+    // D16: the pull failed; fail open like D8, or refuse with ON_SCHEMA_ERROR=reject.
+    if (!refreshed) return ctx.config.onSchemaError === 'reject' ? cannotValidate('its schema could not be fetched from the tool server') : { kind: 'forward', tool: name, unvalidated: true }
     tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
     if (!tool) {
       if (ctx.config.unknownTool === 'forward') return { kind: 'forward', tool: name, unvalidated: true }
@@ -66,14 +80,7 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
     }
   }
   if (!tool.validate) {
-    if (ctx.config.onSchemaError === 'reject') {
-      return {
-        kind: 'answer',
-        tool: name,
-        code: ErrorCode.InternalError,
-        text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": ${tool.unusable ?? 'no usable schema'}.`, data: { source: 'edge', tool: clip(name) } }),
-      }
-    }
+    if (ctx.config.onSchemaError === 'reject') return cannotValidate(tool.unusable ?? 'no usable schema')
     return { kind: 'forward', tool: name, unvalidated: true }
   }
   let issues
@@ -81,13 +88,11 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
     issues = tool.validate(args)
   } catch {
     // An engine that fails at validation time (e.g. an unresolvable $ref met late) = unusable (D8).
-    return ctx.config.onSchemaError === 'reject'
-      ? { kind: 'answer', tool: name, code: ErrorCode.InternalError, text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": its inputSchema could not be applied.`, data: { source: 'edge', tool: clip(name) } }) }
-      : { kind: 'forward', tool: name, unvalidated: true }
+    return ctx.config.onSchemaError === 'reject' ? cannotValidate('its inputSchema could not be applied') : { kind: 'forward', tool: name, unvalidated: true }
   }
   if (!issues) return { kind: 'forward', tool: name, unvalidated: false }
 
-  const msg = invalidArgumentsMessage(name, issues, tool.record.inputSchema)
+  const msg = invalidArgumentsMessage(name, issues, tool.messageSchema ?? tool.record.inputSchema)
   const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era))
   if (asToolError) {
     const result: Record<string, unknown> = { content: [{ type: 'text', text: msg.text }], isError: true }

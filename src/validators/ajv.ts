@@ -1,8 +1,15 @@
 /**
  * @module validators/ajv
  * The Node engine: ajv, compiled (code generation, so never used on Workers). One ajv instance
- * per dialect (draft-07, 2019-09, 2020-12) with ajv-formats; `allErrors` so a caller learns every
- * problem at once; remote `$ref`s are never fetched (no `loadSchema`): such a schema is unusable.
+ * per dialect (draft-07, 2019-09, 2020-12) with ajv-formats' string formats (the table shared
+ * with the Workers engine, see ./formats); `allErrors` so a caller learns every problem at once;
+ * remote `$ref`s are never fetched (no `loadSchema`): such a schema is unusable.
+ *
+ * Memory: ajv keeps every compiled schema in an internal cache keyed by the schema object, and
+ * registers nested `$id`s on the instance. The edge holds compiled validators in its own LRU
+ * (tool-registry), so after each compile this engine removes what ajv kept: when the LRU drops a
+ * validator, nothing else references it and it is garbage collected. This also keeps two tools
+ * whose schemas share an `$id` from colliding inside one ajv instance.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { Ajv2019 } from 'ajv/dist/2019.js'
@@ -11,28 +18,74 @@ import addFormatsModule from 'ajv-formats'
 import type { Dialect } from '../core/era'
 import { normaliseIssues } from '../core/issues'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'
+import { STRING_FORMAT_NAMES } from './formats'
+import { normaliseSchema } from '../core/schema-normal-form'
+import { isMultipleOf } from './numbers'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under some bundlers.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: unknown) => void
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: unknown, formats: string[]) => void
 
-const OPTIONS = { allErrors: true, strict: false, logger: false, addUsedSchema: false, validateFormats: true } as const
+/** Options of both engine factories. */
+export interface EngineOptions {
+  /**
+   * `assert` (default, production): `format` is checked with the shared table. `annotate`: `format`
+   * is an annotation only (the JSON Schema 2019-09+ default; used to run the suite's required tests).
+   */
+  formats?: 'assert' | 'annotate'
+  /**
+   * Test only: schemas made resolvable by URI (the JSON-Schema-Test-Suite `remotes` folder, loaded
+   * from disk by the test). Production passes nothing: the edge never fetches a remote `$ref`.
+   */
+  remotes?: Record<string, unknown>
+}
 
 function toIssue(e: ErrorObject): ValidationIssue {
-  const issue: ValidationIssue = { path: e.instancePath, keyword: e.keyword, schemaPath: e.schemaPath.replace(/^#/, '') }
-  const p = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string }
+  // ajv's instancePath is a plain JSON Pointer; its schemaPath is a URI fragment (segments
+  // percent-encoded, e.g. a patternProperties regex): decoded so both engines report the same.
+  const schemaPath = e.schemaPath
+    .replace(/^#/, '')
+    .split('/')
+    .map((seg) => {
+      try {
+        return decodeURIComponent(seg)
+      } catch {
+        return seg
+      }
+    })
+    .join('/')
+  const issue: ValidationIssue = { path: e.instancePath, keyword: e.keyword, schemaPath }
+  const p = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string; limit?: number }
   const prop = p.missingProperty ?? p.additionalProperty ?? p.unevaluatedProperty
   if (prop !== undefined) issue.property = prop
+  // ajv's "must NOT have more than n items" for a closed tuple (2020-12 `items: false`) is the
+  // same rule as draft-07's additionalItems; one name for both engines (see core/issues).
+  if (e.keyword === 'items' && typeof p.limit === 'number') issue.keyword = 'additionalItems'
   return issue
 }
 
-/** Creates the ajv engine (one instance per dialect, created lazily). */
-export function createAjvEngine(): ValidatorEngine {
+/**
+ * Creates the ajv engine (one instance per dialect, created lazily on first use).
+ * `retained()` counts what the ajv instances still hold (cached schemas + registered refs), so a
+ * test can prove that compiling many schemas leaves nothing behind.
+ */
+export function createAjvEngine(options: EngineOptions = {}): ValidatorEngine & { retained(): number } {
   const instances = new Map<Dialect, Ajv>()
+  const opts = { allErrors: true, strict: false, logger: false, ownProperties: true, validateFormats: options.formats !== 'annotate' } as const
   const get = (d: Dialect): Ajv => {
     let a = instances.get(d)
     if (!a) {
-      a = d === '2020-12' ? new Ajv2020(OPTIONS) : d === '2019-09' ? new Ajv2019(OPTIONS) : new Ajv(OPTIONS)
-      addFormats(a)
+      a = d === '2020-12' ? new Ajv2020(opts) : d === '2019-09' ? new Ajv2019(opts) : new Ajv(opts)
+      addFormats(a, STRING_FORMAT_NAMES)
+      // Exact decimal multipleOf, shared with the Workers engine (see ./numbers).
+      a.removeKeyword('multipleOf')
+      a.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', errors: false, validate: (divisor: number, data: number) => isMultipleOf(data, divisor) })
+      for (const [uri, schema] of Object.entries(options.remotes ?? {})) {
+        try {
+          a.addSchema(schema as object, uri)
+        } catch {
+          // a remote written for another dialect: not resolvable in this one
+        }
+      }
       instances.set(d, a)
     }
     return a
@@ -41,17 +94,34 @@ export function createAjvEngine(): ValidatorEngine {
     name: 'ajv',
     compile(schema: unknown, dialect: Dialect): CompiledValidator {
       const ajv = get(dialect)
+      const copy = normaliseSchema(schema, dialect)
+      const refsBefore = new Set(Object.keys((ajv as unknown as { refs: object }).refs))
       let fn: ValidateFunction
       try {
-        // $schema is dropped: the dialect is already chosen, and ajv would refuse a meta-schema it lacks.
-        const copy = typeof schema === 'object' && schema !== null ? { ...(schema as object) } : schema
-        if (typeof copy === 'object' && copy !== null) delete (copy as { $schema?: unknown }).$schema
         fn = ajv.compile(copy as object)
       } catch (e) {
         const missingRef = e instanceof Error && /can't resolve reference|MissingRef/i.test(e.message + e.constructor.name)
         throw new SchemaUnusableError(missingRef ? 'its inputSchema has a $ref the edge cannot resolve (remote references are never fetched)' : 'its inputSchema is not a valid JSON Schema')
+      } finally {
+        // Drop what ajv retained for this schema (see the module comment). ajv registers the root
+        // under its `$id` (or "") while compiling, which is how `$ref: "#"` resolves; it is removed here.
+        try {
+          ajv.removeSchema(copy as object)
+        } catch {
+          // nothing was cached
+        }
+        const refs = (ajv as unknown as { refs: Record<string, unknown> }).refs
+        for (const k of Object.keys(refs)) if (!refsBefore.has(k)) delete refs[k]
       }
       return (value: unknown) => (fn(value) ? null : normaliseIssues((fn.errors ?? []).map(toIssue)))
+    },
+    retained(): number {
+      let n = 0
+      for (const a of instances.values()) {
+        const inner = a as unknown as { _cache: Map<unknown, unknown>; refs: object }
+        n += inner._cache.size + Object.keys(inner.refs).length
+      }
+      return n
     },
   }
 }

@@ -3,16 +3,60 @@
  * The Workers engine: @cfworker/json-schema, which interprets schemas without generating code
  * (`new Function` is forbidden in workerd at request time). The dialect is passed explicitly
  * because the library ignores `$schema`.
+ *
+ * Own code around the library, and why:
+ * - Formats: the library's format registry is a module-level object with its own checks, which
+ *   disagree with ajv-formats on some inputs. {@link installSharedFormats} replaces its entries
+ *   with the table shared with the ajv engine (./formats), so both runtimes agree by construction.
+ *   Validation is synchronous, so the table in force (assert or annotate) is switched around each
+ *   call without affecting any other call. The registry belongs to the module, so any other user
+ *   of the library in the same isolate (none in the edge's Worker) sees the shared table too.
+ * - `$ref`: the library resolves references lazily and throws mid-validation on a missing one;
+ *   the engine checks every `$ref` of the schema at compile time so such a schema is unusable at
+ *   once (D8), as it is with ajv.
+ * - The library writes non-enumerable bookkeeping onto the schema objects it is given, so it gets
+ *   a private deep copy (core/schema-normal-form), never the stored record.
  */
-import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema'
+import { format as cfFormats, Validator, type OutputUnit, type Schema } from '@cfworker/json-schema'
 import type { Dialect } from '../core/era'
 import { normaliseIssues } from '../core/issues'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'
+import type { EngineOptions } from './ajv'
+import { STRING_FORMATS, type FormatCheck } from './formats'
+import { normaliseSchema } from '../core/schema-normal-form'
 
 const DRAFT: Record<Dialect, '7' | '2019-09' | '2020-12'> = { 'draft-07': '7', '2019-09': '2019-09', '2020-12': '2020-12' }
 
+/** The format table in force during a validation: the shared one (assert) or none (annotate). */
+let activeFormats: ReadonlyMap<string, FormatCheck> | null = STRING_FORMATS
+let installed = false
+
+/** Points every entry of the library's format registry at the shared table (idempotent). */
+function installSharedFormats(): void {
+  if (installed) return
+  installed = true
+  const registry = cfFormats as unknown as Record<string, (s: string) => boolean>
+  for (const name of new Set([...Object.keys(registry), ...STRING_FORMATS.keys()])) {
+    registry[name] = (s: string) => {
+      const check = activeFormats?.get(name)
+      return check ? check(s) : true
+    }
+  }
+}
+
+/** cfworker's `#/a%20b/c` (URI-encoded segments) -> the plain JSON Pointer `/a b/c` ajv reports. */
 function pointer(loc: string): string {
-  return loc.replace(/^#/, '')
+  return loc
+    .replace(/^#/, '')
+    .split('/')
+    .map((seg) => {
+      try {
+        return decodeURIComponent(seg)
+      } catch {
+        return seg
+      }
+    })
+    .join('/')
 }
 
 function toIssue(u: OutputUnit): ValidationIssue {
@@ -32,26 +76,67 @@ function toIssue(u: OutputUnit): ValidationIssue {
       if (issue.path.endsWith(suffix)) issue.path = issue.path.slice(0, -suffix.length)
     }
   }
+  if (u.keyword === 'dependentRequired' || u.keyword === 'dependencies') {
+    // 'Instance has "a" but does not have "b".' names two schema-declared members, no value.
+    const m = /does not have "([^"]*)"/.exec(u.error)
+    if (m) issue.property = m[1]
+    issue.schemaPath = issue.schemaPath.replace(/\/dependantRequired$/, '/dependentRequired')
+  }
+  // cfworker's "False boolean schema." under another keyword: ajv calls it "false schema".
+  if (issue.keyword === 'false') issue.keyword = 'false schema'
   return issue
 }
 
-/** Creates the cfworker engine. */
-export function createCfworkerEngine(): ValidatorEngine {
+/** Keys whose values are data, not subschemas (never walked for `$ref`). */
+const DATA_KEYS = new Set(['enum', 'const', 'default', 'examples'])
+
+/** True when some `$ref` in the (dereferenced) schema points to nothing the validator knows. */
+function hasUnresolvedRef(node: unknown, lookup: Record<string, unknown>, depth = 0): boolean {
+  if (depth > 256 || typeof node !== 'object' || node === null) return false
+  if (Array.isArray(node)) return node.some((n) => hasUnresolvedRef(n, lookup, depth + 1))
+  const abs = (node as { __absolute_ref__?: string }).__absolute_ref__
+  if (typeof abs === 'string' && lookup[abs] === undefined) return true
+  for (const [k, v] of Object.entries(node)) {
+    if (DATA_KEYS.has(k)) continue
+    if (hasUnresolvedRef(v, lookup, depth + 1)) return true
+  }
+  return false
+}
+
+/**
+ * Creates the cfworker engine.
+ * @param options see {@link EngineOptions}: `formats` (assert by default) and the test-only `remotes`
+ */
+export function createCfworkerEngine(options: EngineOptions = {}): ValidatorEngine {
+  installSharedFormats()
+  const formats = options.formats === 'annotate' ? null : STRING_FORMATS
+  const remotes = Object.entries(options.remotes ?? {})
   return {
     name: 'cfworker',
     compile(schema: unknown, dialect: Dialect): CompiledValidator {
       if (typeof schema !== 'object' && typeof schema !== 'boolean') throw new SchemaUnusableError('its inputSchema is not a JSON Schema object')
       let v: Validator
+      let copy: unknown
       try {
-        v = new Validator(schema as Schema, DRAFT[dialect], false)
-        // Dry run: cfworker resolves $ref lazily; an unresolvable one must surface now, not per call.
-        v.validate({})
+        copy = normaliseSchema(schema, dialect)
+        v = new Validator(copy as Schema, DRAFT[dialect], false)
+        for (const [uri, remote] of remotes) v.addSchema(structuredClone(remote) as Schema, uri)
       } catch {
+        // e.g. two subschemas claiming one URI, or an `$id` that is not a URI reference
+        throw new SchemaUnusableError('its inputSchema is not a valid JSON Schema')
+      }
+      if (hasUnresolvedRef(copy, (v as unknown as { lookup: Record<string, unknown> }).lookup)) {
         throw new SchemaUnusableError('its inputSchema has a $ref the edge cannot resolve (remote references are never fetched)')
       }
       return (value: unknown) => {
-        const r = v.validate(value)
-        return r.valid ? null : normaliseIssues(r.errors.map(toIssue))
+        const previous = activeFormats
+        activeFormats = formats
+        try {
+          const r = v.validate(value)
+          return r.valid ? null : normaliseIssues(r.errors.map(toIssue))
+        } finally {
+          activeFormats = previous
+        }
       }
     },
   }

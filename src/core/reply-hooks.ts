@@ -1,0 +1,45 @@
+/**
+ * @module reply-hooks
+ * What the validation side does with the origin's replies, called from forward.ts where a reply
+ * to a forwarded request is graded (one call per hook, so grading stays readable):
+ * - {@link onToolsListReply}: learn the schemas of every `tools/list` page that passes through
+ *   (DESIGN.md section 7), in the background (`deps.defer`), so the response is not delayed;
+ * - {@link onToolsCallReply}: the D12 output-schema check (./output-schema).
+ */
+import type { Exchange, Pending } from './exchange'
+import type { GradedResponse } from './grade'
+import { isObject } from './jsonrpc'
+import { checkOutputSchema } from './output-schema'
+
+/** The KV scope used for tool lists, the same as the pipeline's validation (`public`). */
+const SCOPE = 'public'
+
+/**
+ * Learns one `tools/list` result page (any page: the cursor does not matter, each tool is keyed by
+ * name). The origin's `ttlMs` hint (2026-07-28) is kept with the records. Never throws; the reply
+ * is relayed unchanged.
+ */
+export function onToolsListReply(ex: Exchange, p: Pending, msg: Record<string, unknown>): void {
+  if (p.method !== 'tools/list' || !isObject(msg.result) || !Array.isArray(msg.result.tools) || ('error' in msg && msg.error !== null)) return
+  const result = msg.result
+  const ttlMs = typeof result.ttlMs === 'number' ? result.ttlMs : undefined
+  try {
+    ex.deps.defer(ex.deps.registry.learn(ex.target.id, SCOPE, result.tools as unknown[], ex.era, ttlMs).catch(() => undefined))
+  } catch {
+    // learning is best effort: the reply goes out either way
+  }
+}
+
+/**
+ * D12 for one graded `tools/call` reply. Returns the grading to use (unchanged, or in strict mode
+ * an `isError` result replacing the reply) and the fields to add to the grade row.
+ */
+export function onToolsCallReply(ex: Exchange, p: Pending, msg: Record<string, unknown>, g: GradedResponse): { graded: GradedResponse; row?: { outputSchema: 'invalid' | 'unchecked' } } {
+  if (p.method !== 'tools/call' || p.tool === undefined || !isObject(msg.result) || g.isError || (g.grade !== 'ok' && g.grade !== 'unvalidated')) return { graded: g }
+  const tool = ex.deps.registry.peek(ex.target.id, SCOPE, p.tool)
+  const c = checkOutputSchema(msg.result, tool, ex.deps.config.outputSchema, p.id, ex.era, p.tool)
+  if (c.status === 'unchecked') return { graded: g, row: { outputSchema: 'unchecked' } }
+  if (c.status !== 'invalid') return { graded: g }
+  if (c.text === undefined) return { graded: g, row: { outputSchema: 'invalid' } }
+  return { graded: { grade: 'tool_error', isError: true, text: c.text }, row: { outputSchema: 'invalid' } }
+}
