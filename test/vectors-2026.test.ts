@@ -4,11 +4,7 @@
  * run in the deployment they name: a modern-only edge (151), an edge whose origin speaks only
  * 2025 revisions (152), and an unavailable tool store (147).
  */
-import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startEdge } from '../src/adapters/node/index'
-import type { KvStore, LogRecord } from '../src/core/ports'
-import { WORKER_BUNDLE } from './helpers/build-worker'
 import { RUNTIMES, type StartEdge } from './helpers/runtimes'
 import { assertCase, deploy, expandRows, readVectors, send, type Case, type Deployment } from './rules-harness'
 
@@ -31,75 +27,13 @@ const PROFILE_VARS: Record<string, Record<string, string>> = {
   'kv-down': { ALLOWED_ORIGINS: 'https://app.example' },
 }
 
-/** A store that is not there: every call throws, as a missing binding does. */
-const downKv: KvStore = {
-  get() {
-    throw new Error('store unavailable')
-  },
-  put() {
-    throw new Error('store unavailable')
-  },
-  delete() {
-    throw new Error('store unavailable')
-  },
-}
-
-/** Node entry with an unavailable store. */
-const startNodeKvDown: StartEdge = async (vars) => {
-  const records: LogRecord[] = []
-  const edge = await startEdge({ env: { STORE_FILE: 'memory', ...vars }, port: 0, kv: downKv, log: (r) => records.push(r) })
-  return { runtime: 'node', url: edge.url, logs: async () => records, kvGet: async () => null, kvPut: async () => undefined, close: () => edge.close() }
-}
-
-/** The built Worker with no TOOL_SCHEMAS binding at all. */
-const startWorkerKvDown: StartEdge = async (vars) => {
-  const records: LogRecord[] = []
-  const mf = new Miniflare({
-    modules: true,
-    scriptPath: WORKER_BUNDLE,
-    compatibilityDate: '2026-04-20',
-    bindings: vars,
-    host: '127.0.0.1',
-    port: 0,
-    handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
-      let buf = ''
-      stdout.on('data', (d: Buffer) => {
-        buf += d.toString()
-        let i
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i)
-          buf = buf.slice(i + 1)
-          try {
-            records.push(JSON.parse(line) as LogRecord)
-          } catch {
-            // not a log record
-          }
-        }
-      })
-      stderr.resume()
-    },
-  })
-  const base = await mf.ready
-  return {
-    runtime: 'worker',
-    url: new URL('/mcp', base).toString(),
-    logs: async () => {
-      await new Promise((r) => setTimeout(r, 50))
-      return records
-    },
-    kvGet: async () => null,
-    kvPut: async () => undefined,
-    close: () => mf.dispose(),
-  }
-}
-
 describe.each(RUNTIMES)('spec-vectors-2026.jsonl on $name', ({ name, start }) => {
   const deployments = new Map<string, Deployment>()
   let ran = 0
   beforeAll(async () => {
     for (const profile of ['default', 'modern-only', 'legacy-origin', 'kv-down'] as const) {
       const cases = all.filter((c) => profileOf(c) === profile)
-      const starter = profile === 'kv-down' ? (name === 'node' ? startNodeKvDown : startWorkerKvDown) : start
+      const starter: StartEdge = profile === 'kv-down' ? (vars) => start(vars, { kvDown: true }) : start
       deployments.set(profile, await deploy(starter, cases, PROFILE_VARS[profile]))
     }
   })

@@ -41,3 +41,22 @@ export function normaliseIssues(input: ValidationIssue[]): ValidationIssue[] {
   }
   return out
 }
+
+/**
+ * A URI-fragment JSON Pointer (`#/a%20b/c`, as ajv's schemaPath and cfworker's locations are
+ * written) -> the plain JSON Pointer `/a b/c`, so both engines report the same locations.
+ * Segments that are not valid percent-encoding are kept as they are.
+ */
+export function fragmentToPointer(loc: string): string {
+  return loc
+    .replace(/^#/, '')
+    .split('/')
+    .map((seg) => {
+      try {
+        return decodeURIComponent(seg)
+      } catch {
+        return seg
+      }
+    })
+    .join('/')
+}

@@ -13,7 +13,7 @@ import { parseBody } from './parse'
 import { checkParamHeaders, checkStandardHeaders, decideBatchEra, decideEra, headerVersion, originErasFor, type EraContext, type EraRefusal } from './modern'
 import { gradeHeader, type GradeRow } from './grade'
 import { pullToolList } from './origin-session'
-import { validateToolsCall } from './validate'
+import { findTool, validateToolsCall } from './validate'
 import { errorResponse, Exchange, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { callOrigin, forwardRequests, forwardWithoutReply } from './forward'
 
@@ -102,8 +102,7 @@ async function decide(c: Extract<Classified, { kind: 'request' }>, headers: Head
     // Mcp-Param-* headers against the tool's x-mcp-header arguments, before argument validation (spec-2026.md §1-I step 10).
     const p = c.params
     if (p && typeof p.name === 'string' && (p.arguments === undefined || isObject(p.arguments))) {
-      let tool = await ctx.registry.lookup(ctx.originId, ctx.scope, p.name)
-      if (!tool && (await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull))) tool = await ctx.registry.lookup(ctx.originId, ctx.scope, p.name)
+      const tool = await findTool(ctx, p.name)
       const r = tool ? checkParamHeaders(c.id, tool.record.inputSchema, (p.arguments as Record<string, unknown> | undefined) ?? {}, headers) : null
       if (r) return { refuse: r }
     }

@@ -24,6 +24,14 @@ import { SchemaUnusableError, type CompiledValidator, type KvStore, type Validat
 import { portabilityProblem } from './schema-portability'
 import { normaliseSchema } from './schema-normal-form'
 
+/** The KV namespace failed (binding missing, outage): no schema can be known for now (D8). */
+export class StoreUnavailableError extends Error {
+  constructor() {
+    super('the tool schema store is unavailable')
+    this.name = 'StoreUnavailableError'
+  }
+}
+
 /** One tool's schemas as stored in KV. `dialect` is null when `$schema` names an unsupported one. */
 export interface ToolRecord {
   name: string
@@ -128,8 +136,9 @@ export class ToolRegistry {
 
   /**
    * Looks a tool up: memory, then KV (at most one KV read per tool per TTL). Returns null when the
-   * origin's store has no such tool; a KV failure counts as "not known" (the caller refreshes,
-   * then fails open, D8/D16). A record past its freshness comes back with `stale: true`.
+   * origin's store has no such tool; an unreadable record counts as "not known". A record past its
+   * freshness comes back with `stale: true`.
+   * @throws StoreUnavailableError when the KV namespace itself fails (the caller fails open, D8)
    */
   async lookup(originId: string, scope: string, name: string): Promise<ResolvedTool | null> {
     const key = `tools:${originId}:${scope}:${name}`
@@ -137,9 +146,15 @@ export class ToolRegistry {
     const now = this.now()
     if (hit && hit.expiresAt > now) return this.withFreshness(hit.tool, originId, scope, now)
     let record: ToolRecord | null = null
+    let text: string | null
     try {
       this.stats.kvReads++
-      const text = await this.opts.kv.get(key)
+      text = await this.opts.kv.get(key)
+    } catch {
+      // Not cached: the next call tries the store again.
+      throw new StoreUnavailableError()
+    }
+    try {
       const parsed: unknown = text ? JSON.parse(text) : null
       record = isToolRecord(parsed) ? parsed : null
     } catch {

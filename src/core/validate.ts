@@ -17,7 +17,7 @@ import type { Config } from './config'
 import { invalidArgsAsToolError, isModern, type ProtocolVersion } from './era'
 import { ErrorCode, errorText, isObject, resultText, type RawId } from './jsonrpc'
 import { invalidArgumentsMessage } from './messages'
-import type { ToolListPuller, ToolRegistry } from './tool-registry'
+import { StoreUnavailableError, type ResolvedTool, type ToolListPuller, type ToolRegistry } from './tool-registry'
 
 /** Where and for whom a call is validated. */
 export interface ValidateContext {
@@ -38,18 +38,23 @@ function clip(s: string): string {
   return s.length > 64 ? s.slice(0, 63) + '…' : s
 }
 
+/** A local -32602 answer (JSON-RPC 2.0 §5.1; MCP tools "Error Handling": protocol errors). */
+function invalidParamsAnswer(id: RawId, message: string, tool?: string, data?: unknown): CallVerdict {
+  return {
+    kind: 'answer',
+    ...(tool !== undefined ? { tool } : {}),
+    code: ErrorCode.InvalidParams,
+    text: errorText(id, { code: ErrorCode.InvalidParams, message, ...(data !== undefined ? { data } : {}) }),
+  }
+}
+
 /**
  * Checks one `tools/call`.
  * @param id the request id (echoed in a local answer)
  * @param params the request's `params` (already known to be an object or absent)
  */
 export async function validateToolsCall(id: RawId, params: Record<string, unknown> | undefined, ctx: ValidateContext): Promise<CallVerdict> {
-  const invalidParams = (message: string, tool?: string, data?: unknown): CallVerdict => ({
-    kind: 'answer',
-    ...(tool !== undefined ? { tool } : {}),
-    code: ErrorCode.InvalidParams,
-    text: errorText(id, { code: ErrorCode.InvalidParams, message, ...(data !== undefined ? { data } : {}) }),
-  })
+  const invalidParams = (message: string, tool?: string, data?: unknown) => invalidParamsAnswer(id, message, tool, data)
   if (!params) return invalidParams('Invalid params: tools/call needs params with a tool name')
   if (typeof params.name !== 'string' || params.name === '') return invalidParams('Invalid params: params.name must be the tool name (a string)')
   const name = params.name
@@ -57,6 +62,20 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
     return invalidParams(`Invalid params: arguments for tool "${clip(name)}" must be an object`, name)
   const args = (params.arguments as Record<string, unknown> | undefined) ?? {}
 
+  try {
+    return await checkArguments(id, name, args, ctx)
+  } catch (e) {
+    if (!(e instanceof StoreUnavailableError)) throw e
+    // D8: no schema can be read; fail open, or refuse with ON_SCHEMA_ERROR=reject.
+    return ctx.config.onSchemaError === 'reject'
+      ? { kind: 'answer', tool: name, code: ErrorCode.InternalError, text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": the tool schema store is unavailable.`, data: { source: 'edge', tool: clip(name) } }) }
+      : { kind: 'forward', tool: name, unvalidated: true }
+  }
+}
+
+/** The schema part of {@link validateToolsCall}. Throws StoreUnavailableError when KV fails. */
+async function checkArguments(id: RawId, name: string, args: Record<string, unknown>, ctx: ValidateContext): Promise<CallVerdict> {
+  const invalidParams = (message: string, tool?: string, data?: unknown) => invalidParamsAnswer(id, message, tool, data)
   let tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
   if (tool?.stale) {
     // Past its TTL, or the origin said list_changed: refresh first (single-flight). When the pull
@@ -100,4 +119,21 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
     return { kind: 'answer', tool: name, isError: true, text: resultText(id, result) }
   }
   return invalidParams(msg.text, name, { tool: clip(name), issues: msg.issues })
+}
+
+/**
+ * The tool's record for checks that run before argument validation (2026-07-28 `Mcp-Param-*`
+ * headers): memory or KV, with one single-flight refresh when it is not known. Null when the tool
+ * is unknown, the pull failed or the store is down (those cases are answered by
+ * {@link validateToolsCall}).
+ */
+export async function findTool(ctx: ValidateContext, name: string): Promise<ResolvedTool | null> {
+  try {
+    const tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
+    if (tool || !(await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull))) return tool
+    return await ctx.registry.lookup(ctx.originId, ctx.scope, name)
+  } catch (e) {
+    if (e instanceof StoreUnavailableError) return null
+    throw e
+  }
 }

@@ -16,7 +16,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import type { Dialect } from '../core/era'
-import { normaliseIssues } from '../core/issues'
+import { fragmentToPointer, normaliseIssues } from '../core/issues'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'
 import { STRING_FORMAT_NAMES } from './formats'
 import { normaliseSchema } from '../core/schema-normal-form'
@@ -42,17 +42,7 @@ export interface EngineOptions {
 function toIssue(e: ErrorObject): ValidationIssue {
   // ajv's instancePath is a plain JSON Pointer; its schemaPath is a URI fragment (segments
   // percent-encoded, e.g. a patternProperties regex): decoded so both engines report the same.
-  const schemaPath = e.schemaPath
-    .replace(/^#/, '')
-    .split('/')
-    .map((seg) => {
-      try {
-        return decodeURIComponent(seg)
-      } catch {
-        return seg
-      }
-    })
-    .join('/')
+  const schemaPath = fragmentToPointer(e.schemaPath)
   const issue: ValidationIssue = { path: e.instancePath, keyword: e.keyword, schemaPath }
   const p = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string; limit?: number }
   const prop = p.missingProperty ?? p.additionalProperty ?? p.unevaluatedProperty

@@ -19,7 +19,7 @@
  */
 import { format as cfFormats, Validator, type OutputUnit, type Schema } from '@cfworker/json-schema'
 import type { Dialect } from '../core/era'
-import { normaliseIssues } from '../core/issues'
+import { fragmentToPointer, normaliseIssues } from '../core/issues'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'
 import type { EngineOptions } from './ajv'
 import { STRING_FORMATS, type FormatCheck } from './formats'
@@ -44,23 +44,8 @@ function installSharedFormats(): void {
   }
 }
 
-/** cfworker's `#/a%20b/c` (URI-encoded segments) -> the plain JSON Pointer `/a b/c` ajv reports. */
-function pointer(loc: string): string {
-  return loc
-    .replace(/^#/, '')
-    .split('/')
-    .map((seg) => {
-      try {
-        return decodeURIComponent(seg)
-      } catch {
-        return seg
-      }
-    })
-    .join('/')
-}
-
 function toIssue(u: OutputUnit): ValidationIssue {
-  const issue: ValidationIssue = { path: pointer(u.instanceLocation), keyword: u.keyword, schemaPath: pointer(u.keywordLocation) }
+  const issue: ValidationIssue = { path: fragmentToPointer(u.instanceLocation), keyword: u.keyword, schemaPath: fragmentToPointer(u.keywordLocation) }
   if (u.keyword === 'required') {
     // cfworker: 'Instance does not have required property "x".' (a schema name, not a value)
     const m = /required property "([^"]*)"/.exec(u.error)

@@ -5,7 +5,7 @@
  */
 import { Miniflare } from 'miniflare'
 import { startEdge } from '../../src/adapters/node/index'
-import type { LogRecord } from '../../src/core/ports'
+import type { KvStore, LogRecord } from '../../src/core/ports'
 import { MemoryKv } from '../../src/stores/memory-kv'
 import { WORKER_BUNDLE } from './build-worker'
 
@@ -23,11 +23,24 @@ export interface EdgeUnderTest {
   close(): Promise<void>
 }
 
-/** Starts the edge on one runtime with the given variables (ORIGIN_URL etc.). */
-export type StartEdge = (vars: Record<string, string>) => Promise<EdgeUnderTest>
+/** Deployment options beyond variables. `kvDown`: the tool store is unavailable (no binding). */
+export interface StartOptions {
+  kvDown?: boolean
+}
 
-export const startNodeEdge: StartEdge = async (vars) => {
-  const kv = new MemoryKv()
+/** Starts the edge on one runtime with the given variables (ORIGIN_URL etc.). */
+export type StartEdge = (vars: Record<string, string>, opts?: StartOptions) => Promise<EdgeUnderTest>
+
+/** A store that is not there: every call throws, as a missing binding does. */
+const downKv: KvStore = {
+  get: () => Promise.reject(new Error('store unavailable')),
+  put: () => Promise.reject(new Error('store unavailable')),
+  delete: () => Promise.reject(new Error('store unavailable')),
+}
+
+export const startNodeEdge: StartEdge = async (vars, opts = {}) => {
+  const mem = new MemoryKv()
+  const kv = opts.kvDown ? downKv : mem
   const records: LogRecord[] = []
   const edge = await startEdge({ env: { STORE_FILE: 'memory', ...vars }, port: 0, kv, log: (r) => records.push(r) })
   return {
@@ -40,13 +53,13 @@ export const startNodeEdge: StartEdge = async (vars) => {
   }
 }
 
-export const startWorkerEdge: StartEdge = async (vars) => {
+export const startWorkerEdge: StartEdge = async (vars, opts = {}) => {
   const records: LogRecord[] = []
   const mf = new Miniflare({
     modules: true,
     scriptPath: WORKER_BUNDLE,
     compatibilityDate: '2026-04-20',
-    kvNamespaces: ['TOOL_SCHEMAS'],
+    kvNamespaces: opts.kvDown ? [] : ['TOOL_SCHEMAS'],
     bindings: vars,
     host: '127.0.0.1',
     port: 0,
@@ -69,7 +82,7 @@ export const startWorkerEdge: StartEdge = async (vars) => {
     },
   })
   const base = await mf.ready
-  const kv = await mf.getKVNamespace('TOOL_SCHEMAS')
+  const kv = opts.kvDown ? null : await mf.getKVNamespace('TOOL_SCHEMAS')
   return {
     runtime: 'worker',
     url: new URL('/mcp', base).toString(),
@@ -77,8 +90,8 @@ export const startWorkerEdge: StartEdge = async (vars) => {
       await new Promise((r) => setTimeout(r, 50))
       return records
     },
-    kvGet: (k) => kv.get(k, 'text'),
-    kvPut: (k, v) => kv.put(k, v),
+    kvGet: async (k) => (kv ? kv.get(k, 'text') : null),
+    kvPut: async (k, v) => void (await kv?.put(k, v)),
     close: () => mf.dispose(),
   }
 }
