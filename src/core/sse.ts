@@ -78,14 +78,18 @@ export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks
     },
     async pull() {
       try {
-        const { value, done } = await reader.read()
-        if (done) {
-          parser.feed(decoder.decode())
-          parser.feed('\n\n')
-          finish(false)
-          return
+        // Read until at least one event is ready: a pull that enqueues nothing is not called again
+        // (WHATWG Streams, pullAgain), so a chunk ending mid-event would stall the client forever.
+        while (pending.length === 0) {
+          const { value, done } = await reader.read()
+          if (done) {
+            parser.feed(decoder.decode())
+            parser.feed('\n\n')
+            finish(false)
+            return
+          }
+          parser.feed(decoder.decode(value, { stream: true }))
         }
-        parser.feed(decoder.decode(value, { stream: true }))
         flush()
       } catch {
         finish(true)
