@@ -27,6 +27,10 @@ describe('official conformance suite: direct, through the edge on Node, on wrang
     origin = await startDemoOrigin({ fixtures: true })
     ;[edge, wrangler, npmStart] = await Promise.all([startNodeEdge({ ORIGIN_URL: origin.url }), startWranglerDev(origin.url), startNpmStart()])
     const urls: Record<Target, string> = { direct: origin.url, 'node-edge': edge.url, 'wrangler-dev': wrangler.url, 'npm-start': npmStart.url }
+    // One small run first: the runner installs the suite on first use, and four runs installing
+    // into the same folder at once would race.
+    const warm = await runConformance('install', origin.url, { SCENARIOS: 'ping' })
+    if (warm.passed !== 1) throw new Error(`conformance runner not usable: ${warm.output.slice(-2000)}`)
     const started = Date.now()
     const done = await Promise.all(TARGETS.map((t) => runConformance(t, urls[t])))
     for (const r of done) {
