@@ -18,7 +18,9 @@
  * with the request handler's `extra`, so they ride the SSE stream of the POST that carried the
  * `tools/call` (MCP 2025-11-25, Transports, "Sending Messages to the Server", item 5): the client's
  * answer comes back in a second POST while the first stream is still open, which tests the edge's
- * streaming both ways.
+ * streaming both ways. One extra tool, `test_sampling_standalone` (not a suite fixture), sends its
+ * sampling request unrelated to the call, so it travels on the client's standalone GET stream, as
+ * the suite's upstream reference server does for all of them.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
@@ -67,6 +69,11 @@ export const FIXTURE_TOOLS = [
     name: 'test_elicitation',
     description: 'Asks the user for input (elicitation/create) and returns the answer.',
     inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'Message shown to the user' } }, required: ['message'] },
+  },
+  {
+    name: 'test_sampling_standalone',
+    description: 'Like test_sampling, but the request travels on the standalone GET stream (not related to the call).',
+    inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
   },
   { name: 'test_elicitation_sep1034_defaults', description: 'Elicitation whose form has defaults for every primitive type (SEP-1034).', inputSchema: NO_ARGS },
   { name: 'test_elicitation_sep1330_enums', description: 'Elicitation with the five enum shapes of SEP-1330.', inputSchema: NO_ARGS },
@@ -142,13 +149,15 @@ async function elicit(extra: Extra, message: string, requestedSchema: object): P
 }
 
 /**
- * Runs one fixture tool.
+ * Runs one fixture tool. A failed sampling/elicitation round trip on the call's own stream
+ * rejects (the SDK answers the call with an error).
  * @param name a name from {@link FIXTURE_TOOL_NAMES}
  * @param args the call's arguments (already an object)
  * @param extra the SDK request context: notifications and server-to-client requests go through it
- * @returns the tool result; a failed sampling/elicitation round trip becomes an `isError` result
+ * @param server the session's server, for the one request sent outside the call (standalone stream)
+ * @returns the tool result
  */
-export async function callFixtureTool(name: string, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+export async function callFixtureTool(name: string, args: Record<string, unknown>, extra: Extra, server: Server): Promise<CallToolResult> {
   switch (name) {
     case 'test_simple_text':
       return text('This is a simple text response for testing.')
@@ -194,6 +203,15 @@ export async function callFixtureTool(name: string, args: Record<string, unknown
       )
       const answer = !Array.isArray(res.content) && res.content.type === 'text' ? res.content.text : '(no text)'
       return text(`LLM response: ${answer}`)
+    }
+    case 'test_sampling_standalone': {
+      try {
+        const res = await server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: String(args.prompt) } }], maxTokens: 100 }, { timeout: 10_000 })
+        const answer = !Array.isArray(res.content) && res.content.type === 'text' ? res.content.text : '(no text)'
+        return text(`LLM response (standalone stream): ${answer}`)
+      } catch {
+        return { content: [{ type: 'text', text: 'The sampling request on the standalone stream got no answer.' }], isError: true }
+      }
     }
     case 'test_elicitation':
       return elicit(extra, String(args.message), { type: 'object', properties: { response: { type: 'string', description: 'Your answer' } }, required: ['response'] })

@@ -122,7 +122,7 @@ function newMcpServer(stats: OriginStats, fixtures: boolean): Server {
     const name = req.params.name
     stats.calls[name] = (stats.calls[name] ?? 0) + 1
     const args = (req.params.arguments ?? {}) as Record<string, unknown>
-    return fixtures && FIXTURE_TOOL_NAMES.has(name) ? callFixtureTool(name, args, extra) : callTool(name, args)
+    return fixtures && FIXTURE_TOOL_NAMES.has(name) ? callFixtureTool(name, args, extra, server) : callTool(name, args)
   })
   if (fixtures) installFixtureHandlers(server, new Set())
   return server

@@ -98,6 +98,7 @@ const VALID_ARGS: Record<string, Record<string, unknown>> = {
   run_query: { query: 'select 1' },
   echo: { message: 'hello' },
   test_sampling: { prompt: 'Say hi' },
+  test_sampling_standalone: { prompt: 'Say hi' },
   test_elicitation: { message: 'Confirm?' },
   json_schema_2020_12_tool: { name: 'Ada', address: { street: 'Main St', city: 'Paris' } },
   add: { a: 2, b: 3 },
@@ -163,7 +164,7 @@ describe.each(RUNTIMES)('official SDK clients through the edge on $name', ({ nam
         if (kind === 'v1@2025-06-18') expect(viaEdge.protocolVersion).toBe('2025-06-18')
         if (kind === 'v1@2025-11-25') expect(viaEdge.protocolVersion).toBe('2025-11-25')
         expect(viaEdge.tools).toEqual(direct.tools)
-        expect(viaEdge.tools.length).toBeGreaterThanOrEqual(server === 'v1-server' ? 18 : 3)
+        expect(viaEdge.tools.length).toBeGreaterThanOrEqual(server === 'v1-server' ? 19 : 3)
         expect(viaEdge.progress.length).toBeGreaterThanOrEqual(3)
         expect(viaEdge.progress).toEqual(direct.progress)
         expect(viaEdge.resource).toEqual(direct.resource)
@@ -180,6 +181,8 @@ describe.each(RUNTIMES)('official SDK clients through the edge on $name', ({ nam
         // Sampling and elicitation made the full round trip through the edge (server -> client -> server).
         if (server === 'v1-server') {
           expect(JSON.stringify(viaEdge.calls.test_sampling)).toContain('a canned completion')
+          // ... and on the standalone GET stream, relayed by the edge's GET pass-through.
+          expect(JSON.stringify(viaEdge.calls.test_sampling_standalone)).toContain('a canned completion')
           expect(JSON.stringify(viaEdge.calls.test_elicitation)).toContain('action=accept')
         }
         counts.combos++
