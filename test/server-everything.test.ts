@@ -5,8 +5,10 @@
  * - initialize and tools/list through the edge equal the direct run;
  * - every tool it lists is called with valid arguments (result equal to the direct run, byte for
  *   byte as parsed JSON) and with one invalid argument, which the edge answers itself as the era
- *   requires: an `isError` result at 2025-11-25, JSON-RPC -32602 at 2025-06-18 (DESIGN.md section
- *   3), graded `rejected` in the edge's log, so the origin never saw it.
+ *   requires: an `isError` result at 2025-11-25, JSON-RPC -32602 at 2025-06-18 and 2025-03-26
+ *   (DESIGN.md section 3), graded `rejected` in the edge's log, so the origin never saw it;
+ * - an SDK v2 client in `auto` negotiation mode falls back to 2025-11-25 (the origin is legacy-only)
+ *   the same way through the edge as directly.
  * Invalid argument chosen per tool from its own inputSchema (see `invalidArgs`); a tool whose schema
  * constrains nothing gets `arguments` that is not an object (D3, -32602 in every era).
  */
@@ -14,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CallToolResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { startServerEverything, type Proc } from './helpers/peers-procs'
 
@@ -137,7 +140,23 @@ describe.each(RUNTIMES)('server-everything behind the edge on $name', ({ name: r
     await viaEdge.close()
   }, 60_000)
 
-  for (const version of ['2025-11-25', '2025-06-18'] as const) {
+  it('a v2 client negotiating automatically falls back to the version this origin speaks, through the edge as directly', async () => {
+    const open = async (url: string) => {
+      const c = new ClientV2({ name: 'peers-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+      await c.connect(new TransportV2(new URL(url)))
+      return c
+    }
+    const [direct, viaEdge] = [await open(se.url), await open(edge.url)]
+    expect(viaEdge.getNegotiatedProtocolVersion()).toBe(direct.getNegotiatedProtocolVersion())
+    expect(viaEdge.getNegotiatedProtocolVersion()).toBe('2025-11-25')
+    expect((await viaEdge.listTools()).tools.map((t) => t.name)).toEqual((await direct.listTools()).tools.map((t) => t.name))
+    const args = { name: 'get-sum', arguments: { a: 1, b: 2 } }
+    expect(await viaEdge.callTool(args)).toEqual(await direct.callTool(args))
+    await direct.close()
+    await viaEdge.close()
+  })
+
+  for (const version of ['2025-11-25', '2025-06-18', '2025-03-26'] as const) {
     it(`answers one invalid argument per tool itself (${version}), never forwarding it`, async () => {
       const client = await connect(edge.url, version)
       const direct = await connect(se.url, version)
