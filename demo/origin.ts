@@ -11,9 +11,10 @@
  * - `run_query`: answers a text result that is a JSON object with `success: false` (a hidden failure);
  * - `echo`: returns its text.
  *
- * Plus, with `fixtures: true` (what `npm start` uses), on the same session the fixtures of the official conformance suite (demo/fixtures.ts):
- * `test_*` tools, `test://` resources, prompts, completion, logging, progress, sampling and
- * elicitation, so `npm start` fronts an origin on which the whole suite can run.
+ * Plus, with `fixtures: true` (what `npm start` uses), on the same session the fixtures of the
+ * official conformance suite (demo/fixtures.ts): `test_*` tools, `test://` resources, prompts,
+ * completion, logging, progress, sampling and elicitation, so `npm start` fronts an origin on which
+ * the whole suite can run. Bound to loopback (the default), it answers only loopback Host/Origin.
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
@@ -179,6 +180,7 @@ export interface RunningOrigin {
 /** Starts the demo origin (stateful sessions, one SDK server per session). */
 export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<RunningOrigin> {
   const stats: OriginStats = { calls: {}, toolsList: 0, posts: 0 }
+  const loopbackBound = ['127.0.0.1', 'localhost', '::1'].includes(opts.host ?? '127.0.0.1')
   const transports = new Map<string, StreamableHTTPServerTransport>()
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
@@ -190,7 +192,7 @@ export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<Run
       res.writeHead(404).end()
       return
     }
-    if (!loopbackOnly(req)) {
+    if (loopbackBound && !loopbackOnly(req)) {
       res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Host or Origin is not a loopback name' } }))
       return
     }
