@@ -10,6 +10,11 @@
  * - `create_order`: nested objects, arrays and `$defs`/`$ref`;
  * - `run_query`: answers a text result that is a JSON object with `success: false` (a hidden failure);
  * - `echo`: returns its text.
+ *
+ * Plus, with `fixtures: true` (what `npm start` uses), on the same session the fixtures of the
+ * official conformance suite (demo/fixtures.ts): `test_*` tools, `test://` resources, prompts,
+ * completion, logging, progress, sampling and elicitation, so `npm start` fronts an origin on which
+ * the whole suite can run. Bound to loopback (the default), it answers only loopback Host/Origin.
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
@@ -17,6 +22,7 @@ import type { AddressInfo } from 'node:net'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { callFixtureTool, FIXTURE_TOOL_NAMES, FIXTURE_TOOLS, installFixtureHandlers } from './fixtures'
 
 /** The demo tools with their JSON Schemas, exactly as published in tools/list. */
 export const DEMO_TOOLS = [
@@ -101,18 +107,47 @@ function callTool(name: string, args: Record<string, unknown>) {
   }
 }
 
-function newMcpServer(stats: OriginStats): Server {
-  const server = new Server({ name: 'demo-origin', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
+function newMcpServer(stats: OriginStats, fixtures: boolean): Server {
+  const server = new Server(
+    { name: 'demo-origin', version: '1.0.0' },
+    fixtures
+      ? { capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {}, completions: {} } }
+      : { capabilities: { tools: { listChanged: true } } },
+  )
+  const tools = [...DEMO_TOOLS, ...(fixtures ? FIXTURE_TOOLS : [])] as unknown as { name: string; inputSchema: { type: 'object' } }[]
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     stats.toolsList++
-    return { tools: DEMO_TOOLS as unknown as { name: string; inputSchema: { type: 'object' } }[] }
+    return { tools }
   })
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const name = req.params.name
     stats.calls[name] = (stats.calls[name] ?? 0) + 1
-    return callTool(name, (req.params.arguments ?? {}) as Record<string, unknown>)
+    const args = (req.params.arguments ?? {}) as Record<string, unknown>
+    return fixtures && FIXTURE_TOOL_NAMES.has(name) ? callFixtureTool(name, args, extra, server) : callTool(name, args)
   })
+  if (fixtures) installFixtureHandlers(server, new Set())
   return server
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/**
+ * DNS-rebinding protection (MCP 2025-11-25, Transports, "Security Warning"): the origin listens on
+ * loopback, so it answers only requests whose Host, and Origin when present, name a loopback host.
+ * The SDK's transport option compares Host byte for byte with a fixed list (port included), which
+ * does not fit a port picked at listen time, hence this small check.
+ */
+function loopbackOnly(req: IncomingMessage): boolean {
+  const hostname = (value: string) => {
+    try {
+      return new URL(value.includes('://') ? value : `http://${value}`).hostname.toLowerCase()
+    } catch {
+      return ''
+    }
+  }
+  if (!LOOPBACK_NAMES.has(hostname(req.headers.host ?? ''))) return false
+  const origin = req.headers.origin
+  return origin === undefined || LOOPBACK_NAMES.has(hostname(origin))
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -128,6 +163,11 @@ export interface DemoOriginOptions {
   host?: string
   /** Answer POSTs with application/json instead of SSE. */
   jsonResponse?: boolean
+  /**
+   * Also serve the conformance-suite fixtures (demo/fixtures.ts). Default false, so the demo's
+   * tool list stays the four demo tools for tests that count them; `npm start` turns it on.
+   */
+  fixtures?: boolean
 }
 
 /** A running demo origin: `url` is its MCP endpoint. */
@@ -140,6 +180,7 @@ export interface RunningOrigin {
 /** Starts the demo origin (stateful sessions, one SDK server per session). */
 export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<RunningOrigin> {
   const stats: OriginStats = { calls: {}, toolsList: 0, posts: 0 }
+  const loopbackBound = ['127.0.0.1', 'localhost', '::1'].includes(opts.host ?? '127.0.0.1')
   const transports = new Map<string, StreamableHTTPServerTransport>()
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
@@ -149,6 +190,10 @@ export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<Run
     }
     if (url.pathname !== '/mcp') {
       res.writeHead(404).end()
+      return
+    }
+    if (loopbackBound && !loopbackOnly(req)) {
+      res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Host or Origin is not a loopback name' } }))
       return
     }
     const sid = req.headers['mcp-session-id']
@@ -176,7 +221,7 @@ export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<Run
         t.onclose = () => {
           if (t.sessionId) transports.delete(t.sessionId)
         }
-        await newMcpServer(stats).connect(t)
+        await newMcpServer(stats, opts.fixtures ?? false).connect(t)
         transport = t
       }
       await transport.handleRequest(req, res, body)

@@ -1,6 +1,6 @@
 /**
  * `npm start`: runs the edge on Node. With ORIGIN_URL unset it first starts the bundled demo
- * origin on 127.0.0.1 (DEMO_PORT, default 3000) and fronts it; with ORIGIN_URL set it fronts
+ * origin on 127.0.0.1 (DEMO_PORT, default 3000), with the conformance-suite fixtures, and fronts it; with ORIGIN_URL set it fronts
  * that origin only. Prints the edge URL. Stops on SIGINT/SIGTERM.
  */
 import { startEdge } from '../src/adapters/node/index'
@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const env = { ...process.env }
   let origin: Awaited<ReturnType<typeof startDemoOrigin>> | null = null
   if (!env.ORIGIN_URL) {
-    origin = await startDemoOrigin({ port: Number(env.DEMO_PORT ?? 3000) })
+    origin = await startDemoOrigin({ port: Number(env.DEMO_PORT ?? 3000), fixtures: true })
     env.ORIGIN_URL = origin.url
     console.error(`demo origin: ${origin.url}`)
   }
