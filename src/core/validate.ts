@@ -63,7 +63,7 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
   const args = (params.arguments as Record<string, unknown> | undefined) ?? {}
 
   try {
-    return await checkArguments(id, name, args, ctx)
+    return await checkArguments(id, name, args, ctx, isObject(params.task))
   } catch (e) {
     if (!(e instanceof StoreUnavailableError)) throw e
     // D8: no schema can be read; fail open, or refuse with ON_SCHEMA_ERROR=reject.
@@ -74,7 +74,7 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
 }
 
 /** The schema part of {@link validateToolsCall}. Throws StoreUnavailableError when KV fails. */
-async function checkArguments(id: RawId, name: string, args: Record<string, unknown>, ctx: ValidateContext): Promise<CallVerdict> {
+async function checkArguments(id: RawId, name: string, args: Record<string, unknown>, ctx: ValidateContext, taskAugmented: boolean): Promise<CallVerdict> {
   const invalidParams = (message: string, tool?: string, data?: unknown) => invalidParamsAnswer(id, message, tool, data)
   let tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
   if (tool?.stale) {
@@ -112,7 +112,9 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
   if (!issues) return { kind: 'forward', tool: name, unvalidated: false }
 
   const msg = invalidArgumentsMessage(name, issues, tool.messageSchema ?? tool.record.inputSchema)
-  const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era))
+  // A task-augmented call (params.task, MCP 2025-11-25 tasks) expects a CreateTaskResult, which an
+  // isError CallToolResult is not: a JSON-RPC -32602 is the answer every client can read there.
+  const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era) && !taskAugmented)
   if (asToolError) {
     const result: Record<string, unknown> = { content: [{ type: 'text', text: msg.text }], isError: true }
     if (isModern(ctx.era)) result.resultType = 'complete'
