@@ -10,6 +10,7 @@ import { startEdge } from '../src/adapters/node/index'
 import type { KvStore, LogRecord } from '../src/core/ports'
 import { WORKER_BUNDLE } from './helpers/build-worker'
 import { RUNTIMES, type StartEdge } from './helpers/runtimes'
+import { assertKvEffect } from './helpers/kv-effect'
 import { assertCase, deploy, expandRows, readVectors, send, type Case, type Deployment } from './rules-harness'
 
 const rows = readVectors('spec-vectors-2026.jsonl')
@@ -116,6 +117,8 @@ describe.each(RUNTIMES)('spec-vectors-2026.jsonl on $name', ({ name, start }) =>
       d.setCase(c)
       const a = await send(d, c)
       assertCase(c, a, d.forwarded(), d.pulls())
+      // Rows 137-139: where the relayed tool list was stored (docs/scope.md).
+      if (c.expected.kv_effect !== undefined) await assertKvEffect(c, d.edge)
       const grade = c.expected.body.grade
       if (typeof grade === 'string') {
         const logs = await d.edge.logs()

@@ -20,6 +20,8 @@ export interface EdgeUnderTest {
   kvGet(key: string): Promise<string | null>
   /** Writes a KV key of the edge's store (an operator push). */
   kvPut(key: string, value: string): Promise<void>
+  /** Lists the keys of the edge's store that start with `prefix` (where the store can list). */
+  kvKeys?(prefix: string): Promise<string[]>
   close(): Promise<void>
 }
 
@@ -36,6 +38,7 @@ export const startNodeEdge: StartEdge = async (vars) => {
     logs: async () => records,
     kvGet: (k) => kv.get(k),
     kvPut: (k, v) => kv.put(k, v),
+    kvKeys: (prefix) => kv.keys(prefix),
     close: () => edge.close(),
   }
 }
@@ -79,6 +82,7 @@ export const startWorkerEdge: StartEdge = async (vars) => {
     },
     kvGet: (k) => kv.get(k, 'text'),
     kvPut: (k, v) => kv.put(k, v),
+    kvKeys: async (prefix) => (await kv.list({ prefix })).keys.map((k) => k.name),
     close: () => mf.dispose(),
   }
 }
