@@ -18,6 +18,8 @@ export interface PullOptions {
   /** Caller headers to carry (lower-case names), e.g. authorization. */
   headers: Record<string, string>
   timeoutMs: number
+  /** Upper bound of each JSON reply body in bytes (`MAX_REPLY_BYTES`); unset: unbounded. */
+  maxReplyBytes?: number
   /** Upper bound of pages followed. */
   maxPages?: number
 }
@@ -63,7 +65,7 @@ export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[
     if (sessionId) headers['mcp-session-id'] = sessionId
     if (era !== '2025-03-26' || sessionId) headers['mcp-protocol-version'] = era
     if (isModern(era) && typeof body.method === 'string') headers['mcp-method'] = body.method
-    const reply = await opts.client({ method: 'POST', url: opts.url, headers, body: JSON.stringify(body), timeoutMs: opts.timeoutMs })
+    const reply = await opts.client({ method: 'POST', url: opts.url, headers, body: JSON.stringify(body), timeoutMs: opts.timeoutMs, ...(opts.maxReplyBytes !== undefined ? { maxReplyBytes: opts.maxReplyBytes } : {}) })
     if (reply.status < 200 || reply.status > 299) {
       reply.discard()
       throw new Error(`status ${reply.status}`)

@@ -109,7 +109,7 @@ function toolsCallContext(ex: Exchange, headers: Headers, scope: string) {
     scope,
     era,
     config: deps.config,
-    pull: () => pullToolList({ client: deps.origin, url: target.url, era, headers: carry, timeoutMs: deps.config.originTimeoutMs }),
+    pull: () => pullToolList({ client: deps.origin, url: target.url, era, headers: carry, timeoutMs: deps.config.originTimeoutMs, maxReplyBytes: deps.config.maxReplyBytes }),
   }
 }
 
