@@ -3,7 +3,9 @@
  * - `MAX_REPLY_BYTES`: an origin JSON reply beyond the bound (declared by Content-Length, or
  *   chunked with no length) gives every forwarded id -31001 with no origin text, and the edge
  *   stops reading (the origin's connection is closed before it finished writing); a reply of
- *   exactly the bound passes; the default is 16 MiB. Node entry and built Worker in workerd.
+ *   exactly the bound passes; the default is 16 MiB; the edge's own tool-list pull is bounded
+ *   too (a list beyond it fails the pull: D16, forwarded unvalidated). Node entry and built
+ *   Worker in workerd.
  * - a client that disconnects while a JSON reply is awaited aborts the origin request (the
  *   origin sees its connection closed long before ORIGIN_TIMEOUT_MS); the log line says
  *   `clientClosed: true` and grades the id `missing`.
@@ -14,6 +16,7 @@ import { ConfigError, loadConfig } from '../src/core/config'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { ADMIN_TOKEN, gradesOf, mcpHeaders, nextLog, post, postLogs, pushTools } from './helpers/grading'
+import { countMethod, serveMcp, toolCalls } from './helpers/mcp-script'
 
 const MAX = 4096
 const CANARY = 'CANARY_reply_text'
@@ -42,15 +45,36 @@ describe('MAX_REPLY_BYTES configuration', () => {
 
 describe.each(RUNTIMES)('reply size and client disconnect on $name', ({ name, start }) => {
   let origin: ScriptedOrigin
+  let lists: ScriptedOrigin
   let edge: EdgeUnderTest
   beforeAll(async () => {
     origin = await startScriptedOrigin()
-    edge = await start({ ORIGIN_URL: origin.url, ADMIN_TOKEN, MAX_REPLY_BYTES: String(MAX) })
+    lists = await startScriptedOrigin()
+    edge = await start({ ORIGIN_URL: origin.url, ORIGINS: JSON.stringify({ lists: lists.url }), ADMIN_TOKEN, MAX_REPLY_BYTES: String(MAX), REFRESH_MIN_INTERVAL_MS: '0' })
     await pushTools(edge, [{ name: 'big', inputSchema: { type: 'object' } }])
   })
   afterAll(async () => {
     await edge?.close()
     await origin?.close()
+    await lists?.close()
+  })
+
+  it("the edge's own tool-list pull is bounded too: a list beyond it fails the pull (D16)", async () => {
+    const tool = (description: string) => ({ name: 'listed', description, inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } })
+    const script = serveMcp(lists, { pages: [[tool('d'.repeat(MAX))]] })
+    const before = (await postLogs(edge)).length
+    const bad = '{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"listed","arguments":{"n":"x"}}}'
+    const got = await post(edge, bad, mcpHeaders('2025-06-18'), 'lists')
+    // Pulled, refused by the bound, so forwarded unvalidated (and answered by the origin).
+    expect(countMethod(lists, 'tools/list')).toBe(1)
+    expect(toolCalls(lists)).toEqual([{ name: 'listed', arguments: { n: 'x' } }])
+    expect(JSON.parse(got.text).result.content[0].text).toBe('ok')
+    expect(gradesOf(await nextLog(edge, before))).toEqual([{ id: '20', grade: 'unvalidated' }])
+    // The same list within the bound validates.
+    script.pages = [[tool('short')]]
+    const again = await post(edge, bad.replace('"id":20', '"id":21'), mcpHeaders('2025-06-18'), 'lists')
+    expect(JSON.parse(again.text).error?.code, again.text).toBe(-32602)
+    expect(toolCalls(lists).length).toBe(1)
   })
 
   it('a reply of exactly MAX_REPLY_BYTES is relayed unchanged', async () => {
