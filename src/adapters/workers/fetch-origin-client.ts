@@ -64,7 +64,9 @@ export function createFetchOriginClient(fetchImpl: typeof fetch = (...a) => fetc
       headers,
       text: async () => {
         try {
-          if (max === undefined || declared <= max) return await res.text()
+          if (max === undefined) return await res.text()
+          // A declared length beyond the bound is refused unread. Otherwise the bytes are counted
+          // as read: fetch may decode a compressed body, so a declared length does not bound it.
           if (declared > max) {
             res.body?.cancel().catch(() => undefined)
             throw new OriginReplyTooLargeError()
