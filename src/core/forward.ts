@@ -478,4 +478,3 @@ function carriesListChanged(data: string): boolean {
   const isIt = (m: unknown) => isObject(m) && m.method === 'notifications/tools/list_changed' && !('id' in m)
   return Array.isArray(v) ? v.some(isIt) : isIt(v)
 }
-
