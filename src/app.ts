@@ -53,7 +53,8 @@ export function createApp(getDeps: GetDeps): Hono {
     let response: Response | undefined
     const limited = await limit(c, async () => {
       const body = new Uint8Array(await c.req.arrayBuffer())
-      response = await handlePost(body, c.req.raw.headers, t, deps)
+      // The request's signal fires when the client goes away: a forwarded request's origin call is aborted with it.
+      response = await handlePost(body, c.req.raw.headers, t, deps, c.req.raw.signal)
     })
     return response ?? (limited as Response)
   }

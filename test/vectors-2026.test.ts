@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type StartEdge } from './helpers/runtimes'
+import { assertKvEffect } from './helpers/kv-effect'
 import { assertCase, deploy, expandRows, readVectors, send, type Case, type Deployment } from './rules-harness'
 
 const rows = readVectors('spec-vectors-2026.jsonl')
@@ -50,6 +51,8 @@ describe.each(RUNTIMES)('spec-vectors-2026.jsonl on $name', ({ name, start }) =>
       d.setCase(c)
       const a = await send(d, c)
       assertCase(c, a, d.forwarded(), d.pulls())
+      // Rows 137-139: where the relayed tool list was stored (docs/scope.md).
+      if (c.expected.kv_effect !== undefined) await assertKvEffect(c, d.edge)
       const grade = c.expected.body.grade
       if (typeof grade === 'string') {
         const logs = await d.edge.logs()

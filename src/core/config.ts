@@ -17,6 +17,8 @@ export interface Config {
   /** Host header allow-list ('localhost' = loopback names); null = no Host check. */
   allowedHosts: string[] | null
   maxBodyBytes: number
+  /** Upper bound of an origin's JSON reply body (`MAX_REPLY_BYTES`); beyond it every forwarded id gets -31001 (D9). */
+  maxReplyBytes: number
   maxBatch: number
   originTimeoutMs: number
   schemaTtlS: number
@@ -92,6 +94,7 @@ export function loadConfig(
     allowedOrigins: list(env.ALLOWED_ORIGINS),
     allowedHosts: env.ALLOWED_HOSTS === undefined || env.ALLOWED_HOSTS === '' ? null : list(env.ALLOWED_HOSTS),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 4 * 1024 * 1024, 1),
+    maxReplyBytes: int(env, 'MAX_REPLY_BYTES', 16 * 1024 * 1024, 1),
     maxBatch: int(env, 'MAX_BATCH', 100, 1),
     originTimeoutMs: int(env, 'ORIGIN_TIMEOUT_MS', 30_000, 1),
     schemaTtlS: int(env, 'SCHEMA_TTL_S', 300, 0),

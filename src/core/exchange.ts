@@ -60,11 +60,12 @@ export function gatewayError(code: number, originStatus?: number): RpcError {
  * the first answer wins), `unknown_id` (an id the edge never forwarded), `no_id` (an error with
  * `"id": null`, given to the ids left open instead), `invalid` (not a JSON-RPC response).
  * `server_request` (a request on the response stream of a 2026-07-28 request, which that
- * revision forbids). `id` is the id token (bounded), or `-` when there was none.
+ * revision forbids). `too_large` (a JSON reply body beyond `MAX_REPLY_BYTES`, discarded unread).
+ * `id` is the id token (bounded), or `-` when there was none.
  */
 export interface DroppedReply {
   id: string
-  reason: 'repeated' | 'unknown_id' | 'no_id' | 'invalid' | 'server_request'
+  reason: 'repeated' | 'unknown_id' | 'no_id' | 'invalid' | 'server_request' | 'too_large'
 }
 
 /** A forwarded request awaiting its answer in the origin's reply. */
@@ -83,6 +84,10 @@ export class Exchange {
   readonly pending = new Map<string, Pending>()
   readonly started: number
   originMs?: number
+  /** The caller's private KV scope (src/core/scope.ts), set by the pipeline before a tools/list or tools/call is forwarded. */
+  scope?: string
+  /** Aborts when the client goes away (the runtime's `request.signal`); passed to the origin request of forwarded requests. */
+  signal?: AbortSignal
   constructor(
     readonly deps: EdgeDeps,
     readonly target: OriginTarget,

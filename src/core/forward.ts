@@ -8,9 +8,10 @@
 import { isKnownVersion, isModern } from './era'
 import { ErrorCode, errorText, isObject, NULL_ID, toRawId } from './jsonrpc'
 import { memberText, scanJsonText } from './json-text'
-import { OriginTimeoutError, type OriginReply } from './ports'
+import { OriginReplyTooLargeError, OriginTimeoutError, type OriginReply } from './ports'
 import { gradeHeader, gradeResponse, isResponse, type GradeRow } from './grade'
 import { formatEvent, transformSse, type SseEndReason, type SseEvent } from './sse'
+import { watchSse } from './sse-watch'
 import { originErasFor } from './modern'
 import { onToolsCallReply, onToolsListReply } from './reply-hooks'
 import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from './exchange'
@@ -38,21 +39,43 @@ function relayHeaders(reply: OriginReply): Record<string, string> {
 }
 
 /**
- * Sends one POST body to the origin with the client's headers (hop-by-hop ones dropped) and
- * `ORIGIN_TIMEOUT_MS`; records `ex.originMs` (milliseconds until the headers).
+ * Sends one POST body to the origin with the client's headers (hop-by-hop ones dropped),
+ * `ORIGIN_TIMEOUT_MS` and `MAX_REPLY_BYTES`; records `ex.originMs` (milliseconds until the headers).
+ * @param signal the client's signal (forwarded requests only: a notification is delivered even
+ *   when its sender leaves). It aborts the origin request until the headers arrive, and through a
+ *   JSON body; an SSE reply is unlinked from it, since the client cancelling the stream already
+ *   cancels the origin's (and grades the open ids `missing`, see streamReply).
  * @returns the origin's reply, or `{ fault }` with the D9 code (-31002 timeout, -31001 anything else)
  */
-export async function callOrigin(ex: Exchange, headers: Headers, body: string): Promise<OriginReply | { fault: number }> {
+export async function callOrigin(ex: Exchange, headers: Headers, body: string, signal?: AbortSignal): Promise<OriginReply | { fault: number }> {
   const t0 = Date.now()
+  const link = signal ? new AbortController() : undefined
+  const onAbort = () => link!.abort()
+  if (signal?.aborted) link!.abort()
+  else signal?.addEventListener('abort', onAbort, { once: true })
   try {
     const timeoutMs = isListen(ex) ? 0 : ex.deps.config.originTimeoutMs
-    const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs })
+    const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs, maxReplyBytes: ex.deps.config.maxReplyBytes, ...(link ? { signal: link.signal } : {}) })
     ex.originMs = Date.now() - t0
+    if (isSse(reply)) signal?.removeEventListener('abort', onAbort)
     return reply
   } catch (e) {
     ex.originMs = Date.now() - t0
+    signal?.removeEventListener('abort', onAbort)
     return { fault: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable }
   }
+}
+
+/**
+ * The client went away before a JSON answer (its signal fired, and the origin request was aborted
+ * with it): the open ids are graded `missing` with no text (nobody reads), the log line says
+ * `clientClosed: true`.
+ */
+function clientGone(ex: Exchange, grader: ReplyGrader): Response {
+  ex.clientClosed = true
+  grader.close('cancel')
+  ex.finish(200)
+  return new Response(null, { status: 200 })
 }
 
 /**
@@ -238,8 +261,9 @@ class ReplyGrader {
  */
 export async function forwardRequests(body: string, _forwarded: Pending[], localTexts: string[], headers: Headers, ex: Exchange, asBatch: boolean): Promise<Response> {
   // The open ids are read from `ex.pending`; `_forwarded` stays for the pipeline's call shape.
-  const reply = await callOrigin(ex, headers, body)
+  const reply = await callOrigin(ex, headers, body, ex.signal)
   const grader = new ReplyGrader(ex)
+  if ('fault' in reply && ex.signal?.aborted) return clientGone(ex, grader)
   if ('fault' in reply) return respondJson(localTexts, grader.close(reply.fault === ErrorCode.OriginTimeout ? 'timeout' : 'error'), ex, asBatch, {})
   const ok = reply.status >= 200 && reply.status < 300
   if (ok && isSse(reply)) return streamReply(reply, localTexts, ex, grader, asBatch)
@@ -267,6 +291,12 @@ export async function forwardRequests(body: string, _forwarded: Pending[], local
   try {
     text = await reply.text()
   } catch (e) {
+    if (ex.signal?.aborted) return clientGone(ex, grader)
+    if (e instanceof OriginReplyTooLargeError) {
+      // MAX_REPLY_BYTES: the body was discarded unread; every open id gets -31001 (D9).
+      ex.drop({ id: '-', reason: 'too_large' })
+      return respondJson(localTexts, grader.close('invalid'), ex, asBatch, relaySessionOnly(reply))
+    }
     return respondJson(localTexts, grader.close(isTimeout(e) ? 'timeout' : 'error'), ex, asBatch, {})
   }
   const sid = relaySessionOnly(reply)
@@ -358,7 +388,7 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
           result = parts.length === 0 ? null : `[${parts.join(',')}]`
           if (result === ev.data) result = undefined
         } else {
-          if (isObject(value) && value.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id, 'public')
+          if (isObject(value) && value.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id)
           if (isModern(ex.era) && isObject(value) && typeof value.method === 'string' && 'id' in value) {
             // 2026-07-28 servers MUST NOT send requests on a response stream (input_required
             // results replaced them): dropped and logged (spec-2026.md section 4 item 4).
@@ -410,6 +440,10 @@ function prepend(events: SseEvent[], body: ReadableStream<Uint8Array>): Readable
 /**
  * Forwards `GET /mcp` (the standalone SSE stream) or `DELETE /mcp` (session end) untouched,
  * streaming the body (DESIGN.md section 2). 2026-07-28 requests are answered 405 (D18).
+ * The GET stream is relayed byte for byte (the origin's chunks themselves, no re-serialisation);
+ * a copy of each chunk is parsed on the side ({@link watchSse}) and a
+ * `notifications/tools/list_changed` event invalidates the origin's tools (every scope: the
+ * notification does not say whose list changed) before the chunk that completes it is relayed.
  */
 export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Headers, target: OriginTarget, deps: EdgeDeps): Promise<Response> {
   const version = headers.get('mcp-protocol-version')
@@ -423,7 +457,24 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Heade
     const code = e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable
     return errorResponse(502, NULL_ID, gatewayError(code))
   }
-  const body = reply.status === 204 || reply.status === 304 ? (reply.discard(), null) : reply.stream()
+  const source = reply.status === 204 || reply.status === 304 ? (reply.discard(), null) : reply.stream()
+  const body =
+    source && method === 'GET' && isSse(reply)
+      ? watchSse(source, (ev) => {
+          if (isMessageEvent(ev) && ev.data.includes('notifications/tools/list_changed') && carriesListChanged(ev.data)) deps.registry.invalidate(target.id)
+        })
+      : source
   return new Response(body, { status: reply.status, headers: relayHeaders(reply) })
 }
 
+/** True when an SSE event's data is `notifications/tools/list_changed` (alone or inside a JSON-RPC batch). */
+function carriesListChanged(data: string): boolean {
+  let v: unknown
+  try {
+    v = JSON.parse(data)
+  } catch {
+    return false
+  }
+  const isIt = (m: unknown) => isObject(m) && m.method === 'notifications/tools/list_changed' && !('id' in m)
+  return Array.isArray(v) ? v.some(isIt) : isIt(v)
+}

@@ -18,6 +18,8 @@ export interface PullOptions {
   /** Caller headers to carry (lower-case names), e.g. authorization. */
   headers: Record<string, string>
   timeoutMs: number
+  /** Upper bound of each JSON reply body in bytes (`MAX_REPLY_BYTES`); unset: unbounded. */
+  maxReplyBytes?: number
   /** Upper bound of pages followed. */
   maxPages?: number
 }
@@ -53,7 +55,7 @@ export async function readRpcResponse(reply: OriginReply, id: number): Promise<R
  * @returns the tools (all pages), the era spoken and the origin's `ttlMs` hint if any
  * @throws on network failure, a non-2xx status, a JSON-RPC error or a malformed result
  */
-export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[]; era: ProtocolVersion; ttlMs?: number }> {
+export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[]; era: ProtocolVersion; ttlMs?: number; cacheScope?: unknown }> {
   const base: Record<string, string> = { ...opts.headers, 'content-type': 'application/json', accept: ACCEPT }
   let era = opts.era
   let sessionId: string | undefined
@@ -63,7 +65,7 @@ export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[
     if (sessionId) headers['mcp-session-id'] = sessionId
     if (era !== '2025-03-26' || sessionId) headers['mcp-protocol-version'] = era
     if (isModern(era) && typeof body.method === 'string') headers['mcp-method'] = body.method
-    const reply = await opts.client({ method: 'POST', url: opts.url, headers, body: JSON.stringify(body), timeoutMs: opts.timeoutMs })
+    const reply = await opts.client({ method: 'POST', url: opts.url, headers, body: JSON.stringify(body), timeoutMs: opts.timeoutMs, ...(opts.maxReplyBytes !== undefined ? { maxReplyBytes: opts.maxReplyBytes } : {}) })
     if (reply.status < 200 || reply.status > 299) {
       reply.discard()
       throw new Error(`status ${reply.status}`)
@@ -92,6 +94,8 @@ export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[
     let cursor: string | undefined
     const seen = new Set<string>()
     let ttlMs: number | undefined
+    // The pages' cacheScope (spec-2026.md §1.F item 40: the same on every page); pages that disagree read as private.
+    let cacheScope: unknown
     for (let page = 0; page < (opts.maxPages ?? 100); page++) {
       const id = nextId++
       const params: Record<string, unknown> = cursor ? { cursor } : {}
@@ -103,13 +107,15 @@ export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[
       if (!isObject(result) || !Array.isArray(result.tools)) throw new Error('tools/list failed')
       tools.push(...result.tools)
       if (typeof result.ttlMs === 'number') ttlMs = result.ttlMs
+      if (page > 0 && cacheScope !== result.cacheScope) cacheScope = 'private'
+      else cacheScope = result.cacheScope
       if (typeof result.nextCursor !== 'string' || result.nextCursor === '') break
       // A cursor seen before would loop: the list is taken as it stands.
       if (seen.has(result.nextCursor)) break
       seen.add(result.nextCursor)
       cursor = result.nextCursor
     }
-    return { tools, era, ...(ttlMs !== undefined ? { ttlMs } : {}) }
+    return { tools, era, ...(ttlMs !== undefined ? { ttlMs } : {}), ...(cacheScope !== undefined ? { cacheScope } : {}) }
   } finally {
     if (sessionId) {
       const headers = { ...opts.headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': era }

@@ -16,14 +16,17 @@ import { pullToolList } from './origin-session'
 import { findTool, validateToolsCall } from './validate'
 import { errorResponse, Exchange, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { callOrigin, forwardRequests, forwardWithoutReply } from './forward'
+import { privateScope } from './scope'
 
 /**
  * Handles one `POST /mcp` whose transport checks passed.
  * @param body the request body bytes (already bounded by MAX_BODY_BYTES)
  * @param headers the client's request headers
+ * @param signal aborts when the client goes away (the runtime's `request.signal`): the origin
+ *   request of forwarded requests is aborted with it while a JSON reply is awaited
  * @returns the response: a JSON body, an SSE stream, or 202 with no body
  */
-export async function handlePost(body: Uint8Array | string, headers: Headers, target: OriginTarget, deps: EdgeDeps): Promise<Response> {
+export async function handlePost(body: Uint8Array | string, headers: Headers, target: OriginTarget, deps: EdgeDeps, signal?: AbortSignal): Promise<Response> {
   const { config } = deps
   // Stage 2: parse.
   const parsed = parseBody(body)
@@ -40,6 +43,7 @@ export async function handlePost(body: Uint8Array | string, headers: Headers, ta
     const d = decideBatchEra(parsed.items.map((it) => it.value), eraCtx)
     if (d.kind === 'refuse') return refusal(new Exchange(deps, target, DEFAULT_VERSION), d)
     const ex = new Exchange(deps, target, d.era)
+    ex.signal = signal
     if (parsed.items.length > config.maxBatch) {
       ex.row({ id: 'null', method: '', grade: 'rejected', code: ErrorCode.InvalidRequest, answeredBy: 'edge' })
       ex.finish(400)
@@ -60,8 +64,9 @@ export async function handlePost(body: Uint8Array | string, headers: Headers, ta
     const h = headerVersion(headers)
     return refusal(new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION), d, c.kind === 'request' ? c.method : '')
   }
-  if (d.kind === 'legacy') return handleSingle(c, headers, new Exchange(deps, target, d.era))
-  const ex = new Exchange(deps, target, MODERN_VERSION)
+  const ex = new Exchange(deps, target, d.kind === 'legacy' ? d.era : MODERN_VERSION)
+  ex.signal = signal
+  if (d.kind === 'legacy') return handleSingle(c, headers, ex)
   if (c.kind === 'request') {
     const r = checkStandardHeaders(c, headers)
     if (r) return refusal(ex, r, c.method)
@@ -79,7 +84,21 @@ function refusal(ex: Exchange, r: EraRefusal, method = ''): Response {
   return errorResponse(r.status, r.id, r.error)
 }
 
-function toolsCallContext(ex: Exchange, headers: Headers) {
+/** One digest per POST, shared by the elements of a batch. */
+const scopes = new WeakMap<Exchange, Promise<string>>()
+
+/**
+ * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header
+ * (src/core/scope.ts; DESIGN.md section 7). Computed only for what reads or learns tool lists.
+ */
+async function callerScope(ex: Exchange, headers: Headers): Promise<string> {
+  let p = scopes.get(ex)
+  if (!p) scopes.set(ex, (p = privateScope(headers.get('authorization'))))
+  return (ex.scope = await p)
+}
+
+/** Stage 5's view of the registry for one caller: its scope (own private list, then public) and a pull with its authorization. */
+function toolsCallContext(ex: Exchange, headers: Headers, scope: string) {
   const { deps, target, era } = ex
   const carry: Record<string, string> = {}
   const auth = headers.get('authorization')
@@ -87,17 +106,19 @@ function toolsCallContext(ex: Exchange, headers: Headers) {
   return {
     registry: deps.registry,
     originId: target.id,
-    scope: 'public',
+    scope,
     era,
     config: deps.config,
-    pull: () => pullToolList({ client: deps.origin, url: target.url, era, headers: carry, timeoutMs: deps.config.originTimeoutMs }),
+    pull: () => pullToolList({ client: deps.origin, url: target.url, era, headers: carry, timeoutMs: deps.config.originTimeoutMs, maxReplyBytes: deps.config.maxReplyBytes }),
   }
 }
 
 /** Stage 5 for one request: a local answer text, or what to forward. */
 async function decide(c: Extract<Classified, { kind: 'request' }>, headers: Headers, ex: Exchange): Promise<{ answer: string; row: GradeRow } | { forward: Pending } | { refuse: EraRefusal }> {
+  // tools/list replies are learned under the caller's scope when the list is private (reply-hooks.ts).
+  if (c.method === 'tools/list') await callerScope(ex, headers)
   if (c.method !== 'tools/call') return { forward: { id: c.id, method: c.method, unvalidated: false, answered: false } }
-  const ctx = toolsCallContext(ex, headers)
+  const ctx = toolsCallContext(ex, headers, await callerScope(ex, headers))
   if (isModern(ex.era)) {
     // Mcp-Param-* headers against the tool's x-mcp-header arguments, before argument validation (spec-2026.md §1-I step 10).
     const p = c.params
@@ -126,7 +147,7 @@ async function handleSingle(c: Classified, headers: Headers, ex: Exchange): Prom
     return errorResponse(status, c.responseShaped || c.notification ? NULL_ID : c.id, c.error)
   }
   if (c.kind === 'notification' || c.kind === 'response') {
-    if (c.kind === 'notification' && c.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id, 'public')
+    if (c.kind === 'notification' && c.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id)
     return forwardWithoutReply(c.text, headers, ex)
   }
   const d = await decide(c, headers, ex)
@@ -174,7 +195,7 @@ async function handleBatch(items: Classified[], headers: Headers, ex: Exchange):
       return
     }
     if (c.kind === 'notification' || c.kind === 'response') {
-      if (c.kind === 'notification' && c.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id, 'public')
+      if (c.kind === 'notification' && c.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id)
       out[i] = c.text
       return
     }

@@ -56,6 +56,17 @@ export interface OriginRequest {
   body?: string
   /** Milliseconds before the origin client aborts with {@link OriginTimeoutError}. */
   timeoutMs: number
+  /**
+   * Aborts the request (headers or body) when it fires, e.g. because the client went away; the
+   * client then rejects with the runtime's abort error. Optional.
+   */
+  signal?: AbortSignal
+  /**
+   * Upper bound of the body `text()` may return, in bytes (`MAX_REPLY_BYTES`). Beyond it `text()`
+   * rejects with {@link OriginReplyTooLargeError} and the rest of the body is discarded unread.
+   * Does not apply to `stream()`. Unset: unbounded.
+   */
+  maxReplyBytes?: number
 }
 
 /** The origin's reply. Exactly one of `text()` or `stream()` may be called, once. */
@@ -63,7 +74,10 @@ export interface OriginReply {
   status: number
   /** Lower-case header names. */
   headers: Record<string, string>
-  /** The whole body as text (for JSON replies). */
+  /**
+   * The whole body as UTF-8 text (for JSON replies). Rejects with {@link OriginReplyTooLargeError}
+   * beyond the request's `maxReplyBytes`, {@link OriginTimeoutError} on a silent body.
+   */
   text(): Promise<string>
   /** The body as a byte stream (SSE replies); null when there is no body. */
   stream(): ReadableStream<Uint8Array> | null
@@ -79,6 +93,14 @@ export class OriginTimeoutError extends Error {
   constructor() {
     super('origin timeout')
     this.name = 'OriginTimeoutError'
+  }
+}
+
+/** The origin's body was larger than {@link OriginRequest.maxReplyBytes} (D9: -31001); the body was discarded. */
+export class OriginReplyTooLargeError extends Error {
+  constructor() {
+    super('origin reply too large')
+    this.name = 'OriginReplyTooLargeError'
   }
 }
 

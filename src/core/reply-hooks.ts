@@ -3,28 +3,31 @@
  * What the validation side does with the origin's replies, called from forward.ts where a reply
  * to a forwarded request is graded (one call per hook, so grading stays readable):
  * - {@link onToolsListReply}: learn the schemas of every `tools/list` page that passes through
- *   (DESIGN.md section 7), in the background (`deps.defer`), so the response is not delayed;
+ *   (DESIGN.md section 7), in the background (`deps.defer`), so the response is not delayed, under
+ *   the scope its `cacheScope` names (public, or the caller's private scope; ./scope.ts);
  * - {@link onToolsCallReply}: the D12 output-schema check (./output-schema).
  */
 import type { Exchange, Pending } from './exchange'
 import type { GradedResponse } from './grade'
 import { isObject } from './jsonrpc'
 import { checkOutputSchema } from './output-schema'
-
-/** The KV scope used for tool lists, the same as the pipeline's validation (`public`). */
-const SCOPE = 'public'
+import { listScope, PUBLIC_SCOPE } from './scope'
 
 /**
  * Learns one `tools/list` result page (any page: the cursor does not matter, each tool is keyed by
- * name). The origin's `ttlMs` hint (2026-07-28) is kept with the records. Never throws; the reply
- * is relayed unchanged.
+ * name). The origin's `ttlMs` hint (2026-07-28) is kept with the records. The page's `cacheScope`
+ * decides the KV scope (spec-2026.md §1.F item 39, B7): `public`, else the caller's private scope
+ * (`ex.scope`, set by the pipeline); a private page whose caller scope is unknown is not learned.
+ * Never throws; the reply is relayed unchanged.
  */
 export function onToolsListReply(ex: Exchange, p: Pending, msg: Record<string, unknown>): void {
   if (p.method !== 'tools/list' || !isObject(msg.result) || !Array.isArray(msg.result.tools) || ('error' in msg && msg.error !== null)) return
   const result = msg.result
   const ttlMs = typeof result.ttlMs === 'number' ? result.ttlMs : undefined
+  const scope = listScope(result.cacheScope, ex.era, ex.scope)
+  if (scope === null) return
   try {
-    ex.deps.defer(ex.deps.registry.learn(ex.target.id, SCOPE, result.tools as unknown[], ex.era, ttlMs).catch(() => undefined))
+    ex.deps.defer(ex.deps.registry.learn(ex.target.id, scope, result.tools as unknown[], ex.era, ttlMs).catch(() => undefined))
   } catch {
     // learning is best effort: the reply goes out either way
   }
@@ -36,7 +39,7 @@ export function onToolsListReply(ex: Exchange, p: Pending, msg: Record<string, u
  */
 export function onToolsCallReply(ex: Exchange, p: Pending, msg: Record<string, unknown>, g: GradedResponse): { graded: GradedResponse; row?: { outputSchema: 'invalid' | 'unchecked' } } {
   if (p.method !== 'tools/call' || p.tool === undefined || !isObject(msg.result) || g.isError || (g.grade !== 'ok' && g.grade !== 'unvalidated')) return { graded: g }
-  const tool = ex.deps.registry.peek(ex.target.id, SCOPE, p.tool)
+  const tool = ex.deps.registry.peek(ex.target.id, ex.scope ?? PUBLIC_SCOPE, p.tool)
   const c = checkOutputSchema(msg.result, tool, ex.deps.config.outputSchema, p.id, ex.era, p.tool)
   if (c.status === 'unchecked') return { graded: g, row: { outputSchema: 'unchecked' } }
   if (c.status !== 'invalid') return { graded: g }

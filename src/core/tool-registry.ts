@@ -6,7 +6,9 @@
  * KV layout (one namespace, all values JSON text):
  * - `tools:<originId>:<scope>:<toolName>` -> {@link ToolRecord}
  * - `toollist:<originId>:<scope>` -> `{ names, hash, fetchedAt, ttlMs? }`
- * `scope` is `public`, or `u-<hash of the caller's Authorization>` for private tool lists.
+ * `scope` is `public`, or `u-<SHA-256 of the caller's Authorization>` for private tool lists
+ * (./scope.ts). Reads with a caller's private scope fall back to `public` (a public list serves
+ * every caller); a pull stores its list where the origin's `cacheScope` says (docs/scope.md).
  *
  * Reads: KV at most once per tool per TTL per isolate (memory entries expire after the TTL).
  * Compiles: at most once per (dialect, schema text) per isolate while the LRU holds it; before
@@ -22,6 +24,7 @@ import { dialectOf, type Dialect, type ProtocolVersion } from './era'
 import { isObject } from './jsonrpc'
 import { SchemaUnusableError, type CompiledValidator, type KvStore, type ValidatorEngine } from './ports'
 import { portabilityProblem } from './schema-portability'
+import { listScope, PUBLIC_SCOPE } from './scope'
 import { normaliseSchema } from './schema-normal-form'
 
 /** The KV namespace failed (binding missing, outage): no schema can be known for now (D8). */
@@ -97,8 +100,12 @@ interface MemoryEntry {
   expiresAt: number
 }
 
-/** Fetches an origin's whole tool list (all pages) with the edge's own client session. */
-export type ToolListPuller = () => Promise<{ tools: unknown[]; era: ProtocolVersion; ttlMs?: number }>
+/**
+ * Fetches an origin's whole tool list (all pages) with the edge's own client session, on behalf of
+ * one caller (its authorization). `cacheScope` is the origin's hint as found on the pages
+ * (spec-2026.md §1.F item 39): it decides where the list is stored.
+ */
+export type ToolListPuller = () => Promise<{ tools: unknown[]; era: ProtocolVersion; ttlMs?: number; cacheScope?: unknown }>
 
 /** Holds and refreshes tool schemas; see the module comment for the KV layout. */
 export class ToolRegistry {
@@ -106,7 +113,7 @@ export class ToolRegistry {
   private readonly compiled = new Map<string, CompiledValidator | SchemaUnusableError>()
   private readonly inflight = new Map<string, Promise<boolean>>()
   private readonly lastRefresh = new Map<string, { at: number; ok: boolean }>()
-  /** `originId:scope` -> when this isolate last saw `notifications/tools/list_changed` (ms). */
+  /** `originId:scope` (or `originId:*` for every scope) -> when this isolate last saw `notifications/tools/list_changed` (ms). */
   private readonly changedAt = new Map<string, number>()
   private readonly now: () => number
   /** Counters for tests and metrics: KV reads and writes of tool records, compiles, refreshes started. */
@@ -131,6 +138,8 @@ export class ToolRegistry {
     if (typeof record.fetchedAt !== 'number') return false
     const changed = this.changedAt.get(`${originId}:${scope}`)
     if (changed !== undefined && record.fetchedAt < changed) return true
+    const changedAll = this.changedAt.get(`${originId}:*`)
+    if (changedAll !== undefined && record.fetchedAt < changedAll) return true
     return record.fetchedAt + this.ttlMs(record) <= now
   }
 
@@ -138,9 +147,20 @@ export class ToolRegistry {
    * Looks a tool up: memory, then KV (at most one KV read per tool per TTL). Returns null when the
    * origin's store has no such tool; an unreadable record counts as "not known". A record past its
    * freshness comes back with `stale: true`.
+   * @param scope the caller's scope: a private scope is read first, then `public` (a public list
+   *   serves every caller; a private one only its own authorization context)
    * @throws StoreUnavailableError when the KV namespace itself fails (the caller fails open, D8)
    */
   async lookup(originId: string, scope: string, name: string): Promise<ResolvedTool | null> {
+    if (scope !== PUBLIC_SCOPE) {
+      const own = await this.lookupIn(originId, scope, name)
+      if (own) return own
+    }
+    return this.lookupIn(originId, PUBLIC_SCOPE, name)
+  }
+
+  /** {@link lookup} in exactly one scope. */
+  private async lookupIn(originId: string, scope: string, name: string): Promise<ResolvedTool | null> {
     const key = `tools:${originId}:${scope}:${name}`
     const hit = this.memory.get(key)
     const now = this.now()
@@ -175,10 +195,12 @@ export class ToolRegistry {
 
   /**
    * The tool as this isolate holds it in memory, without any I/O (for grading a reply to a call
-   * that was just validated, e.g. the D12 output check). Null when not held.
+   * that was just validated, e.g. the D12 output check). Null when not held. Scopes as in
+   * {@link lookup}: the caller's own first, then `public`.
    */
   peek(originId: string, scope: string, name: string): ResolvedTool | null {
-    return this.memory.get(`tools:${originId}:${scope}:${name}`)?.tool ?? null
+    const own = scope !== PUBLIC_SCOPE ? this.memory.get(`tools:${originId}:${scope}:${name}`)?.tool : undefined
+    return own ?? this.memory.get(`tools:${originId}:${PUBLIC_SCOPE}:${name}`)?.tool ?? null
   }
 
   /** Compiles (or takes from the LRU) the validators of a record. Never throws. */
@@ -302,21 +324,29 @@ export class ToolRegistry {
   }
 
   /**
-   * `notifications/tools/list_changed` for one origin+scope: drops the memory entries, and marks
-   * every record fetched before now as stale in this isolate, so the next call to any of its
-   * tools refreshes the list first (other isolates catch up at their TTL).
+   * `notifications/tools/list_changed` for one origin: drops the memory entries, and marks every
+   * record fetched before now as stale in this isolate, so the next call to any of its tools
+   * refreshes the list first (other isolates catch up at their TTL).
+   * @param scope one scope only; omitted: every scope of the origin (what the edge does for a
+   *   notification from the origin, which does not say whose list changed)
    */
-  invalidate(originId: string, scope: string): void {
-    const prefix = `tools:${originId}:${scope}:`
+  invalidate(originId: string, scope?: string): void {
+    const prefix = scope === undefined ? `tools:${originId}:` : `tools:${originId}:${scope}:`
     for (const key of this.memory.keys()) if (key.startsWith(prefix)) this.memory.delete(key)
-    this.lastRefresh.delete(`${originId}:${scope}`)
-    this.changedAt.set(`${originId}:${scope}`, this.now())
+    if (scope === undefined) {
+      for (const k of this.lastRefresh.keys()) if (k.startsWith(`${originId}:`)) this.lastRefresh.delete(k)
+    } else this.lastRefresh.delete(`${originId}:${scope}`)
+    this.changedAt.set(`${originId}:${scope ?? '*'}`, this.now())
   }
 
   /**
    * Refreshes an origin's tool list once (D7): concurrent callers share one pull; a pull is not
    * repeated within `refreshMinIntervalMs`. Resolves true when a pull succeeded (now or recently),
    * false when the pull failed or was rate-limited away (D16: callers fail open).
+   * @param scope the caller's scope (single flight and rate limit are per origin and caller, since
+   *   the pull carries the caller's authorization); the list is stored under `public` or under this
+   *   scope as its `cacheScope` says ({@link listScope}). A private list pulled for the `public`
+   *   scope has nowhere to go: it is not stored and the refresh counts as failed.
    */
   refresh(originId: string, scope: string, pull: ToolListPuller): Promise<boolean> {
     const k = `${originId}:${scope}`
@@ -327,12 +357,16 @@ export class ToolRegistry {
     this.stats.refreshes++
     const p = (async () => {
       try {
-        const { tools, era, ttlMs } = await pull()
-        // Forget every cached entry of this origin first, so negative entries do not outlive the pull.
-        const prefix = `tools:${originId}:${scope}:`
-        for (const key of this.memory.keys()) if (key.startsWith(prefix)) this.memory.delete(key)
-        const names = await this.learn(originId, scope, tools, era, ttlMs)
-        await this.storeList(originId, scope, names, ttlMs)
+        const { tools, era, ttlMs, cacheScope } = await pull()
+        const dest = listScope(cacheScope, era, scope === PUBLIC_SCOPE ? undefined : scope)
+        if (dest === null) throw new Error('a private tool list without a caller scope')
+        // Forget every cached entry of this origin and caller first, so negative entries do not outlive the pull.
+        for (const s of new Set([scope, dest])) {
+          const prefix = `tools:${originId}:${s}:`
+          for (const key of this.memory.keys()) if (key.startsWith(prefix)) this.memory.delete(key)
+        }
+        const names = await this.learn(originId, dest, tools, era, ttlMs)
+        await this.storeList(originId, dest, names, ttlMs)
         this.lastRefresh.set(k, { at: this.now(), ok: true })
         return true
       } catch {

@@ -20,6 +20,8 @@ export interface EdgeUnderTest {
   kvGet(key: string): Promise<string | null>
   /** Writes a KV key of the edge's store (an operator push). */
   kvPut(key: string, value: string): Promise<void>
+  /** Lists the keys of the edge's store that start with `prefix` (where the store can list). */
+  kvKeys?(prefix: string): Promise<string[]>
   close(): Promise<void>
 }
 
@@ -49,6 +51,7 @@ export const startNodeEdge: StartEdge = async (vars, opts = {}) => {
     logs: async () => records,
     kvGet: (k) => kv.get(k),
     kvPut: (k, v) => kv.put(k, v),
+    kvKeys: (prefix) => (opts.kvDown ? Promise.resolve([]) : mem.keys(prefix)),
     close: () => edge.close(),
   }
 }
@@ -92,6 +95,7 @@ export const startWorkerEdge: StartEdge = async (vars, opts = {}) => {
     },
     kvGet: async (k) => (kv ? kv.get(k, 'text') : null),
     kvPut: async (k, v) => void (await kv?.put(k, v)),
+    kvKeys: async (prefix) => (kv ? (await kv.list({ prefix })).keys.map((k) => k.name) : []),
     close: () => mf.dispose(),
   }
 }

@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream'
 import { Agent, request, errors } from 'undici'
-import { OriginTimeoutError, type OriginClient, type OriginReply } from '../../core/ports'
+import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply } from '../../core/ports'
 
 /** Creates the client. `connections` bounds the pool per origin. */
 export function createUndiciOriginClient(options: { connections?: number } = {}): OriginClient & { close(): Promise<void> } {
@@ -20,6 +20,7 @@ export function createUndiciOriginClient(options: { connections?: number } = {})
         dispatcher: agent,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
+        ...(req.signal ? { signal: req.signal } : {}),
       })
     } catch (e) {
       if (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError) throw new OriginTimeoutError()
@@ -28,13 +29,27 @@ export function createUndiciOriginClient(options: { connections?: number } = {})
     const headers: Record<string, string> = {}
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
     const body = res.body
+    const max = req.maxReplyBytes
+    const declared = headers['content-length'] !== undefined ? Number(headers['content-length']) : NaN
     return {
       status: res.statusCode,
       headers,
       text: async () => {
         try {
-          return await body.text()
+          // A declared length within the bound: undici reads exactly that many bytes.
+          if (max === undefined || declared <= max) return await body.text()
+          if (declared > max) throw new OriginReplyTooLargeError()
+          // No length (chunked, or until close): count while reading. undici's body.text() has no bound.
+          const chunks: Buffer[] = []
+          let n = 0
+          for await (const chunk of body as AsyncIterable<Buffer>) {
+            n += chunk.length
+            if (n > max) throw new OriginReplyTooLargeError()
+            chunks.push(chunk)
+          }
+          return new TextDecoder().decode(Buffer.concat(chunks))
         } catch (e) {
+          if (e instanceof OriginReplyTooLargeError) body.destroy()
           if (e instanceof errors.BodyTimeoutError) throw new OriginTimeoutError()
           throw e
         }

@@ -3,7 +3,35 @@
  * {@link OriginClient} over the platform `fetch` (native and cheap on Workers). Runtime-neutral,
  * so tests can also use it on Node.
  */
-import { OriginTimeoutError, type OriginClient, type OriginReply } from '../../core/ports'
+import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply } from '../../core/ports'
+
+/**
+ * Reads a body as UTF-8 text, at most `max` bytes (fetch's `text()` has no bound); beyond it the
+ * body is cancelled and {@link OriginReplyTooLargeError} thrown.
+ */
+async function boundedText(body: ReadableStream<Uint8Array> | null, max: number): Promise<string> {
+  if (!body) return ''
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let n = 0
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) break
+    n += value.byteLength
+    if (n > max) {
+      reader.cancel().catch(() => undefined)
+      throw new OriginReplyTooLargeError()
+    }
+    chunks.push(value)
+  }
+  const all = new Uint8Array(n)
+  let at = 0
+  for (const c of chunks) {
+    all.set(c, at)
+    at += c.byteLength
+  }
+  return new TextDecoder().decode(all)
+}
 
 /** Creates a fetch-based origin client. */
 export function createFetchOriginClient(fetchImpl: typeof fetch = (...a) => fetch(...a)): OriginClient {
@@ -11,11 +39,16 @@ export function createFetchOriginClient(fetchImpl: typeof fetch = (...a) => fetc
     const controller = new AbortController()
     let timedOut = false
     const timer = req.timeoutMs > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), req.timeoutMs) : undefined
+    // The caller's signal (client gone) aborts the same request as the timeout.
+    const onAbort = () => controller.abort()
+    if (req.signal?.aborted) controller.abort()
+    else req.signal?.addEventListener('abort', onAbort, { once: true })
     let res: Response
     try {
       res = await fetchImpl(req.url, { method: req.method, headers: req.headers, body: req.body ?? null, signal: controller.signal })
     } catch (e) {
       clearTimeout(timer)
+      req.signal?.removeEventListener('abort', onAbort)
       if (timedOut) throw new OriginTimeoutError()
       throw e
     }
@@ -24,22 +57,33 @@ export function createFetchOriginClient(fetchImpl: typeof fetch = (...a) => fetc
     const ct = headers['content-type'] ?? ''
     // An SSE body may legitimately stay open past the timeout: only the headers are timed.
     if (ct.includes('text/event-stream')) clearTimeout(timer)
+    const max = req.maxReplyBytes
+    const declared = headers['content-length'] !== undefined ? Number(headers['content-length']) : NaN
     return {
       status: res.status,
       headers,
       text: async () => {
         try {
-          return await res.text()
+          if (max === undefined) return await res.text()
+          // A declared length beyond the bound is refused unread. Otherwise the bytes are counted
+          // as read: fetch may decode a compressed body, so a declared length does not bound it.
+          if (declared > max) {
+            res.body?.cancel().catch(() => undefined)
+            throw new OriginReplyTooLargeError()
+          }
+          return await boundedText(res.body, max)
         } catch (e) {
           if (timedOut) throw new OriginTimeoutError()
           throw e
         } finally {
           clearTimeout(timer)
+          req.signal?.removeEventListener('abort', onAbort)
         }
       },
       stream: () => res.body,
       discard: () => {
         clearTimeout(timer)
+        req.signal?.removeEventListener('abort', onAbort)
         res.body?.cancel().catch(() => undefined)
       },
     }

@@ -1,0 +1,74 @@
+/**
+ * @module scope
+ * The KV scope of a tool list (DESIGN.md section 7; spec-2026.md §1.F items 39-41, B7): tool
+ * schemas an origin publishes with `cacheScope: "public"` are kept under `public` and serve every
+ * caller; a private list (`cacheScope: "private"`, or no valid `cacheScope` in 2026-07-28) is kept
+ * under the caller's own scope, `u-<SHA-256 of its authorization context>`, so one user's tools
+ * never validate another's (caches MUST NOT be shared across authorization contexts).
+ *
+ * Runtime-neutral: the hash is Web Crypto's `crypto.subtle.digest('SHA-256')` (Node >= 20 and
+ * Workers). The token itself is never written to KV or logged: only the hex digest appears in KV
+ * keys. A digest costs about 30-70 us on Node 20 (Web Crypto runs it off-thread), so the last
+ * {@link SCOPE_MEMO_SIZE} authorization values seen by this process or isolate are remembered in
+ * memory with their digest (memory only, like the request headers themselves).
+ */
+import { isModern, type ProtocolVersion } from './era'
+
+/** The scope of tool lists every caller may use. */
+export const PUBLIC_SCOPE = 'public'
+
+/** Domain separation: the digest of a token here is not the digest of the token anywhere else. */
+const SCOPE_LABEL = 'mcp-edge-validator tool-list scope v1\n'
+
+const encoder = new TextEncoder()
+
+/** Authorization values whose digest is remembered per process or isolate (oldest dropped first). */
+export const SCOPE_MEMO_SIZE = 1000
+
+const memo = new Map<string, Promise<string>>()
+
+async function digest(authorization: string): Promise<string> {
+  const d = await crypto.subtle.digest('SHA-256', encoder.encode(SCOPE_LABEL + authorization))
+  let hex = ''
+  for (const b of new Uint8Array(d)) hex += b.toString(16).padStart(2, '0')
+  return 'u-' + hex
+}
+
+/**
+ * The private scope of one authorization context.
+ * @param authorization the caller's `Authorization` header value, exactly as sent (null when the
+ *   request carried none: every caller without credentials shares that one anonymous context)
+ * @returns `u-` followed by 64 lower-case hex digits (SHA-256 of a fixed label and the value)
+ */
+export function privateScope(authorization: string | null): Promise<string> {
+  const key = authorization ?? ''
+  let p = memo.get(key)
+  if (p) {
+    // LRU: move to the back.
+    memo.delete(key)
+    memo.set(key, p)
+    return p
+  }
+  p = digest(key)
+  memo.set(key, p)
+  // A failed digest is not remembered.
+  p.catch(() => memo.delete(key))
+  while (memo.size > SCOPE_MEMO_SIZE) memo.delete(memo.keys().next().value as string)
+  return p
+}
+
+/**
+ * Where the tools of one `tools/list` result belong (spec-2026.md §1.F item 39 and B7).
+ * - `cacheScope: "public"` -> {@link PUBLIC_SCOPE};
+ * - `cacheScope: "private"`, or any other present value -> the caller's scope (SDK 2.4.0 reads a
+ *   malformed value as private; the safe side for a shared gateway);
+ * - absent: 2026-07-28 -> the caller's scope (the field is required there, so absence is read as
+ *   private, B7); earlier revisions have no cache hints -> {@link PUBLIC_SCOPE} (DESIGN.md section 7).
+ * @param callerScope the caller's {@link privateScope}; undefined when unknown, in which case a
+ *   private list gets no scope at all (null: it must not be stored)
+ */
+export function listScope(cacheScope: unknown, era: ProtocolVersion, callerScope: string | undefined): string | null {
+  if (cacheScope === 'public') return PUBLIC_SCOPE
+  if (cacheScope === undefined && !isModern(era)) return PUBLIC_SCOPE
+  return callerScope ?? null
+}
