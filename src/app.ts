@@ -15,7 +15,7 @@ import { bodyLimit } from 'hono/body-limit'
 import { DEFAULT_VERSION, isKnownVersion, looksModern } from './core/era'
 import { unsupportedVersion } from './core/modern'
 import { ErrorCode, isObject, NULL_ID } from './core/jsonrpc'
-import { errorResponse, refusalResponse, type EdgeDeps, type OriginTarget } from './core/exchange'
+import { errorResponse, Exchange, refusalResponse, type EdgeDeps, type OriginTarget } from './core/exchange'
 import { handlePassThrough } from './core/forward'
 import { handlePost } from './core/pipeline'
 import { checkHostAndOrigin, checkPost } from './core/transport'
@@ -37,6 +37,14 @@ function noOrigin(): Response {
 export function createApp(getDeps: GetDeps): Hono {
   const app = new Hono()
 
+  // DNS-rebinding protection for the other routes too (/metrics names tools and origins); the
+  // /mcp routes check Host and Origin themselves, with the rest of their transport checks.
+  const hostCheck = async (c: Context, next: () => Promise<void>): Promise<Response | void> => {
+    const refusal = checkHostAndOrigin(c.req.raw.headers, getDeps(c).config)
+    if (refusal) return refusalResponse(refusal)
+    await next()
+  }
+  for (const path of ['/healthz', '/metrics', '/admin/*']) app.use(path, hostCheck)
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/metrics', (c) => c.text(getDeps(c).metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' }))
 
@@ -44,11 +52,12 @@ export function createApp(getDeps: GetDeps): Hono {
     const deps = getDeps(c)
     const t = target(deps, c.req.param('origin'))
     if (!t) return noOrigin()
+    // Transport refusals are answered before the body is read, and logged like every POST.
     const refusal = checkPost(c.req.raw.headers, deps.config)
-    if (refusal) return refusalResponse(refusal)
+    if (refusal) return new Exchange(deps, t, DEFAULT_VERSION).reject(refusal.status, NULL_ID, { code: refusal.code, message: refusal.message }, '', refusal.headers)
     const limit = bodyLimit({
       maxSize: deps.config.maxBodyBytes,
-      onError: () => errorResponse(413, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${deps.config.maxBodyBytes} bytes` }),
+      onError: () => new Exchange(deps, t, DEFAULT_VERSION).reject(413, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${deps.config.maxBodyBytes} bytes` }),
     })
     let response: Response | undefined
     const limited = await limit(c, async () => {

@@ -14,6 +14,32 @@ import { ErrorCode, NULL_ID, isObject, toRawId, type RawId, type RpcError } from
 import { memberText } from './json-text'
 import type { ParsedItem } from './parse'
 
+/**
+ * Client-to-server request methods of MCP 2025-03-26 .. 2026-07-28 (schema.ts `ClientRequest`):
+ * each needs an id. Unknown methods without an id stay notifications (forwarded, vectors 6, 21).
+ */
+const REQUEST_METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'tasks/get',
+  'tasks/result',
+  'tasks/list',
+  'tasks/cancel',
+  'server/discover',
+  'subscriptions/listen',
+])
+
 /** A message that is valid JSON-RPC and is not refused locally. `text` is its exact source text. */
 export type Classified =
   | { kind: 'request'; id: RawId; method: string; params: Record<string, unknown> | undefined; text: string }
@@ -63,6 +89,11 @@ export function classify(item: ParsedItem, text: string): Classified {
     if (!id) return invalid(NULL_ID, 'Invalid Request: rpc.* methods are reserved', ErrorCode.InvalidRequest, { notification: true })
     return invalid(id, `Method not found: rpc.* methods are reserved by JSON-RPC 2.0`, ErrorCode.MethodNotFound)
   }
-  if (!id) return { kind: 'notification', method: v.method, params: params as Record<string, unknown> | undefined, text: source }
+  if (!id) {
+    // D5: a client->server *request* method sent without an id is not an MCP notification; it is
+    // never forwarded (a `tools/call` without an id would otherwise skip validation and grading).
+    if (REQUEST_METHODS.has(v.method)) return invalid(NULL_ID, `Invalid Request: ${v.method.slice(0, 64)} is a request and needs an id`, ErrorCode.InvalidRequest, { notification: true })
+    return { kind: 'notification', method: v.method, params: params as Record<string, unknown> | undefined, text: source }
+  }
   return { kind: 'request', id, method: v.method, params: params as Record<string, unknown> | undefined, text: source }
 }

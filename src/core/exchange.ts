@@ -8,7 +8,7 @@ import type { Config } from './config'
 import type { ProtocolVersion } from './era'
 import { ErrorCode, errorText, type RawId, NULL_ID, type RpcError } from './jsonrpc'
 import type { Defer, Logger, OriginClient } from './ports'
-import type { ForwardedRequest, GradeRow } from './grade'
+import { gradeHeader, type ForwardedRequest, type GradeRow } from './grade'
 import type { ToolRegistry } from './tool-registry'
 import type { Refusal } from './transport'
 import type { GradeCounters } from './metrics'
@@ -97,8 +97,10 @@ export class Exchange {
   }
   /** Adds one id's grade to the table and to the metrics counters. */
   row(r: GradeRow): void {
+    // Tool names come from callers: bounded in the log line, and unknown ones never become series.
+    if (r.tool !== undefined && r.tool.length > 64) r.tool = r.tool.slice(0, 63) + '…'
     this.rows.push(r)
-    this.deps.metrics.count(this.target.id, r.tool, r.grade)
+    this.deps.metrics.count(this.target.id, r.unknownTool ? '_unknown' : r.tool, r.grade)
   }
   /** Notes a message of the origin's reply that was not relayed (logged with the grade table). */
   drop(d: DroppedReply): void {
@@ -115,6 +117,16 @@ export class Exchange {
    * grades: GradeRow[], dropped?, clientClosed? }` (DESIGN.md section 6). Only the first call
    * writes; an SSE reply calls it as soon as every id is graded, and again (a no-op) at the end.
    */
+  /**
+   * Answers the whole POST locally with one JSON-RPC error: logs it graded `rejected` (one log
+   * line per POST) and sets `MCP-Edge-Grade` like every other JSON answer (DESIGN.md section 6).
+   */
+  reject(status: number, id: RawId, error: RpcError, method = '', headers: Record<string, string> = {}): Response {
+    this.row({ id: idLabel(id), method, grade: 'rejected', code: error.code, answeredBy: 'edge' })
+    this.finish(status)
+    return errorResponse(status, id, error, { ...headers, 'mcp-edge-grade': gradeHeader(this.rows) })
+  }
+
   finish(status: number): void {
     if (this.finished) return
     this.finished = true

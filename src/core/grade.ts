@@ -25,6 +25,8 @@ export interface GradeRow {
   isError?: boolean
   answeredBy: 'edge' | 'origin'
   originMs?: number
+  /** Set when `tool` names no tool of the origin (then counted as `_unknown` in metrics). */
+  unknownTool?: boolean
 }
 
 function failureFlag(o: Record<string, unknown>): boolean {

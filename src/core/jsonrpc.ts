@@ -56,7 +56,8 @@ export function toRawId(value: unknown, rawToken?: string): RawId | null {
   if (typeof value === 'string') return { raw: rawToken ?? JSON.stringify(value), key: 's:' + value }
   if (typeof value === 'number' && Number.isInteger(value)) {
     // Integers past 2^53 lose digits in JSON.parse: the token text is the truth.
-    const raw = rawToken !== undefined && /^-?\d+$/.test(rawToken) ? rawToken : String(value)
+    // Any JSON number token with an integer value (`7`, `1e3`, `-0`) is echoed exactly as sent.
+    const raw = rawToken !== undefined && /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(rawToken) ? rawToken : String(value)
     return { raw, key: 'n:' + (Number.isSafeInteger(value) ? String(value) : raw) }
   }
   return null

@@ -17,7 +17,8 @@ export class GradeCounters {
 
   /** Adds one id with `grade` for `origin` and `tool` (`-` when the id was not a tools/call). */
   count(origin: string, tool: string | undefined, grade: Grade): void {
-    let key = `${origin}\u0000${tool ?? '-'}\u0000${grade}`
+    const name = tool === undefined ? '-' : tool.length > 64 ? tool.slice(0, 64) : tool
+    let key = `${origin}\u0000${name}\u0000${grade}`
     if (!this.counts.has(key) && this.counts.size >= this.maxSeries) key = `${origin}\u0000_other\u0000${grade}`
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1)
   }

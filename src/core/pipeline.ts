@@ -31,10 +31,7 @@ export async function handlePost(body: Uint8Array | string, headers: Headers, ta
   // Stage 2: parse.
   const parsed = parseBody(body)
   if (parsed.kind === 'reject') {
-    const ex = new Exchange(deps, target, DEFAULT_VERSION)
-    ex.row({ id: 'null', method: '', grade: 'rejected', code: parsed.code, answeredBy: 'edge' })
-    ex.finish(400)
-    return errorResponse(400, NULL_ID, { code: parsed.code, message: parsed.code === ErrorCode.ParseError ? 'Parse error: ' + parsed.reason : 'Invalid Request: ' + parsed.reason })
+    return new Exchange(deps, target, DEFAULT_VERSION).reject(400, NULL_ID, { code: parsed.code, message: parsed.code === ErrorCode.ParseError ? 'Parse error: ' + parsed.reason : 'Invalid Request: ' + parsed.reason })
   }
   const eraCtx: EraContext = { headers, supported: config.supportedVersions, origin: originErasFor(deps).view(target.id) }
 
@@ -45,9 +42,7 @@ export async function handlePost(body: Uint8Array | string, headers: Headers, ta
     const ex = new Exchange(deps, target, d.era)
     ex.signal = signal
     if (parsed.items.length > config.maxBatch) {
-      ex.row({ id: 'null', method: '', grade: 'rejected', code: ErrorCode.InvalidRequest, answeredBy: 'edge' })
-      ex.finish(400)
-      return errorResponse(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${config.maxBatch} messages` })
+      return ex.reject(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${config.maxBatch} messages` })
     }
     return handleBatch(parsed.items.map((it) => classify(it, parsed.text)), headers, ex)
   }
@@ -79,9 +74,7 @@ export async function handlePost(body: Uint8Array | string, headers: Headers, ta
 
 /** Answers an {@link EraRefusal}: its status and one JSON-RPC error, logged as `rejected`. */
 function refusal(ex: Exchange, r: EraRefusal, method = ''): Response {
-  ex.row({ id: idLabel(r.id), method, grade: 'rejected', code: r.error.code, answeredBy: 'edge' })
-  ex.finish(r.status)
-  return errorResponse(r.status, r.id, r.error)
+  return ex.reject(r.status, r.id, r.error, method)
 }
 
 /** One digest per POST, shared by the elements of a batch. */
@@ -132,6 +125,7 @@ async function decide(c: Extract<Classified, { kind: 'request' }>, headers: Head
   if (verdict.kind === 'answer') {
     const row: GradeRow = { id: idLabel(c.id), method: c.method, grade: 'rejected', answeredBy: 'edge' }
     if (verdict.tool !== undefined) row.tool = verdict.tool
+    if (verdict.unknownTool) row.unknownTool = true
     if (verdict.code !== undefined) row.code = verdict.code
     if (verdict.isError) row.isError = true
     return { answer: verdict.text, row }
@@ -142,9 +136,7 @@ async function decide(c: Extract<Classified, { kind: 'request' }>, headers: Head
 async function handleSingle(c: Classified, headers: Headers, ex: Exchange): Promise<Response> {
   if (c.kind === 'invalid') {
     const status = c.id === NULL_ID || c.responseShaped || c.notification ? 400 : 200
-    ex.row({ id: idLabel(c.id), method: '', grade: 'rejected', code: c.error.code, answeredBy: 'edge' })
-    ex.finish(status)
-    return errorResponse(status, c.responseShaped || c.notification ? NULL_ID : c.id, c.error)
+    return ex.reject(status, c.responseShaped || c.notification ? NULL_ID : c.id, c.error)
   }
   if (c.kind === 'notification' || c.kind === 'response') {
     if (c.kind === 'notification' && c.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id)
@@ -172,9 +164,7 @@ async function handleBatch(items: Classified[], headers: Headers, ex: Exchange):
   const hasRequests = items.some((c) => c.kind === 'request' || c.kind === 'notification')
   if (hasResponses && hasRequests) {
     // MCP 2025-03-26 transports: a POST holds requests/notifications, or responses, never both.
-    ex.row({ id: 'null', method: '', grade: 'rejected', code: ErrorCode.InvalidRequest, answeredBy: 'edge' })
-    ex.finish(400)
-    return errorResponse(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: a batch mixes requests and responses' })
+    return ex.reject(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: a batch mixes requests and responses' })
   }
   // Local answers and forwarded texts keep the element's position.
   const local: (string | null)[] = new Array(items.length).fill(null)
@@ -234,7 +224,7 @@ async function handleBatch(items: Classified[], headers: Headers, ex: Exchange):
     if (localTexts.length === 0) {
       // Only MCP-invalid notifications: refused as one (D5, D15).
       ex.finish(400)
-      return errorResponse(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: notifications must carry object params' })
+      return errorResponse(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: notifications must carry object params' }, { 'mcp-edge-grade': gradeHeader(ex.rows) })
     }
     // Vector 13: a batch whose every entry has a null id is refused as a whole (docs/rules.md).
     const allNull = ex.rows.every((r) => r.id === 'null')

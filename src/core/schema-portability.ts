@@ -12,6 +12,8 @@
  * "Composition-Keyword Resource Use"): it runs once when a schema is compiled, never per call.
  */
 
+import safeRegex from 'safe-regex2'
+
 /** Upper bounds of a schema the edge validates with. */
 export const SCHEMA_LIMITS = { maxDepth: 64, maxNodes: 20_000 } as const
 
@@ -52,6 +54,16 @@ function validPattern(p: unknown): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * False for a pattern whose backtracking can explode (star height > 1 or too many repetitions,
+ * e.g. `^(a+)+$`): matched against a caller's string, one call could hold the event loop for
+ * minutes. Checked with safe-regex2 (fastify's maintained fork of substack/safe-regex), once per
+ * schema compile; such a schema is unusable (D8) on every runtime.
+ */
+function linearPattern(p: unknown): boolean {
+  return typeof p !== 'string' || safeRegex(p)
 }
 
 /**
@@ -104,6 +116,10 @@ export function portabilityProblem(schema: unknown, what = 'inputSchema'): strin
       problem = `its ${what} has a pattern that is not a valid regular expression`
       return
     }
+    if (!linearPattern(o.pattern)) {
+      problem = `its ${what} has a pattern with nested repetition, whose matching time can explode`
+      return
+    }
     for (const key of ['properties', 'patternProperties'] as const) {
       const map = o[key]
       if (typeof map === 'object' && map !== null && !Array.isArray(map)) {
@@ -111,8 +127,8 @@ export function portabilityProblem(schema: unknown, what = 'inputSchema'): strin
           problem = `its ${what} declares a property named __proto__, which the edge does not validate`
           return
         }
-        if (key === 'patternProperties' && !Object.keys(map).every(validPattern)) {
-          problem = `its ${what} has a pattern that is not a valid regular expression`
+        if (key === 'patternProperties' && !Object.keys(map).every((k) => validPattern(k) && linearPattern(k))) {
+          problem = `its ${what} has a pattern that is not a valid regular expression, or one whose matching time can explode`
           return
         }
       }

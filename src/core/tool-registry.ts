@@ -20,6 +20,7 @@
  * Refresh (D7): single-flight per origin+scope and rate-limited by `refreshMinIntervalMs`; a full
  * pull also deletes the KV records of tools the origin no longer lists.
  */
+import type { Config } from './config'
 import { dialectOf, type Dialect, type ProtocolVersion } from './era'
 import { isObject } from './jsonrpc'
 import { SchemaUnusableError, type CompiledValidator, type KvStore, type ValidatorEngine } from './ports'
@@ -47,6 +48,8 @@ export interface ToolRecord {
   hash: string
   /** Epoch milliseconds; absent in a record pushed by hand (never stale). */
   fetchedAt?: number
+  /** The tag of the origin it was learned from ({@link ToolRegistryOptions.sourceOf}). */
+  source?: string
   /** The origin's freshness hint in ms (2026-07-28 `ttlMs`), when given. */
   ttlMs?: number
 }
@@ -93,6 +96,13 @@ export interface ToolRegistryOptions {
   validatorCacheSize: number
   refreshMinIntervalMs: number
   now?: () => number
+  /**
+   * A stable tag of the origin an `originId` stands for now (e.g. a hash of its URL). Learned
+   * records carry it; a record learned from another origin under the same name (ORIGIN_URL was
+   * changed, the store outlived a restart) is treated as absent. Operator-pushed records without a
+   * tag are accepted.
+   */
+  sourceOf?: (originId: string) => string | undefined
 }
 
 interface MemoryEntry {
@@ -177,6 +187,8 @@ export class ToolRegistry {
     try {
       const parsed: unknown = text ? JSON.parse(text) : null
       record = isToolRecord(parsed) ? parsed : null
+      const source = this.opts.sourceOf?.(originId)
+      if (record?.source !== undefined && source !== undefined && record.source !== source) record = null
     } catch {
       record = null
     }
@@ -283,6 +295,8 @@ export class ToolRegistry {
         hash: fnv1a(JSON.stringify(t.inputSchema) ?? ''),
         fetchedAt: now,
       }
+      const source = this.opts.sourceOf?.(originId)
+      if (source !== undefined) record.source = source
       if (t.outputSchema !== undefined) {
         record.outputSchema = t.outputSchema
         record.outputDialect = dialectOf(t.outputSchema, era)
@@ -400,4 +414,22 @@ class BoundedMap<K, V> extends Map<K, V> {
     while (this.size > this.max) this.delete(this.keys().next().value as K)
     return this
   }
+}
+
+/**
+ * The registry an entry builds from its configuration: records are tagged with a hash of the URL
+ * their origin name stands for, so schemas never cross from one origin URL to another.
+ */
+export function createToolRegistry(config: Config, kv: KvStore, engine: ValidatorEngine): ToolRegistry {
+  return new ToolRegistry({
+    kv,
+    engine,
+    schemaTtlS: config.schemaTtlS,
+    validatorCacheSize: config.validatorCacheSize,
+    refreshMinIntervalMs: config.refreshMinIntervalMs,
+    sourceOf: (id) => {
+      const url = id === 'default' ? config.originUrl : config.origins[id]
+      return url ? fnv1a(url) : undefined
+    },
+  })
 }

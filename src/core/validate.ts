@@ -32,10 +32,19 @@ export interface ValidateContext {
 /** The verdict on one call: forward it (maybe unvalidated) or answer with `text`. */
 export type CallVerdict =
   | { kind: 'forward'; tool: string; unvalidated: boolean }
-  | { kind: 'answer'; tool?: string; text: string; code?: number; isError?: boolean }
+  | { kind: 'answer'; tool?: string; text: string; code?: number; isError?: boolean; unknownTool?: boolean }
 
 function clip(s: string): string {
   return s.length > 64 ? s.slice(0, 63) + '…' : s
+}
+
+/** Tool names longer than this (UTF-16 units) are unknown without a lookup. */
+export const MAX_TOOL_NAME = 256
+
+/** The D7 answer for a tool the origin does not list: -32602 naming it (cut to 64 characters). */
+function unknownTool(id: RawId, name: string): CallVerdict {
+  const text = errorText(id, { code: ErrorCode.InvalidParams, message: `Unknown tool: "${clip(name)}". Call tools/list to see the tools this server offers.`, data: { tool: clip(name) } })
+  return { kind: 'answer', tool: name, code: ErrorCode.InvalidParams, text, unknownTool: true }
 }
 
 /** A local -32602 answer (JSON-RPC 2.0 §5.1; MCP tools "Error Handling": protocol errors). */
@@ -76,6 +85,9 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
 /** The schema part of {@link validateToolsCall}. Throws StoreUnavailableError when KV fails. */
 async function checkArguments(id: RawId, name: string, args: Record<string, unknown>, ctx: ValidateContext, taskAugmented: boolean): Promise<CallVerdict> {
   const invalidParams = (message: string, tool?: string, data?: unknown) => invalidParamsAnswer(id, message, tool, data)
+  // Longer than any tool name MCP allows (2025-11-25 tools: names SHOULD be 1-128 characters):
+  // never looked up, cached or pulled for, so junk names cannot grow memory or the KV key space.
+  if (name.length > MAX_TOOL_NAME) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownTool(id, name)
   let tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
   if (tool?.stale) {
     // Past its TTL, or the origin said list_changed: refresh first (single-flight). When the pull
@@ -95,7 +107,7 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
     tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
     if (!tool) {
       if (ctx.config.unknownTool === 'forward') return { kind: 'forward', tool: name, unvalidated: true }
-      return invalidParams(`Unknown tool: "${clip(name)}". Call tools/list to see the tools this server offers.`, name, { tool: clip(name) })
+      return unknownTool(id, name)
     }
   }
   if (!tool.validate) {

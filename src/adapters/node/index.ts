@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../../core/config'
 import { GradeCounters } from '../../core/metrics'
 import type { EdgeDeps } from '../../core/exchange'
 import type { KvStore, LogRecord, OriginClient, ValidatorEngine } from '../../core/ports'
-import { ToolRegistry } from '../../core/tool-registry'
+import { createToolRegistry } from '../../core/tool-registry'
 import { MemoryKv } from '../../stores/memory-kv'
 import { createAjvEngine } from '../../validators/ajv'
 import { FileKv } from './file-kv'
@@ -57,7 +57,7 @@ export function nodeDeps(config: Config, opts: StartEdgeOptions = {}): EdgeDeps 
   const undiciClient = opts.origin ? null : createUndiciOriginClient()
   return {
     config,
-    registry: new ToolRegistry({ kv, engine: opts.engine ?? createAjvEngine(), schemaTtlS: config.schemaTtlS, validatorCacheSize: config.validatorCacheSize, refreshMinIntervalMs: config.refreshMinIntervalMs }),
+    registry: createToolRegistry(config, kv, opts.engine ?? createAjvEngine()),
     origin: opts.origin ?? undiciClient!,
     log: opts.log ?? stdoutLogger(),
     defer: (p) => void p.catch(() => undefined),

@@ -9,7 +9,7 @@ import { loadConfig } from '../../core/config'
 import { GradeCounters } from '../../core/metrics'
 import type { EdgeDeps } from '../../core/exchange'
 import type { KvStore } from '../../core/ports'
-import { ToolRegistry } from '../../core/tool-registry'
+import { createToolRegistry } from '../../core/tool-registry'
 import { createCfworkerEngine } from '../../validators/cfworker'
 import { createFetchOriginClient } from './fetch-origin-client'
 
@@ -33,7 +33,7 @@ function depsFor(env: Env): EdgeDeps {
   const config = loadConfig(vars)
   const deps: EdgeDeps = {
     config,
-    registry: new ToolRegistry({ kv: env.TOOL_SCHEMAS, engine: createCfworkerEngine(), schemaTtlS: config.schemaTtlS, validatorCacheSize: config.validatorCacheSize, refreshMinIntervalMs: config.refreshMinIntervalMs }),
+    registry: createToolRegistry(config, env.TOOL_SCHEMAS, createCfworkerEngine()),
     origin: createFetchOriginClient(),
     log: (r) => console.log(JSON.stringify(r)),
     defer: (p) => (ctxForDefer ? ctxForDefer.waitUntil(p) : void p.catch(() => undefined)),
