@@ -7,18 +7,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
+import { offerVersion } from './helpers/clients'
 
 async function connect(url: string, protocolVersion?: string): Promise<Client> {
   const client = new Client({ name: 'e2e', version: '1.0.0' })
   const transport = new StreamableHTTPClientTransport(new URL(url))
-  if (protocolVersion) {
-    // Ask for an older version: the SDK client offers its latest by default.
-    const orig = transport.send.bind(transport)
-    transport.send = (msg, opts) => {
-      if ('method' in msg && msg.method === 'initialize') (msg.params as { protocolVersion: string }).protocolVersion = protocolVersion
-      return orig(msg, opts)
-    }
-  }
+  offerVersion(transport, protocolVersion)
   await client.connect(transport)
   return client
 }

@@ -21,6 +21,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
 import { startV2Origin, type RunningV2Origin } from '../demo/origin-v2'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
+import { offerVersion } from './helpers/clients'
 
 /** What one client saw in one run; compared between direct and edge. */
 interface Transcript {
@@ -52,14 +53,7 @@ async function connectV1(url: string, version?: string): Promise<PeerClient> {
   client.setRequestHandler(CreateMessageRequestSchema, async () => SAMPLING_ANSWER)
   client.setRequestHandler(ElicitRequestSchema, async () => ELICIT_ANSWER)
   const transport = new TransportV1(new URL(url))
-  if (version) {
-    // SDK v1 always offers its latest version; ask for an older one in the initialize request.
-    const send = transport.send.bind(transport)
-    transport.send = (msg, opts) => {
-      if ('method' in msg && msg.method === 'initialize') (msg.params as { protocolVersion: string }).protocolVersion = version
-      return send(msg, opts)
-    }
-  }
+  offerVersion(transport, version)
   await client.connect(transport)
   return {
     protocolVersion: () => (transport as unknown as { protocolVersion?: string }).protocolVersion,

@@ -19,6 +19,7 @@ import { CallToolResultSchema, type Tool } from '@modelcontextprotocol/sdk/types
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { startServerEverything, type Proc } from './helpers/peers-procs'
+import { offerVersion } from './helpers/clients'
 
 /** Valid arguments for every server-everything 2026.8.31 tool; nothing here reaches the network. */
 const VALID: Record<string, Record<string, unknown>> = {
@@ -56,13 +57,7 @@ function invalidArgs(tool: Tool): { args: Record<string, unknown>; property: str
 async function connect(url: string, version?: string): Promise<Client> {
   const client = new Client({ name: 'peers-everything', version: '1.0.0' })
   const transport = new StreamableHTTPClientTransport(new URL(url))
-  if (version) {
-    const send = transport.send.bind(transport)
-    transport.send = (msg, opts) => {
-      if ('method' in msg && msg.method === 'initialize') (msg.params as { protocolVersion: string }).protocolVersion = version
-      return send(msg, opts)
-    }
-  }
+  offerVersion(transport, version)
   await client.connect(transport)
   return client
 }
