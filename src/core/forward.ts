@@ -257,10 +257,12 @@ class ReplyGrader {
 /**
  * Stage 6-8: forward `body`, grade the reply per id, merge `localTexts`, respond.
  * JSON replies are answered with `MCP-Edge-Grade`; SSE replies are streamed event by event.
+ * The ids to answer are the open entries of `ex.pending` (each gets exactly one answer).
+ * @param body the exact text to send: one message, or the sub-batch `[...]` of valid elements
+ * @param localTexts answers the edge already built for other elements of a batch
  * @param asBatch answer with a JSON array (the client sent a batch)
  */
-export async function forwardRequests(body: string, _forwarded: Pending[], localTexts: string[], headers: Headers, ex: Exchange, asBatch: boolean): Promise<Response> {
-  // The open ids are read from `ex.pending`; `_forwarded` stays for the pipeline's call shape.
+export async function forwardRequests(body: string, localTexts: string[], headers: Headers, ex: Exchange, asBatch: boolean): Promise<Response> {
   const reply = await callOrigin(ex, headers, body, ex.signal)
   const grader = new ReplyGrader(ex)
   if ('fault' in reply && ex.signal?.aborted) return clientGone(ex, grader)

@@ -150,7 +150,7 @@ async function handleSingle(c: Classified, headers: Headers, ex: Exchange): Prom
     return new Response(d.answer, { status: 200, headers: { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) } })
   }
   ex.pending.set(c.id.key, d.forward)
-  return forwardRequests(c.text, [d.forward], [], headers, ex, false)
+  return forwardRequests(c.text, [], headers, ex, false)
 }
 
 /**
@@ -248,5 +248,5 @@ async function handleBatch(items: Classified[], headers: Headers, ex: Exchange):
     ex.finish(200)
     return new Response(`[${localTexts.join(',')}]`, { status: 200, headers: { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) } })
   }
-  return forwardRequests(`[${forward.join(',')}]`, forwarded, localTexts, headers, ex, true)
+  return forwardRequests(`[${forward.join(',')}]`, localTexts, headers, ex, true)
 }
