@@ -116,9 +116,27 @@ interface Child<T> {
 
 const children = new Set<ChildProcess>()
 
-/** Starts `node --import tsx <script>` (pinned with `pin`), resolves with its first IPC message. */
+/**
+ * Bundles the child processes' scripts with esbuild into dist/bench/ (packages external, as
+ * `npm start` does), so the processes under test run plain JavaScript: under tsx every function
+ * would also carry a `__name` call (keepNames) and module loading would go through its loader.
+ */
+async function buildRunners(): Promise<void> {
+  await build({
+    entryPoints: ['origin', 'floor', 'edge', 'worker', 'micro'].map((n) => resolve(ROOT, `scripts/bench/${n}.ts`)),
+    outdir: resolve(ROOT, 'dist/bench'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  })
+}
+
+/** Starts `node dist/bench/<name>.js` (pinned with `pin`), resolves with its first IPC message. */
 function startChild<T>(script: string, env: Record<string, string>, pin: string[]): Promise<Child<T>> {
-  const cmd = [...pin, process.execPath, '--import', 'tsx', resolve(ROOT, script)]
+  const cmd = [...pin, process.execPath, resolve(ROOT, script.replace(/^scripts\/bench\/(.*)\.ts$/, 'dist/bench/$1.js'))]
   const proc = spawn(cmd[0]!, cmd.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   children.add(proc)
   proc.once('exit', (code, signal) => {
@@ -269,7 +287,7 @@ function table(head: string[], rows: string[][]): string {
 // Main
 
 async function buildWorker(): Promise<string> {
-  const outfile = resolve(ROOT, 'dist/bench/worker.js')
+  const outfile = resolve(ROOT, 'dist/bench/edge-worker.js')
   mkdirSync(dirname(outfile), { recursive: true })
   // Same settings as the test bundle (test/helpers/build-worker.ts) and wrangler's module Worker.
   await build({
@@ -295,6 +313,7 @@ async function main(): Promise<void> {
   const loadStart = loadAvg()
   const log = (s: string) => process.stderr.write(`[bench ${((Date.now() - started.getTime()) / 1000).toFixed(0)}s] ${s}\n`)
   const bundle = await buildWorker()
+  await buildRunners()
   const toolsJson = JSON.stringify(TOOLS.map((t) => ({ name: t.name, inputSchema: t.inputSchema })))
 
   const origin = await startChild<{ port: number }>('scripts/bench/origin.ts', {}, SUPPORT)
@@ -435,7 +454,7 @@ interface MicroRow {
 }
 
 function microBench(): Promise<MicroRow[]> {
-  const cmd = [...UNDER_TEST, process.execPath, '--import', 'tsx', resolve(ROOT, 'scripts/bench/micro.ts')]
+  const cmd = [...UNDER_TEST, process.execPath, resolve(ROOT, 'dist/bench/micro.js')]
   const proc = spawn(cmd[0]!, cmd.slice(1), { cwd: ROOT, env: { ...process.env, BENCH_MICRO_MS: String(P.microMs) }, stdio: ['ignore', 'pipe', 'inherit'] })
   children.add(proc)
   let out = ''
