@@ -98,7 +98,12 @@ export class ToolRegistry {
     const key = `tools:${originId}:${scope}:${name}`
     const hit = this.memory.get(key)
     const now = this.now()
-    if (hit && hit.expiresAt > now) return hit.tool
+    if (hit && hit.expiresAt > now) {
+      // LRU: move to the back (the entry holds compiled validators, so it is bounded too).
+      this.memory.delete(key)
+      this.memory.set(key, hit)
+      return hit.tool
+    }
     let record: ToolRecord | null = null
     try {
       this.stats.kvReads++
@@ -108,8 +113,19 @@ export class ToolRegistry {
       record = null
     }
     const tool = record ? this.resolve(record) : null
-    this.memory.set(key, { tool, expiresAt: now + this.ttlMs(record) })
+    this.remember(key, { tool, expiresAt: now + this.ttlMs(record) })
     return tool
+  }
+
+  /**
+   * Stores a memory entry, evicting the least recently used beyond `validatorCacheSize`: each
+   * entry references its compiled validators, so an unbounded map would keep every validator
+   * alive whatever the LRU of compiled validators holds (found by `npm run bench`).
+   */
+  private remember(key: string, entry: MemoryEntry): void {
+    this.memory.delete(key)
+    this.memory.set(key, entry)
+    while (this.memory.size > this.opts.validatorCacheSize) this.memory.delete(this.memory.keys().next().value as string)
   }
 
   /** Compiles (or takes from the LRU) the validators of a record. Never throws. */
@@ -183,7 +199,7 @@ export class ToolRegistry {
       if (ttlMs !== undefined) record.ttlMs = ttlMs
       names.push(t.name)
       const key = `tools:${originId}:${scope}:${t.name}`
-      this.memory.set(key, { tool: this.resolve(record), expiresAt: now + this.ttlMs(record) })
+      this.remember(key, { tool: this.resolve(record), expiresAt: now + this.ttlMs(record) })
       writes.push(this.opts.kv.put(key, JSON.stringify(record)).catch(() => undefined))
     }
     await Promise.all(writes)
