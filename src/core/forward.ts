@@ -209,6 +209,12 @@ function streamReply(reply: OriginReply, _forwarded: Pending[], localTexts: stri
   const body = transformSse(source, {
     onEvent(ev) {
       if (!ev.data || ev.data[0] !== '{' && ev.data[0] !== '[') return undefined
+      // No parse for an event that cannot need a change (most of a long stream: progress and
+      // log notifications). A response must spell a member name "result" or "error" literally,
+      // unless a \u escape spells it, so any escape takes the full path; of the notifications
+      // only tools/list_changed concerns the edge.
+      const d = ev.data
+      if (!d.includes('"result"') && !d.includes('"error"') && !d.includes('\\u') && !d.includes('list_changed')) return undefined
       let value: unknown
       try {
         value = JSON.parse(ev.data)
