@@ -26,7 +26,7 @@ if (process.env.BENCH_SEED === 'kv') {
   const scratch = new ToolRegistry({ kv, engine: createAjvEngine(), schemaTtlS: 3600, validatorCacheSize: 1, refreshMinIntervalMs: 0 })
   for (const o of origins) await scratch.learn(o, 'public', tools, '2025-06-18')
 }
-const edge = await startEdge({ env: { ...process.env, STORE_FILE: 'memory', SCHEMA_TTL_S: '3600' }, port: 0, kv })
+const edge = await startEdge({ env: { ...process.env, STORE_FILE: 'memory', SCHEMA_TTL_S: '3600' }, port: 0, kv, ...(process.env.BENCH_LOG === 'off' ? { log: () => undefined } : {}) })
 if (process.env.BENCH_SEED !== 'kv') for (const o of origins) await edge.deps.registry.learn(o, 'public', tools, '2025-06-18')
 
 process.on('message', (m: { cmd?: string }) => {
