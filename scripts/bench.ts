@@ -40,7 +40,7 @@ const OUT = resolve(flag('--out') ?? resolve(ROOT, 'BENCHMARKS.md'))
 const P = {
   rounds: Number(flag('--rounds') ?? (SMOKE ? 1 : 3)),
   durationS: Number(flag('--duration') ?? (SMOKE ? 0.3 : 3)),
-  warmupS: SMOKE ? 0.2 : 1,
+  warmupS: SMOKE ? 0.2 : 2,
   memoryS: Number(flag('--memory-seconds') ?? (SMOKE ? 1 : 120)),
   memoryWarmS: SMOKE ? 0.3 : 5,
   microMs: SMOKE ? 20 : 400,

@@ -9,6 +9,8 @@
  * `registry.learn` (memory and KV, as after a `tools/list` passed through), `BENCH_SEED=kv`
  * writes only the KV records (the cold path: first call reads KV and compiles).
  *
+ * `BENCH_LOG=off` replaces the logger with a no-op (for profiling only; the benchmark logs).
+ *
  * IPC: sends `{ port }` when listening; answers `{ cmd: 'stats' }` with memory and registry
  * counters.
  */
