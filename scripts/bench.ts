@@ -44,7 +44,7 @@ const P = {
   memoryS: Number(flag('--memory-seconds') ?? (SMOKE ? 1 : 120)),
   memoryWarmS: SMOKE ? 0.3 : 5,
   microMs: SMOKE ? 20 : 400,
-  coldRepeats: SMOKE ? 1 : 3,
+  coldRepeats: SMOKE ? 1 : 5,
   lruTools: SMOKE ? 30 : 500,
   lruSize: SMOKE ? 10 : 50,
   connections: SMOKE ? 4 : 32,
