@@ -49,7 +49,8 @@ const P = {
   lruSize: SMOKE ? 10 : 50,
   connections: SMOKE ? 4 : 32,
 }
-const COMMAND = SMOKE ? 'npm run bench -- --smoke' : ['npm run bench', ...argv.filter((a) => a !== '--out' && a !== flag('--out'))].join(' ')
+const EXTRA = argv.filter((a, i) => a !== '--out' && argv[i - 1] !== '--out')
+const COMMAND = EXTRA.length ? `npm run bench -- ${EXTRA.join(' ')}` : 'npm run bench'
 
 // ---------------------------------------------------------------------------------------------
 // Processes, pinning and CPU accounting
