@@ -249,13 +249,28 @@ interface Run {
   originDelta: number
 }
 
+/**
+ * The origin's POST count once it has stopped moving: when a run ends autocannon drops its
+ * connections, but requests the edge already forwarded still reach the origin for a moment and
+ * must not be charged to the next run.
+ */
+async function settledOriginCalls(originBase: string): Promise<number> {
+  let last = await originCalls(originBase)
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 150))
+    const now = await originCalls(originBase)
+    if (now === last) return now
+    last = now
+  }
+}
+
 async function measure(s: Scenario, originBase: string, durationS: number, overallRate?: number): Promise<Run> {
   const pid = s.pid()
-  const before = await originCalls(originBase)
+  const before = await settledOriginCalls(originBase)
   const c0 = pid ? cpuUs(pid) : 0
   const r = await load({ url: s.url, method: 'POST', headers: s.headers, body: s.body, duration: durationS, ...(overallRate ? { overallRate } : {}) })
   const c1 = pid ? cpuUs(pid) : 0
-  const originDelta = (await originCalls(originBase)) - before
+  const originDelta = (await settledOriginCalls(originBase)) - before
   const ok = r['2xx']
   return {
     rps: ok / r.duration,
