@@ -55,10 +55,18 @@ export function createApp(getDeps: GetDeps): Hono {
     // Transport refusals are answered before the body is read, and logged like every POST.
     const refusal = checkPost(c.req.raw.headers, deps.config)
     if (refusal) return new Exchange(deps, t, DEFAULT_VERSION).reject(refusal.status, NULL_ID, { code: refusal.code, message: refusal.message }, '', refusal.headers)
-    const limit = bodyLimit({
-      maxSize: deps.config.maxBodyBytes,
-      onError: () => new Exchange(deps, t, DEFAULT_VERSION).reject(413, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${deps.config.maxBodyBytes} bytes` }),
-    })
+    const tooLarge = () => new Exchange(deps, t, DEFAULT_VERSION).reject(413, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${deps.config.maxBodyBytes} bytes` })
+    // With a Content-Length (and no Transfer-Encoding) the size is known before reading, so the
+    // body is read directly: hono's bodyLimit reads `c.req.raw.body` first, which makes
+    // @hono/node-server build a full web Request with a stream body for every POST (the largest
+    // single cost of the edge in `npm run bench` profiles). Same check as bodyLimit's own.
+    const length = c.req.header('content-length')
+    if (length !== undefined && /^\d+$/.test(length) && !c.req.header('transfer-encoding')) {
+      if (Number(length) > deps.config.maxBodyBytes) return tooLarge()
+      // The request's signal fires when the client goes away: a forwarded request's origin call is aborted with it.
+      return handlePost(new Uint8Array(await c.req.arrayBuffer()), c.req.raw.headers, t, deps, c.req.raw.signal)
+    }
+    const limit = bodyLimit({ maxSize: deps.config.maxBodyBytes, onError: tooLarge })
     let response: Response | undefined
     const limited = await limit(c, async () => {
       const body = new Uint8Array(await c.req.arrayBuffer())

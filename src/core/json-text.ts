@@ -58,6 +58,8 @@ export function scanJsonText(text: string): JsonScan {
   const n = text.length
   let i = 0
   while (i < n && isWs(text.charCodeAt(i))) i++
+  // Without any backslash in the text no string holds an escape: its end is the next quote.
+  const noEscapes = !text.includes('\\')
   const isArray = text.charCodeAt(i) === 0x5b
   const elements: ScannedElement[] = []
   const stack: Frame[] = []
@@ -102,7 +104,10 @@ export function scanJsonText(text: string): JsonScan {
       const s = i
       i++
       let escaped = false
-      while (i < n) {
+      if (noEscapes) {
+        i = text.indexOf('"', i)
+        if (i < 0) i = n // unreachable for text JSON.parse accepted; never loop
+      } else while (i < n) {
         const d = text.charCodeAt(i)
         if (d === 0x5c) {
           escaped = true

@@ -119,7 +119,8 @@ export type ToolListPuller = () => Promise<{ tools: unknown[]; era: ProtocolVers
 
 /** Holds and refreshes tool schemas; see the module comment for the KV layout. */
 export class ToolRegistry {
-  private readonly memory = new BoundedMap<string, MemoryEntry>(MAX_MEMORY_ENTRIES)
+  /** Tool entries (they reference compiled validators): bounded like the compiled-validator LRU. */
+  private readonly memory: BoundedMap<string, MemoryEntry>
   private readonly compiled = new Map<string, CompiledValidator | SchemaUnusableError>()
   private readonly inflight = new Map<string, Promise<boolean>>()
   private readonly lastRefresh = new Map<string, { at: number; ok: boolean }>()
@@ -131,6 +132,7 @@ export class ToolRegistry {
 
   constructor(private readonly opts: ToolRegistryOptions) {
     this.now = opts.now ?? Date.now
+    this.memory = new BoundedMap(Math.min(MAX_MEMORY_ENTRIES, opts.validatorCacheSize))
   }
 
   /** The engine's name (`ajv` or `cfworker`). */
@@ -174,7 +176,10 @@ export class ToolRegistry {
     const key = `tools:${originId}:${scope}:${name}`
     const hit = this.memory.get(key)
     const now = this.now()
-    if (hit && hit.expiresAt > now) return this.withFreshness(hit.tool, originId, scope, now)
+    if (hit && hit.expiresAt > now) {
+      this.memory.set(key, hit) // LRU: most recently used last
+      return this.withFreshness(hit.tool, originId, scope, now)
+    }
     let record: ToolRecord | null = null
     let text: string | null
     try {

@@ -3,9 +3,33 @@
  * {@link OriginClient} on Node: undici's `request` over a keep-alive pool (about 75 us of CPU per
  * call on Node 20, against about 400 us for global fetch; DESIGN.md section 9).
  */
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { Agent, request, errors } from 'undici'
 import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply } from '../../core/ports'
+
+/**
+ * The body as a pull-based web stream, one chunk per read; cancel destroys the body. Not
+ * `Readable.toWeb`: on Node 20 it enqueues into a closed controller when the client leaves in
+ * the middle of an SSE reply, and that uncaught ERR_INVALID_STATE killed the process (found by
+ * the benchmark); it was also the slower path (issue 7).
+ */
+function toWeb(body: Readable): ReadableStream<Uint8Array> {
+  const it = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        const { value, done } = await it.next()
+        if (done) c.close()
+        else c.enqueue(value)
+      },
+      cancel() {
+        body.on('error', () => undefined) // the abort error of a body nobody reads any more
+        body.destroy()
+      },
+    },
+    { highWaterMark: 0 }
+  )
+}
 
 /** Creates the client. `connections` bounds the pool per origin. */
 export function createUndiciOriginClient(options: { connections?: number } = {}): OriginClient & { close(): Promise<void> } {
@@ -54,7 +78,7 @@ export function createUndiciOriginClient(options: { connections?: number } = {})
           throw e
         }
       },
-      stream: () => Readable.toWeb(body) as unknown as ReadableStream<Uint8Array>,
+      stream: () => toWeb(body),
       discard: () => {
         body.dump().catch(() => undefined)
       },

@@ -1,0 +1,41 @@
+/**
+ * The edge under test on Node: `startEdge` (undici origin client, ajv, @hono/node-server) with an
+ * in-memory KV and the real batched stdout logger (the parent points stdout at /dev/null, so
+ * logging is paid for as in production). Origins come from the environment (`ORIGIN_URL`,
+ * `ORIGINS`, `VALIDATOR_CACHE_SIZE`, ...).
+ *
+ * Schemas are seeded before the edge serves, so no `tools/list` pull happens:
+ * `BENCH_TOOLS` is a JSON array of MCP tool entries (or `BENCH_TOOLS_FILE` a file holding it); `BENCH_SEED=learn` stores them through
+ * `registry.learn` (memory and KV, as after a `tools/list` passed through), `BENCH_SEED=kv`
+ * writes only the KV records (the cold path: first call reads KV and compiles).
+ *
+ * `BENCH_LOG=off` replaces the logger with a no-op (for profiling only; the benchmark logs).
+ *
+ * IPC: sends `{ port }` when listening; answers `{ cmd: 'stats' }` with memory and registry
+ * counters.
+ */
+import { readFileSync } from 'node:fs'
+import { startEdge } from '../../src/adapters/node/index'
+import { ToolRegistry } from '../../src/core/tool-registry'
+import { MemoryKv } from '../../src/stores/memory-kv'
+import { createAjvEngine } from '../../src/validators/ajv'
+
+const kv = new MemoryKv()
+const tools = JSON.parse(process.env.BENCH_TOOLS_FILE ? readFileSync(process.env.BENCH_TOOLS_FILE, 'utf8') : (process.env.BENCH_TOOLS ?? '[]')) as unknown[]
+const origins = ['default', ...Object.keys(JSON.parse(process.env.ORIGINS ?? '{}') as object)]
+if (process.env.BENCH_SEED === 'kv') {
+  // Records exactly as the registry writes them, produced by a throw-away registry.
+  const scratch = new ToolRegistry({ kv, engine: createAjvEngine(), schemaTtlS: 3600, validatorCacheSize: 1, refreshMinIntervalMs: 0 })
+  for (const o of origins) await scratch.learn(o, 'public', tools, '2025-06-18')
+}
+const edge = await startEdge({ env: { ...process.env, STORE_FILE: 'memory', SCHEMA_TTL_S: '3600' }, port: 0, kv, ...(process.env.BENCH_LOG === 'off' ? { log: () => undefined } : {}) })
+if (process.env.BENCH_SEED !== 'kv') for (const o of origins) await edge.deps.registry.learn(o, 'public', tools, '2025-06-18')
+
+process.on('message', (m: { cmd?: string }) => {
+  if (m.cmd === 'stats') {
+    const reg = edge.deps.registry as unknown as { compiledCount: number; stats: object; memory: Map<string, unknown> }
+    process.send!({ rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed, compiled: reg.compiledCount, memoryEntries: reg.memory.size, ...reg.stats })
+  }
+})
+process.send!({ port: edge.port })
+process.on('disconnect', () => process.exit(0))
