@@ -19,6 +19,7 @@ import { errorResponse, Exchange, refusalResponse, type EdgeDeps, type OriginTar
 import { handlePassThrough } from './core/forward'
 import { handlePost } from './core/pipeline'
 import { checkHostAndOrigin, checkPost } from './core/transport'
+import type { ClientSignal } from './core/client-signal'
 
 /** Resolves the ports for a request (once per process or isolate; `env` is the Worker env). */
 export type GetDeps = (c: Context) => EdgeDeps
@@ -33,8 +34,18 @@ function noOrigin(): Response {
   return errorResponse(404, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'No origin is configured for this path' })
 }
 
+/** Runtime hooks of {@link createApp}. */
+export interface AppOptions {
+  /**
+   * The signal that fires when the client of a POST goes away (default: the request's
+   * `AbortSignal`). The Node entry gives a cheaper one built on the socket's close event.
+   */
+  clientSignal?: (c: Context) => ClientSignal | undefined
+}
+
 /** Creates the app. */
-export function createApp(getDeps: GetDeps): Hono {
+export function createApp(getDeps: GetDeps, options: AppOptions = {}): Hono {
+  const clientSignal = options.clientSignal ?? ((c: Context) => c.req.raw.signal)
   const app = new Hono()
 
   // DNS-rebinding protection for the other routes too (/metrics names tools and origins); the
@@ -64,14 +75,14 @@ export function createApp(getDeps: GetDeps): Hono {
     if (length !== undefined && /^\d+$/.test(length) && !c.req.header('transfer-encoding')) {
       if (Number(length) > deps.config.maxBodyBytes) return tooLarge()
       // The request's signal fires when the client goes away: a forwarded request's origin call is aborted with it.
-      return handlePost(new Uint8Array(await c.req.arrayBuffer()), c.req.raw.headers, t, deps, c.req.raw.signal)
+      return handlePost(new Uint8Array(await c.req.arrayBuffer()), c.req.raw.headers, t, deps, clientSignal(c))
     }
     const limit = bodyLimit({ maxSize: deps.config.maxBodyBytes, onError: tooLarge })
     let response: Response | undefined
     const limited = await limit(c, async () => {
       const body = new Uint8Array(await c.req.arrayBuffer())
       // The request's signal fires when the client goes away: a forwarded request's origin call is aborted with it.
-      response = await handlePost(body, c.req.raw.headers, t, deps, c.req.raw.signal)
+      response = await handlePost(body, c.req.raw.headers, t, deps, clientSignal(c))
     })
     return response ?? (limited as Response)
   }

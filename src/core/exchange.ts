@@ -12,6 +12,7 @@ import { gradeHeader, type ForwardedRequest, type GradeRow } from './grade'
 import type { ToolRegistry } from './tool-registry'
 import type { Refusal } from './transport'
 import type { GradeCounters } from './metrics'
+import type { ClientSignal } from './client-signal'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -87,7 +88,7 @@ export class Exchange {
   /** The caller's private KV scope (src/core/scope.ts), set by the pipeline before a tools/list or tools/call is forwarded. */
   scope?: string
   /** Aborts when the client goes away (the runtime's `request.signal`); passed to the origin request of forwarded requests. */
-  signal?: AbortSignal
+  signal?: ClientSignal
   constructor(
     readonly deps: EdgeDeps,
     readonly target: OriginTarget,

@@ -12,6 +12,7 @@ import { OriginReplyTooLargeError, OriginTimeoutError, type OriginReply } from '
 import { gradeHeader, gradeResponse, isResponse, type GradeRow } from './grade'
 import { formatEvent, transformSse, type SseEndReason, type SseEvent } from './sse'
 import { watchSse } from './sse-watch'
+import { LinkSignal, type ClientSignal } from './client-signal'
 import { originErasFor } from './modern'
 import { onToolsCallReply, onToolsListReply } from './reply-hooks'
 import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from './exchange'
@@ -47,15 +48,15 @@ function relayHeaders(reply: OriginReply): Record<string, string> {
  *   cancels the origin's (and grades the open ids `missing`, see streamReply).
  * @returns the origin's reply, or `{ fault }` with the D9 code (-31002 timeout, -31001 anything else)
  */
-export async function callOrigin(ex: Exchange, headers: Headers, body: string, signal?: AbortSignal): Promise<OriginReply | { fault: number }> {
+export async function callOrigin(ex: Exchange, headers: Headers, body: string, signal?: ClientSignal): Promise<OriginReply | { fault: number }> {
   const t0 = Date.now()
-  const link = signal ? new AbortController() : undefined
+  const link = signal ? new LinkSignal() : undefined
   const onAbort = () => link!.abort()
   if (signal?.aborted) link!.abort()
   else signal?.addEventListener('abort', onAbort, { once: true })
   try {
     const timeoutMs = isListen(ex) ? 0 : ex.deps.config.originTimeoutMs
-    const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs, maxReplyBytes: ex.deps.config.maxReplyBytes, ...(link ? { signal: link.signal } : {}) })
+    const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs, maxReplyBytes: ex.deps.config.maxReplyBytes, ...(link ? { signal: link } : {}) })
     ex.originMs = Date.now() - t0
     if (isSse(reply)) signal?.removeEventListener('abort', onAbort)
     return reply

@@ -17,6 +17,7 @@ import { findTool, validateToolsCall } from './validate'
 import { errorResponse, Exchange, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { callOrigin, forwardRequests, forwardWithoutReply } from './forward'
 import { privateScope } from './scope'
+import type { ClientSignal } from './client-signal'
 
 /**
  * Handles one `POST /mcp` whose transport checks passed.
@@ -26,7 +27,7 @@ import { privateScope } from './scope'
  *   request of forwarded requests is aborted with it while a JSON reply is awaited
  * @returns the response: a JSON body, an SSE stream, or 202 with no body
  */
-export async function handlePost(body: Uint8Array | string, headers: Headers, target: OriginTarget, deps: EdgeDeps, signal?: AbortSignal): Promise<Response> {
+export async function handlePost(body: Uint8Array | string, headers: Headers, target: OriginTarget, deps: EdgeDeps, signal?: ClientSignal): Promise<Response> {
   const { config } = deps
   // Stage 2: parse.
   const parsed = parseBody(body)

@@ -4,6 +4,7 @@
  * the same pipeline runs on Node (undici, file store, ajv) and Workers (fetch, KV, cfworker).
  */
 import type { Dialect } from './era'
+import type { ClientSignal } from './client-signal'
 
 /**
  * A key-value namespace: Workers KV's `get`/`put`/`delete` subset. Values are JSON text.
@@ -60,7 +61,7 @@ export interface OriginRequest {
    * Aborts the request (headers or body) when it fires, e.g. because the client went away; the
    * client then rejects with the runtime's abort error. Optional.
    */
-  signal?: AbortSignal
+  signal?: ClientSignal
   /**
    * Upper bound of the body `text()` may return, in bytes (`MAX_REPLY_BYTES`). Beyond it `text()`
    * rejects with {@link OriginReplyTooLargeError} and the rest of the body is discarded unread.
