@@ -185,7 +185,11 @@ function expectedFor(issue: ValidationIssue, root: Schema): string {
 
 /** Member names declared anywhere in the schema (`properties` keys), cut to 64 characters. */
 function declaredNames(root: Schema): (name: string) => boolean {
+  // Once per schema object (a rejection must not walk the whole schema again).
+  const known = declaredCache.get(root)
+  if (known) return (name) => known.has(name)
   const names = new Set<string>()
+  declaredCache.set(root, names)
   const visit = (n: unknown, depth: number) => {
     if (depth > 32 || typeof n !== 'object' || n === null) return
     if (Array.isArray(n)) return n.forEach((x) => visit(x, depth + 1))
@@ -197,6 +201,9 @@ function declaredNames(root: Schema): (name: string) => boolean {
   return (name) => names.has(name)
 }
 
+/** Member names declared anywhere in a schema, per schema object. */
+const declaredCache = new WeakMap<Schema, Set<string>>()
+
 /** Issues in a fixed order: schema property order of the first path segment, then path, then keyword. */
 function ordered(issues: ValidationIssue[], root: Schema): ValidationIssue[] {
   const order = Object.keys((root.properties ?? {}) as object)
@@ -205,7 +212,9 @@ function ordered(issues: ValidationIssue[], root: Schema): ValidationIssue[] {
     const r = first === undefined ? -1 : order.indexOf(first)
     return r === -1 ? (first === undefined ? -1 : order.length) : r
   }
-  return [...issues].sort((a, b) => rank(a) - rank(b) || cmp(a.path, b.path) || cmp(a.property ?? '', b.property ?? '') || cmp(a.keyword, b.keyword))
+  // Each issue's rank once, not once per comparison.
+  const ranks = new Map(issues.map((i) => [i, rank(i)] as const))
+  return [...issues].sort((a, b) => ranks.get(a)! - ranks.get(b)! || cmp(a.path, b.path) || cmp(a.property ?? '', b.property ?? '') || cmp(a.keyword, b.keyword))
 }
 
 function cmp(a: string, b: string): number {
