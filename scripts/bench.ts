@@ -29,6 +29,7 @@ import { dirname, resolve } from 'node:path'
 import { build } from 'esbuild'
 import { Pool } from 'undici'
 import { makeTool, SSE_EVENTS, TOOLS, type BenchTool } from './bench/schemas'
+import { buildWorkerBundle } from '../test/helpers/build-worker'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const argv = process.argv.slice(2)
@@ -305,21 +306,8 @@ function table(head: string[], rows: string[][]): string {
 // Main
 
 async function buildWorker(): Promise<string> {
-  const outfile = resolve(ROOT, 'dist/bench/edge-worker.js')
-  mkdirSync(dirname(outfile), { recursive: true })
-  // Same settings as the test bundle (test/helpers/build-worker.ts) and wrangler's module Worker.
-  await build({
-    entryPoints: [resolve(ROOT, 'src/adapters/workers/index.ts')],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    conditions: ['workerd', 'worker', 'browser'],
-    target: 'es2022',
-    logLevel: 'warning',
-  })
-  return outfile
+  // Same settings as the test bundle and wrangler's module Worker.
+  return buildWorkerBundle(resolve(ROOT, 'dist/bench/edge-worker.js'))
 }
 
 function loadAvg(): string {

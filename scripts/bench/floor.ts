@@ -10,36 +10,14 @@
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import type { AddressInfo } from 'node:net'
-import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
+// The same body-to-stream construction as the edge's origin client, so SSE relaying compares like with like.
+import { toWeb } from '../../src/adapters/node/origin-client'
 
 const base = process.env.ORIGIN_BASE!
 const mode = process.env.FLOOR_CLIENT === 'fetch' ? 'fetch' : 'undici'
 const agent = new Agent({ keepAliveTimeout: 10_000, connections: 128, pipelining: 1 })
 const app = new Hono()
-
-/**
- * A Node body as a pull-based web stream (cancel destroys the body). Not `Readable.toWeb`: on
- * Node 20 it enqueues into a closed controller when the client leaves mid-stream, and the
- * uncaught ERR_INVALID_STATE kills the process.
- */
-function toWeb(body: Readable): ReadableStream<Uint8Array> {
-  const it = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(c) {
-        const { value, done } = await it.next()
-        if (done) c.close()
-        else c.enqueue(value)
-      },
-      cancel() {
-        body.on('error', () => undefined) // the abort error of a body nobody reads any more
-        body.destroy()
-      },
-    },
-    { highWaterMark: 0 }
-  )
-}
 
 app.post('*', async (c) => {
   const body = await c.req.text()

@@ -9,12 +9,12 @@ import { resolve } from 'node:path'
 
 export const WORKER_BUNDLE = resolve(import.meta.dirname, '../../dist/test/worker.js')
 
-/** Builds dist/test/worker.js. */
-export async function buildWorkerBundle(): Promise<string> {
-  mkdirSync(resolve(WORKER_BUNDLE, '..'), { recursive: true })
+/** Builds the Worker entry into `outfile` (default dist/test/worker.js); returns the path. */
+export async function buildWorkerBundle(outfile: string = WORKER_BUNDLE): Promise<string> {
+  mkdirSync(resolve(outfile, '..'), { recursive: true })
   await build({
     entryPoints: [resolve(import.meta.dirname, '../../src/adapters/workers/index.ts')],
-    outfile: WORKER_BUNDLE,
+    outfile,
     bundle: true,
     format: 'esm',
     platform: 'neutral',
@@ -23,5 +23,5 @@ export async function buildWorkerBundle(): Promise<string> {
     target: 'es2022',
     logLevel: 'warning',
   })
-  return WORKER_BUNDLE
+  return outfile
 }

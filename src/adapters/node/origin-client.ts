@@ -13,7 +13,7 @@ import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type O
  * the middle of an SSE reply, and that uncaught ERR_INVALID_STATE killed the process (found by
  * the benchmark); it was also the slower path (issue 7).
  */
-function toWeb(body: Readable): ReadableStream<Uint8Array> {
+export function toWeb(body: Readable): ReadableStream<Uint8Array> {
   const it = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
   return new ReadableStream<Uint8Array>(
     {
