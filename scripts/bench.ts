@@ -23,9 +23,9 @@
  */
 import autocannon, { type AutocannonOptions, type AutocannonResult } from 'autocannon'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
-import { dirname, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { build } from 'esbuild'
 import { Pool } from 'undici'
 import { makeTool, SSE_EVENTS, TOOLS, type BenchTool } from './bench/schemas'
@@ -192,7 +192,6 @@ const V2025 = { ...HEADERS, 'mcp-protocol-version': '2025-06-18' }
 const call = (id: number, tool: BenchTool, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool.name, arguments: args } })
 const TOOL3 = TOOLS[0]!
 const TOOL10 = TOOLS[1]!
-const TOOL20 = TOOLS[2]!
 const BATCH = JSON.stringify(Array.from({ length: 10 }, (_, i) => call(i + 1, TOOL10, TOOL10.valid)))
 
 function load(opts: AutocannonOptions): Promise<AutocannonResult> {

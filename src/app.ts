@@ -12,8 +12,7 @@
  */
 import { Hono, type Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { DEFAULT_VERSION, isKnownVersion, looksModern } from './core/era'
-import { unsupportedVersion } from './core/modern'
+import { DEFAULT_VERSION, isKnownVersion } from './core/era'
 import { ErrorCode, isObject, NULL_ID } from './core/jsonrpc'
 import { errorResponse, Exchange, refusalResponse, type EdgeDeps, type OriginTarget } from './core/exchange'
 import { handlePassThrough } from './core/forward'
@@ -92,15 +91,6 @@ export function createApp(getDeps: GetDeps, options: AppOptions = {}): Hono {
     if (!t) return noOrigin()
     const refusal = checkHostAndOrigin(c.req.raw.headers, deps.config)
     if (refusal) return refusalResponse(refusal)
-    const v = c.req.header('mcp-protocol-version')?.trim()
-    // D18, spec-2026.md §2 E1: the modern era is POST-only.
-    if (v !== undefined && looksModern(v)) {
-      return errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Method Not Allowed: MCP 2026-07-28 has no ${method} endpoint; use POST` }, { allow: 'POST' })
-    }
-    if (v !== undefined && !(isKnownVersion(v) && deps.config.supportedVersions.includes(v))) {
-      const r = unsupportedVersion(NULL_ID, v, deps.config.supportedVersions)
-      return errorResponse(r.status, r.id, r.error)
-    }
     return handlePassThrough(method, c.req.raw.headers, t, deps)
   }
   for (const path of ['/mcp', '/mcp/:origin']) {

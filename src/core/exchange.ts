@@ -31,6 +31,7 @@ export interface OriginTarget {
   url: string
 }
 
+/** Headers of every JSON body the edge writes itself. */
 export const JSON_HEADERS = { 'content-type': 'application/json' }
 /** A JSON body response with one JSON-RPC error (D2, D13). */
 export function errorResponse(status: number, id: RawId, error: RpcError, headers: Record<string, string> = {}): Response {

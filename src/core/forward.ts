@@ -5,7 +5,7 @@
  * faults become gateway errors per id (D9); every forwarded id is answered exactly once.
  * Also the untouched pass-through of GET and DELETE.
  */
-import { isKnownVersion, isModern } from './era'
+import { isKnownVersion, isModern, looksModern } from './era'
 import { ErrorCode, errorText, isObject, NULL_ID, toRawId } from './jsonrpc'
 import { memberText, scanJsonText } from './json-text'
 import { OriginReplyTooLargeError, OriginTimeoutError, type OriginReply } from './ports'
@@ -13,7 +13,7 @@ import { gradeHeader, gradeResponse, isResponse, type GradeRow } from './grade'
 import { formatEvent, transformSse, type SseEndReason, type SseEvent } from './sse'
 import { watchSse } from './sse-watch'
 import { LinkSignal, type ClientSignal } from './client-signal'
-import { originErasFor } from './modern'
+import { originErasFor, unsupportedVersion } from './modern'
 import { onToolsCallReply, onToolsListReply } from './reply-hooks'
 import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from './exchange'
 
@@ -449,16 +449,22 @@ function prepend(events: SseEvent[], body: ReadableStream<Uint8Array>): Readable
 
 /**
  * Forwards `GET /mcp` (the standalone SSE stream) or `DELETE /mcp` (session end) untouched,
- * streaming the body (DESIGN.md section 2). 2026-07-28 requests are answered 405 (D18).
+ * streaming the body (DESIGN.md section 2). 2026-07-28 requests are answered 405 (D18), an
+ * unsupported version header 400 -32022 (D14).
  * The GET stream is relayed byte for byte (the origin's chunks themselves, no re-serialisation);
  * a copy of each chunk is parsed on the side ({@link watchSse}) and a
  * `notifications/tools/list_changed` event invalidates the origin's tools (every scope: the
  * notification does not say whose list changed) before the chunk that completes it is relayed.
  */
 export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Headers, target: OriginTarget, deps: EdgeDeps): Promise<Response> {
-  const version = headers.get('mcp-protocol-version')
-  if (version !== null && isKnownVersion(version) && isModern(version)) {
-    return errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Method Not Allowed: MCP ${version} has no ${method} endpoint` }, { allow: 'POST' })
+  const version = headers.get('mcp-protocol-version')?.trim()
+  // D18, spec-2026.md §2 E1: the modern era is POST-only.
+  if (version !== undefined && looksModern(version)) {
+    return errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Method Not Allowed: MCP 2026-07-28 has no ${method} endpoint; use POST` }, { allow: 'POST' })
+  }
+  if (version !== undefined && !(isKnownVersion(version) && deps.config.supportedVersions.includes(version))) {
+    const r = unsupportedVersion(NULL_ID, version, deps.config.supportedVersions)
+    return errorResponse(r.status, r.id, r.error)
   }
   let reply: OriginReply
   try {
