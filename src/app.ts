@@ -14,23 +14,18 @@ import { Hono, type Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { DEFAULT_VERSION, isKnownVersion } from './core/era'
 import { ErrorCode, isObject, NULL_ID } from './core/jsonrpc'
-import { errorResponse, Exchange, refusalResponse, type EdgeDeps, type OriginTarget } from './core/exchange'
+import { errorResponse, internalError, notFound, refusalResponse, type EdgeDeps } from './core/exchange'
 import { handlePassThrough } from './core/forward'
-import { handlePost } from './core/pipeline'
-import { checkHostAndOrigin, checkPost } from './core/transport'
+import { admitPost, handlePost, originTarget } from './core/pipeline'
+import { checkHostAndOrigin } from './core/transport'
+import { toWebResponse } from './core/response'
 import type { ClientSignal } from './core/client-signal'
 
 /** Resolves the ports for a request (once per process or isolate; `env` is the Worker env). */
 export type GetDeps = (c: Context) => EdgeDeps
 
-function target(deps: EdgeDeps, name: string | undefined): OriginTarget | null {
-  if (name === undefined) return deps.config.originUrl ? { id: 'default', url: deps.config.originUrl } : null
-  const url = deps.config.origins[name]
-  return url ? { id: name, url } : null
-}
-
 function noOrigin(): Response {
-  return errorResponse(404, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'No origin is configured for this path' })
+  return toWebResponse(errorResponse(404, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'No origin is configured for this path' }))
 }
 
 /** Runtime hooks of {@link createApp}. */
@@ -51,7 +46,7 @@ export function createApp(getDeps: GetDeps, options: AppOptions = {}): Hono {
   // /mcp routes check Host and Origin themselves, with the rest of their transport checks.
   const hostCheck = async (c: Context, next: () => Promise<void>): Promise<Response | void> => {
     const refusal = checkHostAndOrigin(c.req.raw.headers, getDeps(c).config)
-    if (refusal) return refusalResponse(refusal)
+    if (refusal) return toWebResponse(refusalResponse(refusal))
     await next()
   }
   for (const path of ['/healthz', '/metrics', '/admin/*']) app.use(path, hostCheck)
@@ -60,44 +55,40 @@ export function createApp(getDeps: GetDeps, options: AppOptions = {}): Hono {
 
   const post = async (c: Context) => {
     const deps = getDeps(c)
-    const t = target(deps, c.req.param('origin'))
+    const t = originTarget(deps.config, c.req.param('origin'))
     if (!t) return noOrigin()
-    // Transport refusals are answered before the body is read, and logged like every POST.
-    const refusal = checkPost(c.req.raw.headers, deps.config)
-    if (refusal) return new Exchange(deps, t, DEFAULT_VERSION).reject(refusal.status, NULL_ID, { code: refusal.code, message: refusal.message }, '', refusal.headers)
-    const tooLarge = () => new Exchange(deps, t, DEFAULT_VERSION).reject(413, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${deps.config.maxBodyBytes} bytes` })
     // With a Content-Length (and no Transfer-Encoding) the size is known before reading, so the
     // body is read directly: hono's bodyLimit reads `c.req.raw.body` first, which makes
-    // @hono/node-server build a full web Request with a stream body for every POST (the largest
-    // single cost of the edge in `npm run bench` profiles). Same check as bodyLimit's own.
+    // @hono/node-server build a full web Request with a stream body for every POST. Same check
+    // as bodyLimit's own.
     const length = c.req.header('content-length')
-    if (length !== undefined && /^\d+$/.test(length) && !c.req.header('transfer-encoding')) {
-      if (Number(length) > deps.config.maxBodyBytes) return tooLarge()
-      // The request's signal fires when the client goes away: a forwarded request's origin call is aborted with it.
-      return handlePost(new Uint8Array(await c.req.arrayBuffer()), c.req.raw.headers, t, deps, clientSignal(c))
-    }
-    const limit = bodyLimit({ maxSize: deps.config.maxBodyBytes, onError: tooLarge })
+    const known = length !== undefined && /^\d+$/.test(length) && !c.req.header('transfer-encoding')
+    // Transport refusals are answered before the body is read, and logged like every POST.
+    const refusal = admitPost(c.req.raw.headers, t, deps, known ? Number(length) : undefined)
+    if (refusal) return toWebResponse(refusal)
+    // The signal fires when the client goes away: a forwarded request's origin call is aborted with it.
+    if (known) return toWebResponse(await handlePost(new Uint8Array(await c.req.arrayBuffer()), c.req.raw.headers, t, deps, clientSignal(c)))
+    const limit = bodyLimit({ maxSize: deps.config.maxBodyBytes, onError: () => toWebResponse(admitPost(c.req.raw.headers, t, deps, Infinity)!) })
     let response: Response | undefined
     const limited = await limit(c, async () => {
       const body = new Uint8Array(await c.req.arrayBuffer())
-      // The request's signal fires when the client goes away: a forwarded request's origin call is aborted with it.
-      response = await handlePost(body, c.req.raw.headers, t, deps, clientSignal(c))
+      response = toWebResponse(await handlePost(body, c.req.raw.headers, t, deps, clientSignal(c)))
     })
     return response ?? (limited as Response)
   }
   const passThrough = (method: 'GET' | 'DELETE') => async (c: Context) => {
     const deps = getDeps(c)
-    const t = target(deps, c.req.param('origin'))
+    const t = originTarget(deps.config, c.req.param('origin'))
     if (!t) return noOrigin()
     const refusal = checkHostAndOrigin(c.req.raw.headers, deps.config)
-    if (refusal) return refusalResponse(refusal)
-    return handlePassThrough(method, c.req.raw.headers, t, deps)
+    if (refusal) return toWebResponse(refusalResponse(refusal))
+    return toWebResponse(await handlePassThrough(method, c.req.raw.headers, t, deps))
   }
   for (const path of ['/mcp', '/mcp/:origin']) {
     app.post(path, post)
     app.get(path, passThrough('GET'))
     app.delete(path, passThrough('DELETE'))
-    app.all(path, () => errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Method Not Allowed: use POST, GET or DELETE' }, { allow: 'GET, POST, DELETE' }))
+    app.all(path, () => toWebResponse(errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Method Not Allowed: use POST, GET or DELETE' }, { allow: 'GET, POST, DELETE' })))
   }
 
   app.put('/admin/tools/:origin', async (c) => {
@@ -118,7 +109,7 @@ export function createApp(getDeps: GetDeps, options: AppOptions = {}): Hono {
     return c.json({ stored: names })
   })
 
-  app.notFound(() => errorResponse(404, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Not Found: the MCP endpoint is /mcp' }))
+  app.notFound(() => toWebResponse(notFound()))
   app.onError((_err, c) => {
     // Never a stack trace or library text in a response (DESIGN.md section 5).
     try {
@@ -126,7 +117,7 @@ export function createApp(getDeps: GetDeps, options: AppOptions = {}): Hono {
     } catch {
       // logging must not turn one fault into two
     }
-    return errorResponse(500, NULL_ID, { code: ErrorCode.InternalError, message: 'Internal error in the edge' })
+    return toWebResponse(internalError())
   })
   return app
 }

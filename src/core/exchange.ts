@@ -13,6 +13,7 @@ import type { ToolRegistry } from './tool-registry'
 import type { Refusal } from './transport'
 import type { GradeCounters } from './metrics'
 import type { ClientSignal } from './client-signal'
+import { edgeResponse, type EdgeResponse } from './response'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -34,12 +35,22 @@ export interface OriginTarget {
 /** Headers of every JSON body the edge writes itself. */
 export const JSON_HEADERS = { 'content-type': 'application/json' }
 /** A JSON body response with one JSON-RPC error (D2, D13). */
-export function errorResponse(status: number, id: RawId, error: RpcError, headers: Record<string, string> = {}): Response {
-  return new Response(errorText(id, error), { status, headers: { ...JSON_HEADERS, ...headers } })
+export function errorResponse(status: number, id: RawId, error: RpcError, headers: Record<string, string> = {}): EdgeResponse {
+  return edgeResponse(errorText(id, error), status, { ...JSON_HEADERS, ...headers })
+}
+
+/** 404 for a path that is not an MCP endpoint (no origin named there). */
+export function notFound(): EdgeResponse {
+  return errorResponse(404, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Not Found: the MCP endpoint is /mcp' })
+}
+
+/** 500 for a fault inside the edge: never a stack trace or library text (DESIGN.md section 5). */
+export function internalError(): EdgeResponse {
+  return errorResponse(500, NULL_ID, { code: ErrorCode.InternalError, message: 'Internal error in the edge' })
 }
 
 /** The response for a transport {@link Refusal}. */
-export function refusalResponse(r: Refusal, id: RawId = NULL_ID): Response {
+export function refusalResponse(r: Refusal, id: RawId = NULL_ID): EdgeResponse {
   return errorResponse(r.status, id, { code: r.code, message: r.message, ...(r.data !== undefined ? { data: r.data } : {}) }, r.headers)
 }
 
@@ -123,7 +134,7 @@ export class Exchange {
    * Answers the whole POST locally with one JSON-RPC error: logs it graded `rejected` (one log
    * line per POST) and sets `MCP-Edge-Grade` like every other JSON answer (DESIGN.md section 6).
    */
-  reject(status: number, id: RawId, error: RpcError, method = '', headers: Record<string, string> = {}): Response {
+  reject(status: number, id: RawId, error: RpcError, method = '', headers: Record<string, string> = {}): EdgeResponse {
     this.row({ id: idLabel(id), method, grade: 'rejected', code: error.code, answeredBy: 'edge' })
     this.finish(status)
     return errorResponse(status, id, error, { ...headers, 'mcp-edge-grade': gradeHeader(this.rows) })

@@ -16,13 +16,14 @@ import { LinkSignal, type ClientSignal } from './client-signal'
 import { originErasFor, unsupportedVersion } from './modern'
 import { onToolsCallReply, onToolsListReply } from './reply-hooks'
 import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from './exchange'
+import { edgeResponse, type EdgeResponse, type RequestHeaders } from './response'
 
 /** Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), framing, and encodings the edge must read. */
 const DROP_REQUEST = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-connection', 'content-length', 'accept-encoding', 'expect'])
 /** Reply headers relayed to the client. */
 const RELAY_REPLY = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'cache-control', 'www-authenticate', 'retry-after', 'allow']
 
-function forwardHeaders(headers: Headers): Record<string, string> {
+function forwardHeaders(headers: RequestHeaders): Record<string, string> {
   const out: Record<string, string> = {}
   headers.forEach((value, name) => {
     if (!DROP_REQUEST.has(name)) out[name] = value
@@ -48,7 +49,7 @@ function relayHeaders(reply: OriginReply): Record<string, string> {
  *   cancels the origin's (and grades the open ids `missing`, see streamReply).
  * @returns the origin's reply, or `{ fault }` with the D9 code (-31002 timeout, -31001 anything else)
  */
-export async function callOrigin(ex: Exchange, headers: Headers, body: string, signal?: ClientSignal): Promise<OriginReply | { fault: number }> {
+export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: string, signal?: ClientSignal): Promise<OriginReply | { fault: number }> {
   const t0 = Date.now()
   const link = signal ? new LinkSignal() : undefined
   const onAbort = () => link!.abort()
@@ -72,11 +73,11 @@ export async function callOrigin(ex: Exchange, headers: Headers, body: string, s
  * with it): the open ids are graded `missing` with no text (nobody reads), the log line says
  * `clientClosed: true`.
  */
-function clientGone(ex: Exchange, grader: ReplyGrader): Response {
+function clientGone(ex: Exchange, grader: ReplyGrader): EdgeResponse {
   ex.clientClosed = true
   grader.close('cancel')
   ex.finish(200)
-  return new Response(null, { status: 200 })
+  return edgeResponse(null, 200)
 }
 
 /**
@@ -98,7 +99,7 @@ function isJson(reply: OriginReply): boolean {
 }
 
 /** Notifications and client responses: forward, then 202 with no body (MCP transports, item 4). */
-export async function forwardWithoutReply(text: string, headers: Headers, ex: Exchange): Promise<Response> {
+export async function forwardWithoutReply(text: string, headers: RequestHeaders, ex: Exchange): Promise<EdgeResponse> {
   const reply = await callOrigin(ex, headers, text)
   if ('fault' in reply) {
     ex.row({ id: 'null', method: '', grade: 'origin_error', code: reply.fault, answeredBy: 'edge' })
@@ -109,7 +110,7 @@ export async function forwardWithoutReply(text: string, headers: Headers, ex: Ex
     // 200 with an empty body and 204 are normalised to 202 (field case B14).
     reply.discard()
     ex.finish(202)
-    return new Response(null, { status: 202, headers: relaySessionOnly(reply) })
+    return edgeResponse(null, 202, relaySessionOnly(reply))
   }
   // The origin refused (e.g. 400/404 for a missing or unknown session): relayed with its status,
   // the body only when it is a JSON-RPC error.
@@ -117,12 +118,12 @@ export async function forwardWithoutReply(text: string, headers: Headers, ex: Ex
   if (refusal) {
     ex.row({ id: 'null', method: '', grade: 'rpc_error', code: refusal.code, answeredBy: 'origin' })
     ex.finish(reply.status)
-    return new Response(refusal.text, { status: reply.status, headers: { ...relayHeaders(reply), 'content-type': 'application/json', 'mcp-edge-grade': gradeHeader(ex.rows) } })
+    return edgeResponse(refusal.text, reply.status, { ...relayHeaders(reply), 'content-type': 'application/json', 'mcp-edge-grade': gradeHeader(ex.rows) })
   }
   ex.finish(reply.status)
   const h = relayHeaders(reply)
   delete h['content-type']
-  return new Response(null, { status: reply.status, headers: h })
+  return edgeResponse(null, reply.status, h)
 }
 
 function relaySessionOnly(reply: OriginReply): Record<string, string> {
@@ -263,7 +264,7 @@ class ReplyGrader {
  * @param localTexts answers the edge already built for other elements of a batch
  * @param asBatch answer with a JSON array (the client sent a batch)
  */
-export async function forwardRequests(body: string, localTexts: string[], headers: Headers, ex: Exchange, asBatch: boolean): Promise<Response> {
+export async function forwardRequests(body: string, localTexts: string[], headers: RequestHeaders, ex: Exchange, asBatch: boolean): Promise<EdgeResponse> {
   const reply = await callOrigin(ex, headers, body, ex.signal)
   const grader = new ReplyGrader(ex)
   if ('fault' in reply && ex.signal?.aborted) return clientGone(ex, grader)
@@ -281,7 +282,7 @@ export async function forwardRequests(body: string, localTexts: string[], header
         ex.row({ id: idLabel(p.id), method: p.method, ...(p.tool ? { tool: p.tool } : {}), grade: 'rpc_error', code: refusal.code, answeredBy: 'origin', ...(ex.originMs !== undefined ? { originMs: ex.originMs } : {}) })
       }
       ex.finish(reply.status)
-      return new Response(refusal.text, { status: reply.status, headers: { ...relayHeaders(reply), 'content-type': 'application/json', 'mcp-edge-grade': gradeHeader(ex.rows) } })
+      return edgeResponse(refusal.text, reply.status, { ...relayHeaders(reply), 'content-type': 'application/json', 'mcp-edge-grade': gradeHeader(ex.rows) })
     }
     if (refusal) {
       // A batch with local answers: the origin's error goes to each forwarded id.
@@ -327,11 +328,11 @@ export async function forwardRequests(body: string, localTexts: string[], header
 }
 
 /** One JSON answer: local answers first, then the graded replies; HTTP 200 with `MCP-Edge-Grade`. */
-function respondJson(localTexts: string[], answers: string[], ex: Exchange, asBatch: boolean, extra: Record<string, string>): Response {
+function respondJson(localTexts: string[], answers: string[], ex: Exchange, asBatch: boolean, extra: Record<string, string>): EdgeResponse {
   const out = [...localTexts, ...answers]
   ex.finish(200)
   const headers = { ...JSON_HEADERS, ...extra, 'mcp-edge-grade': gradeHeader(ex.rows) }
-  return new Response(asBatch ? `[${out.join(',')}]` : (out[0] ?? ''), { status: 200, headers })
+  return edgeResponse(asBatch ? `[${out.join(',')}]` : (out[0] ?? ''), 200, headers)
 }
 
 /** True for the timeout errors of the origin clients (core's own, undici's body timeout by name). */
@@ -355,7 +356,7 @@ function looksLikeResponse(v: unknown): boolean {
  * ids left open at the end get their answer from {@link ReplyGrader.close}. The log line is
  * written as soon as every id is graded (or when the stream stops, whichever comes first).
  */
-function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, grader: ReplyGrader, asBatch: boolean): Response {
+function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, grader: ReplyGrader, asBatch: boolean): EdgeResponse {
   const source = reply.stream()
   if (!source) return respondJson(localTexts, grader.close('end'), ex, asBatch, relaySessionOnly(reply))
   const headers = relayHeaders(reply)
@@ -423,7 +424,7 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
     { idleMs: isListen(ex) ? 0 : ex.deps.config.originTimeoutMs }
   )
   const withHead = head.length ? prepend(head, body) : body
-  return new Response(withHead, { status: reply.status, headers })
+  return edgeResponse(withHead, reply.status, headers)
 }
 
 function prepend(events: SseEvent[], body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
@@ -456,7 +457,7 @@ function prepend(events: SseEvent[], body: ReadableStream<Uint8Array>): Readable
  * `notifications/tools/list_changed` event invalidates the origin's tools (every scope: the
  * notification does not say whose list changed) before the chunk that completes it is relayed.
  */
-export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Headers, target: OriginTarget, deps: EdgeDeps): Promise<Response> {
+export async function handlePassThrough(method: 'GET' | 'DELETE', headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps): Promise<EdgeResponse> {
   const version = headers.get('mcp-protocol-version')?.trim()
   // D18, spec-2026.md §2 E1: the modern era is POST-only.
   if (version !== undefined && looksModern(version)) {
@@ -480,7 +481,7 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Heade
           if (isMessageEvent(ev) && ev.data.includes('notifications/tools/list_changed') && carriesListChanged(ev.data)) deps.registry.invalidate(target.id)
         })
       : source
-  return new Response(body, { status: reply.status, headers: relayHeaders(reply) })
+  return edgeResponse(body, reply.status, relayHeaders(reply))
 }
 
 /** True when an SSE event's data is `notifications/tools/list_changed` (alone or inside a JSON-RPC batch). */

@@ -11,6 +11,7 @@
 import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from './era'
 import { ErrorCode, isObject, NULL_ID, type RawId, type RpcError } from './jsonrpc'
 import type { Classified } from './classify'
+import { type RequestHeaders } from './response'
 
 /** `_meta` key of the client capabilities (required on every 2026-07-28 request). */
 export const META_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities'
@@ -32,7 +33,7 @@ export type EraDecision = { kind: 'legacy'; era: ProtocolVersion } | { kind: 'mo
 
 /** What era detection needs besides the message. */
 export interface EraContext {
-  headers: Headers
+  headers: RequestHeaders
   /** Versions the edge accepts (SUPPORTED_VERSIONS). */
   supported: readonly ProtocolVersion[]
   /** What the origin is known to speak (learned, D17), if anything. */
@@ -44,7 +45,7 @@ function clip(s: string): string {
 }
 
 /** The trimmed `MCP-Protocol-Version` header, or null when absent. */
-export function headerVersion(headers: Headers): string | null {
+export function headerVersion(headers: RequestHeaders): string | null {
   const v = headers.get('mcp-protocol-version')
   return v === null ? null : v.trim()
 }
@@ -235,7 +236,7 @@ const NAME_SOURCE: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'pro
  * method; `Mcp-Name` present and equal (after decoding) whenever the body has the mirrored field
  * (B15: absent field, no header required). Failures: 400 -32020 with the id.
  */
-export function checkStandardHeaders(c: Extract<Classified, { kind: 'request' }>, headers: Headers): EraRefusal | null {
+export function checkStandardHeaders(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders): EraRefusal | null {
   const method = headers.get('mcp-method')
   if (method === null) return headerMismatch(c.id, 'the Mcp-Method header is missing')
   if (method.trim() !== c.method) return headerMismatch(c.id, 'Mcp-Method does not equal the method in the body')
@@ -288,7 +289,7 @@ export function paramHeaders(schema: unknown): ParamHeader[] {
  * equal to the argument when the argument has a value; a header for a null or absent value is
  * ignored (B9). Integers compare numerically. Failures: 400 -32020 with the id.
  */
-export function checkParamHeaders(id: RawId, schema: unknown, args: Record<string, unknown>, headers: Headers): EraRefusal | null {
+export function checkParamHeaders(id: RawId, schema: unknown, args: Record<string, unknown>, headers: RequestHeaders): EraRefusal | null {
   for (const d of paramHeaders(schema)) {
     let v: unknown = args
     for (const k of d.path) v = isObject(v) ? v[k] : undefined

@@ -18,6 +18,35 @@ import { errorResponse, Exchange, gatewayError, idLabel, JSON_HEADERS, type Edge
 import { callOrigin, forwardRequests, forwardWithoutReply } from './forward'
 import { privateScope } from './scope'
 import type { ClientSignal } from './client-signal'
+import { checkPost } from './transport'
+import type { Config } from './config'
+import { edgeResponse, type EdgeResponse, type RequestHeaders } from './response'
+
+/**
+ * The origin an MCP path names: `/mcp` is `ORIGIN_URL` (id `default`), `/mcp/<name>` the entry
+ * `<name>` of `ORIGINS`. Null when nothing is configured there (answered 404).
+ */
+export function originTarget(config: Config, name: string | undefined): OriginTarget | null {
+  if (name === undefined) return config.originUrl ? { id: 'default', url: config.originUrl } : null
+  const url = Object.hasOwn(config.origins, name) ? config.origins[name] : undefined
+  return url ? { id: name, url } : null
+}
+
+/**
+ * The checks of a `POST /mcp` before its body is read (MCP transports; DESIGN.md section 2): Host,
+ * Origin, Content-Type and Accept ({@link checkPost}), then the declared body size against
+ * `MAX_BODY_BYTES` (413). Refusals are logged like every POST.
+ * @param declaredBytes the Content-Length, when the client sent one (Infinity: known too large)
+ * @returns the refusal to send, or null when the body may be read
+ */
+export function admitPost(headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps, declaredBytes?: number): EdgeResponse | null {
+  const refusal = checkPost(headers, deps.config)
+  if (refusal) return new Exchange(deps, target, DEFAULT_VERSION).reject(refusal.status, NULL_ID, { code: refusal.code, message: refusal.message }, '', refusal.headers)
+  if (declaredBytes !== undefined && declaredBytes > deps.config.maxBodyBytes) {
+    return new Exchange(deps, target, DEFAULT_VERSION).reject(413, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${deps.config.maxBodyBytes} bytes` })
+  }
+  return null
+}
 
 /**
  * Handles one `POST /mcp` whose transport checks passed.
@@ -27,7 +56,7 @@ import type { ClientSignal } from './client-signal'
  *   request of forwarded requests is aborted with it while a JSON reply is awaited
  * @returns the response: a JSON body, an SSE stream, or 202 with no body
  */
-export async function handlePost(body: Uint8Array | string, headers: Headers, target: OriginTarget, deps: EdgeDeps, signal?: ClientSignal): Promise<Response> {
+export async function handlePost(body: Uint8Array | string, headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps, signal?: ClientSignal): Promise<EdgeResponse> {
   const { config } = deps
   // Stage 2: parse.
   const parsed = parseBody(body)
@@ -69,12 +98,12 @@ export async function handlePost(body: Uint8Array | string, headers: Headers, ta
   }
   const res = await handleSingle(c, headers, ex)
   // 2026-07-28 has no sessions: never echo or mint a session id (SH §Earlier revisions).
-  res.headers.delete('mcp-session-id')
+  delete res.headers['mcp-session-id']
   return res
 }
 
 /** Answers an {@link EraRefusal}: its status and one JSON-RPC error, logged as `rejected`. */
-function refusal(ex: Exchange, r: EraRefusal, method = ''): Response {
+function refusal(ex: Exchange, r: EraRefusal, method = ''): EdgeResponse {
   return ex.reject(r.status, r.id, r.error, method)
 }
 
@@ -85,14 +114,14 @@ const scopes = new WeakMap<Exchange, Promise<string>>()
  * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header
  * (src/core/scope.ts; DESIGN.md section 7). Computed only for what reads or learns tool lists.
  */
-async function callerScope(ex: Exchange, headers: Headers): Promise<string> {
+async function callerScope(ex: Exchange, headers: RequestHeaders): Promise<string> {
   let p = scopes.get(ex)
   if (!p) scopes.set(ex, (p = privateScope(headers.get('authorization'))))
   return (ex.scope = await p)
 }
 
 /** Stage 5's view of the registry for one caller: its scope (own private list, then public) and a pull with its authorization. */
-function toolsCallContext(ex: Exchange, headers: Headers, scope: string) {
+function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: string) {
   const { deps, target, era } = ex
   const carry: Record<string, string> = {}
   const auth = headers.get('authorization')
@@ -108,7 +137,7 @@ function toolsCallContext(ex: Exchange, headers: Headers, scope: string) {
 }
 
 /** Stage 5 for one request: a local answer text, or what to forward. */
-async function decide(c: Extract<Classified, { kind: 'request' }>, headers: Headers, ex: Exchange): Promise<{ answer: string; row: GradeRow } | { forward: Pending } | { refuse: EraRefusal }> {
+async function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange): Promise<{ answer: string; row: GradeRow } | { forward: Pending } | { refuse: EraRefusal }> {
   // tools/list replies are learned under the caller's scope when the list is private (reply-hooks.ts).
   if (c.method === 'tools/list') await callerScope(ex, headers)
   if (c.method !== 'tools/call') return { forward: { id: c.id, method: c.method, unvalidated: false, answered: false } }
@@ -134,7 +163,7 @@ async function decide(c: Extract<Classified, { kind: 'request' }>, headers: Head
   return { forward: { id: c.id, method: c.method, tool: verdict.tool, unvalidated: verdict.unvalidated, answered: false } }
 }
 
-async function handleSingle(c: Classified, headers: Headers, ex: Exchange): Promise<Response> {
+async function handleSingle(c: Classified, headers: RequestHeaders, ex: Exchange): Promise<EdgeResponse> {
   if (c.kind === 'invalid') {
     const status = c.id === NULL_ID || c.responseShaped || c.notification ? 400 : 200
     return ex.reject(status, c.responseShaped || c.notification ? NULL_ID : c.id, c.error)
@@ -148,7 +177,7 @@ async function handleSingle(c: Classified, headers: Headers, ex: Exchange): Prom
   if ('answer' in d) {
     ex.row(d.row)
     ex.finish(200)
-    return new Response(d.answer, { status: 200, headers: { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) } })
+    return edgeResponse(d.answer, 200, { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) })
   }
   ex.pending.set(c.id.key, d.forward)
   return forwardRequests(c.text, [], headers, ex, false)
@@ -160,7 +189,7 @@ async function handleSingle(c: Classified, headers: Headers, ex: Exchange): Prom
  * rest forwarded as one sub-batch in the client's order; replies merged by id (forward.ts).
  * Notifications get no entry; a batch of notifications/responses only is answered 202.
  */
-async function handleBatch(items: Classified[], headers: Headers, ex: Exchange): Promise<Response> {
+async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exchange): Promise<EdgeResponse> {
   const hasResponses = items.some((c) => c.kind === 'response')
   const hasRequests = items.some((c) => c.kind === 'request' || c.kind === 'notification')
   if (hasResponses && hasRequests) {
@@ -231,7 +260,7 @@ async function handleBatch(items: Classified[], headers: Headers, ex: Exchange):
     const allNull = ex.rows.every((r) => r.id === 'null')
     const status = allNull ? 400 : 200
     ex.finish(status)
-    return new Response(`[${localTexts.join(',')}]`, { status, headers: { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) } })
+    return edgeResponse(`[${localTexts.join(',')}]`, status, { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) })
   }
   for (const p of forwarded) ex.pending.set(p.id.key, p)
   if (forwarded.length === 0) {
@@ -244,10 +273,10 @@ async function handleBatch(items: Classified[], headers: Headers, ex: Exchange):
         return errorResponse(502, NULL_ID, gatewayError(reply.fault))
       }
       ex.finish(202)
-      return new Response(null, { status: 202 })
+      return edgeResponse(null, 202)
     }
     ex.finish(200)
-    return new Response(`[${localTexts.join(',')}]`, { status: 200, headers: { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) } })
+    return edgeResponse(`[${localTexts.join(',')}]`, 200, { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) })
   }
   return forwardRequests(`[${forward.join(',')}]`, localTexts, headers, ex, true)
 }

@@ -9,6 +9,7 @@
 import type { Config } from './config'
 import { looksModern } from './era'
 import { ErrorCode } from './jsonrpc'
+import { type RequestHeaders } from './response'
 
 /** A refusal of the whole HTTP request: status plus a JSON-RPC error with `id: null` (D13). */
 export interface Refusal {
@@ -39,7 +40,7 @@ function originAllowed(origin: string, allowed: string[]): boolean {
 }
 
 /** Host and Origin checks shared by POST, GET and DELETE (DNS-rebinding protection). */
-export function checkHostAndOrigin(headers: Headers, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>): Refusal | null {
+export function checkHostAndOrigin(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>): Refusal | null {
   if (config.allowedHosts) {
     const host = headers.get('host') ?? ''
     const ok = config.allowedHosts.includes('*') || config.allowedHosts.includes(host) || (config.allowedHosts.includes('localhost') && isLoopbackHost(host))
@@ -64,7 +65,7 @@ function accepts(accept: string, type: 'application/json' | 'text/event-stream')
  * Checks a POST before its body is read.
  * @returns a refusal, or null to go on
  */
-export function checkPost(headers: Headers, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>): Refusal | null {
+export function checkPost(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>): Refusal | null {
   const hostOrOrigin = checkHostAndOrigin(headers, config)
   if (hostOrOrigin) return hostOrOrigin
   const ct = (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()

@@ -1,9 +1,10 @@
 /**
  * @module adapters/node
  * Node entry: wires the ports (undici origin client, file-backed KV, ajv) to the app and serves it
- * with @hono/node-server. `startEdge` is used by `npm start`, the tests and the benchmark.
+ * on `node:http` (the POST hot path straight to the core, the rest through @hono/node-server;
+ * post-listener.ts). `startEdge` is used by `npm start`, the tests and the benchmark.
  */
-import { serve, type ServerType } from '@hono/node-server'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createApp } from '../../app'
 import { loadConfig, type Config } from '../../core/config'
@@ -16,6 +17,7 @@ import { createAjvEngine } from '../../validators/ajv'
 import { FileKv } from './file-kv'
 import { isLoopbackHost } from '../../core/transport'
 import { createUndiciOriginClient } from './origin-client'
+import { createNodeListener } from './post-listener'
 import type { ServerResponse } from 'node:http'
 import type { Context } from 'hono'
 import { LinkSignal, type ClientSignal } from '../../core/client-signal'
@@ -100,9 +102,9 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
   const deps = nodeDeps(config, opts)
   const app = createApp(() => deps, { clientSignal: socketCloseSignal })
   const port = opts.port ?? Number(env.PORT ?? 8787)
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s))
-  })
+  // POST /mcp goes straight to the core; the rest through @hono/node-server (post-listener.ts).
+  const server = createServer(createNodeListener(app, deps))
+  await new Promise<void>((resolve) => server.listen(port, host, () => resolve()))
   const actual = (server.address() as AddressInfo).port
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}/mcp`,
@@ -110,7 +112,7 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
     deps,
     close: () =>
       new Promise<void>((resolve) => {
-        ;(server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.()
+        server.closeAllConnections()
         server.close(() => resolve())
         void deps.closeOrigin()
       }),

@@ -1,0 +1,165 @@
+/**
+ * @module adapters/node/post-listener
+ * The Node entry's request listener. `POST /mcp` and `POST /mcp/<name>` with a Content-Length go
+ * straight from `node:http` to the core (admitPost -> handlePost) and the core's
+ * {@link EdgeResponse} is written straight back; everything else (GET/DELETE streams, /healthz,
+ * /metrics, /admin, chunked bodies, odd paths) goes to the Hono app through @hono/node-server.
+ *
+ * Why not Hono for the hot path: @hono/node-server wraps every request in a web `Request`, Hono
+ * adds a Context, and the answer goes back through a web `Response`; for a gateway whose own work
+ * per call is a few tens of microseconds that plumbing was the largest single cost (about 25 us
+ * of CPU per POST on Node 20 in `npm run bench` A/B runs, issue 7). Both paths call the same core
+ * functions, so they answer alike; the test suite runs every runtime test through this listener.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+import { getRequestListener } from '@hono/node-server'
+import type { Hono } from 'hono'
+import { LinkSignal } from '../../core/client-signal'
+import { internalError, type EdgeDeps } from '../../core/exchange'
+import { admitPost, handlePost, originTarget } from '../../core/pipeline'
+import type { EdgeResponse, RequestHeaders } from '../../core/response'
+
+/**
+ * `IncomingMessage.headers` seen as {@link RequestHeaders}. Only used when no header name repeats
+ * (see {@link hasRepeatedHeader}): then Node's header record holds each value exactly as a web
+ * `Headers` would.
+ */
+class NodeRequestHeaders implements RequestHeaders {
+  constructor(private readonly h: IncomingMessage['headers']) {}
+  get(name: string): string | null {
+    const v = this.h[name] ?? this.h[name.toLowerCase()]
+    return typeof v === 'string' ? v : Array.isArray(v) ? v.join(', ') : null
+  }
+  forEach(fn: (value: string, name: string) => void): void {
+    for (const name in this.h) {
+      const v = this.get(name)
+      if (v !== null) fn(v, name)
+    }
+  }
+}
+
+/**
+ * True when a header name occurs twice. Node keeps only the first of a repeated Content-Type,
+ * Authorization, Host, ... where a web `Headers` joins them; such requests take the Hono route so
+ * both routes see the same values.
+ */
+function hasRepeatedHeader(req: IncomingMessage): boolean {
+  let n = 0
+  for (const _ in req.headers) n++
+  return n * 2 !== req.rawHeaders.length
+}
+
+/** `/mcp` -> undefined (the default origin), `/mcp/<name>` -> name, anything else -> null. */
+function originName(url: string): string | undefined | null {
+  const q = url.indexOf('?')
+  const path = q < 0 ? url : url.slice(0, q)
+  if (path === '/mcp') return undefined
+  if (path.startsWith('/mcp/') && /^[A-Za-z0-9._~-]+$/.test(path.slice(5))) return path.slice(5)
+  return null
+}
+
+/**
+ * Writes an {@link EdgeResponse}. Text bodies get a Content-Length; streams are written chunk by
+ * chunk as they arrive (never buffered), waiting for `drain` when the socket is full, and are
+ * cancelled when the client goes away.
+ */
+export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): Promise<void> {
+  const { body } = r
+  if (typeof body === 'string') {
+    const headers = { ...r.headers, 'content-length': String(Buffer.byteLength(body)) }
+    res.writeHead(r.status, headers)
+    res.end(body)
+    return
+  }
+  if (body === null) {
+    res.writeHead(r.status, r.headers)
+    res.end()
+    return
+  }
+  res.writeHead(r.status, r.headers)
+  res.flushHeaders()
+  const reader = body.getReader()
+  let gone = false
+  const onClose = () => {
+    if (res.writableFinished) return
+    gone = true
+    reader.cancel().catch(() => undefined)
+  }
+  res.once('close', onClose)
+  try {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done || gone) break
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go)
+            res.off('close', go)
+            resolve()
+          }
+          res.on('drain', go)
+          res.on('close', go)
+        })
+      }
+    }
+    if (!gone) res.end()
+  } catch {
+    // The stream failed after the headers went out: all that is left is to cut the connection.
+    res.destroy()
+  } finally {
+    res.off('close', onClose)
+  }
+}
+
+/**
+ * The Node entry's listener: the direct `POST /mcp` path in front of the Hono app.
+ * @param app the app for every other request
+ * @param deps the ports, as given to the app
+ */
+export function createNodeListener(app: Hono, deps: EdgeDeps): RequestListener {
+  const fallback = getRequestListener(app.fetch)
+  return (req, res) => {
+    const length = req.headers['content-length']
+    const name = req.method === 'POST' && length !== undefined && req.headers['transfer-encoding'] === undefined ? originName(req.url ?? '') : null
+    const target = name === null || !/^\d+$/.test(length!) || hasRepeatedHeader(req) ? null : originTarget(deps.config, name)
+    if (!target) {
+      void fallback(req, res)
+      return
+    }
+    const headers = new NodeRequestHeaders(req.headers)
+    let refusal: EdgeResponse | null
+    try {
+      refusal = admitPost(headers, target, deps, Number(length))
+    } catch {
+      refusal = failed(deps)
+    }
+    if (refusal) {
+      void writeEdgeResponse(refusal, res)
+      return
+    }
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      // Fires when the client goes away before the answer is complete: aborts the origin call.
+      const signal = new LinkSignal()
+      res.once('close', () => {
+        if (!res.writableFinished) signal.abort()
+      })
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      handlePost(body, headers, target, deps, signal)
+        .catch(() => failed(deps))
+        .then((r) => writeEdgeResponse(r, res))
+        .catch(() => res.destroy())
+    })
+  }
+}
+
+/** A fault inside the edge: logged by name only, answered 500 without any detail. */
+function failed(deps: EdgeDeps): EdgeResponse {
+  try {
+    deps.log({ msg: 'edge.error', error: 'error' })
+  } catch {
+    // logging must not turn one fault into two
+  }
+  return internalError()
+}
