@@ -126,11 +126,6 @@ export class Exchange {
     if (this.dropped.length < 100) this.dropped.push(d)
   }
   /**
-   * Writes the one log line of this POST: `{ msg: "mcp.post", origin, era, status, ms, originMs,
-   * grades: GradeRow[], dropped?, clientClosed? }` (DESIGN.md section 6). Only the first call
-   * writes; an SSE reply calls it as soon as every id is graded, and again (a no-op) at the end.
-   */
-  /**
    * Answers the whole POST locally with one JSON-RPC error: logs it graded `rejected` (one log
    * line per POST) and sets `MCP-Edge-Grade` like every other JSON answer (DESIGN.md section 6).
    */
@@ -140,6 +135,11 @@ export class Exchange {
     return errorResponse(status, id, error, { ...headers, 'mcp-edge-grade': gradeHeader(this.rows) })
   }
 
+  /**
+   * Writes the one log line of this POST: `{ msg: "mcp.post", origin, era, status, ms, originMs,
+   * grades: GradeRow[], dropped?, clientClosed? }` (DESIGN.md section 6). Only the first call
+   * writes; an SSE reply calls it as soon as every id is graded, and again (a no-op) at the end.
+   */
   finish(status: number): void {
     if (this.finished) return
     this.finished = true

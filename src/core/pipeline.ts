@@ -16,7 +16,7 @@ import { pullToolList } from './origin-session'
 import { findTool, validateToolsCall } from './validate'
 import { errorResponse, Exchange, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { callOrigin, forwardRequests, forwardWithoutReply } from './forward'
-import { privateScope } from './scope'
+import { knownPrivateScope, privateScope } from './scope'
 import type { ClientSignal } from './client-signal'
 import { checkPost } from './transport'
 import type { Config } from './config'
@@ -114,7 +114,15 @@ const scopes = new WeakMap<Exchange, Promise<string>>()
  * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header
  * (src/core/scope.ts; DESIGN.md section 7). Computed only for what reads or learns tool lists.
  */
-async function callerScope(ex: Exchange, headers: RequestHeaders): Promise<string> {
+function callerScope(ex: Exchange, headers: RequestHeaders): string | Promise<string> {
+  if (ex.scope !== undefined) return ex.scope
+  // Known digests are read without a microtask hop (every tools/call asks; issue 7 profile).
+  const known = knownPrivateScope(headers.get('authorization'))
+  if (known !== undefined) return (ex.scope = known)
+  return awaitScope(ex, headers)
+}
+
+async function awaitScope(ex: Exchange, headers: RequestHeaders): Promise<string> {
   let p = scopes.get(ex)
   if (!p) scopes.set(ex, (p = privateScope(headers.get('authorization'))))
   return (ex.scope = await p)
@@ -141,7 +149,8 @@ async function decide(c: Extract<Classified, { kind: 'request' }>, headers: Requ
   // tools/list replies are learned under the caller's scope when the list is private (reply-hooks.ts).
   if (c.method === 'tools/list') await callerScope(ex, headers)
   if (c.method !== 'tools/call') return { forward: { id: c.id, method: c.method, unvalidated: false, answered: false } }
-  const ctx = toolsCallContext(ex, headers, await callerScope(ex, headers))
+  const s = callerScope(ex, headers)
+  const ctx = toolsCallContext(ex, headers, typeof s === 'string' ? s : await s)
   if (isModern(ex.era)) {
     // Mcp-Param-* headers against the tool's x-mcp-header arguments, before argument validation (spec-2026.md §1-I step 10).
     const p = c.params

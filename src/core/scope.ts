@@ -26,6 +26,8 @@ const encoder = new TextEncoder()
 export const SCOPE_MEMO_SIZE = 1000
 
 const memo = new Map<string, Promise<string>>()
+/** The settled digests of `memo` (same keys, dropped with them): read without awaiting. */
+const settled = new Map<string, string>()
 
 async function digest(authorization: string): Promise<string> {
   const d = await crypto.subtle.digest('SHA-256', encoder.encode(SCOPE_LABEL + authorization))
@@ -49,12 +51,30 @@ export function privateScope(authorization: string | null): Promise<string> {
     memo.set(key, p)
     return p
   }
-  p = digest(key)
+  const mine = (p = digest(key))
   memo.set(key, p)
-  // A failed digest is not remembered.
-  p.catch(() => memo.delete(key))
-  while (memo.size > SCOPE_MEMO_SIZE) memo.delete(memo.keys().next().value as string)
+  p.then(
+    (v) => {
+      if (memo.get(key) === mine) settled.set(key, v)
+    },
+    // A failed digest is not remembered.
+    () => memo.delete(key)
+  )
+  while (memo.size > SCOPE_MEMO_SIZE) {
+    const oldest = memo.keys().next().value as string
+    memo.delete(oldest)
+    settled.delete(oldest)
+  }
   return p
+}
+
+/**
+ * The private scope of an authorization context when its digest is already known in memory
+ * (see {@link privateScope}), without awaiting; undefined otherwise. Does not refresh the value's
+ * place in the memo (a value dropped from it is digested again on its next call).
+ */
+export function knownPrivateScope(authorization: string | null): string | undefined {
+  return settled.get(authorization ?? '')
 }
 
 /**

@@ -108,6 +108,8 @@ export interface ToolRegistryOptions {
 interface MemoryEntry {
   tool: ResolvedTool | null
   expiresAt: number
+  /** Read since the last eviction pass (see BoundedMap). */
+  used?: boolean
 }
 
 /**
@@ -177,7 +179,7 @@ export class ToolRegistry {
     const hit = this.memory.get(key)
     const now = this.now()
     if (hit && hit.expiresAt > now) {
-      this.memory.set(key, hit) // LRU: most recently used last
+      hit.used = true // LRU (CLOCK): kept on the next eviction pass
       return this.withFreshness(hit.tool, originId, scope, now)
     }
     let record: ToolRecord | null = null
@@ -409,14 +411,26 @@ function isToolRecord(v: unknown): v is ToolRecord {
 }
 
 /** A Map that drops its oldest entries (insertion order) beyond `max`. */
-class BoundedMap<K, V> extends Map<K, V> {
+class BoundedMap<K, V extends { used?: boolean }> extends Map<K, V> {
   constructor(private readonly max: number) {
     super()
   }
+  /**
+   * Adds or replaces an entry; past the bound, evicts in insertion order but gives entries marked
+   * `used` a second chance (moved to the end, mark cleared): the CLOCK approximation of LRU. A hit
+   * only sets `used` instead of a delete and re-insert per call (issue 7 profile).
+   */
   override set(key: K, value: V): this {
     if (this.has(key)) this.delete(key)
     super.set(key, value)
-    while (this.size > this.max) this.delete(this.keys().next().value as K)
+    while (this.size > this.max) {
+      const [oldKey, oldValue] = this.entries().next().value as [K, V]
+      this.delete(oldKey)
+      if (oldValue.used && oldKey !== key) {
+        oldValue.used = false
+        super.set(oldKey, oldValue)
+      }
+    }
     return this
   }
 }

@@ -59,15 +59,29 @@ function socketCloseSignal(c: Context): ClientSignal | undefined {
   return signal
 }
 
-/** Batched stdout logger: lines are joined and written at most once per tick. */
+/**
+ * Batched stdout logger: one JSON line per record (`ts` first), joined and written at most once
+ * per tick. The line is built as `{"ts":"<ISO time>",` + the record's own JSON minus its `{`, and
+ * the ISO time is formatted once per millisecond: a spread copy of every record and a Date per
+ * line were about 5 us of CPU per POST (issue 7 profile).
+ */
 function stdoutLogger(): (r: LogRecord) => void {
   let buf: string[] = []
+  let lastMs = 0
+  let lastIso = ''
+  const flush = () => {
+    process.stdout.write(buf.join(''))
+    buf = []
+  }
   return (r) => {
-    if (buf.length === 0) setImmediate(() => {
-      process.stdout.write(buf.join(''))
-      buf = []
-    })
-    buf.push(JSON.stringify({ ts: new Date().toISOString(), ...r }) + '\n')
+    if (buf.length === 0) setImmediate(flush)
+    const now = Date.now()
+    if (now !== lastMs) {
+      lastMs = now
+      lastIso = new Date(now).toISOString()
+    }
+    const json = JSON.stringify(r)
+    buf.push(json.length > 2 ? `{"ts":"${lastIso}",${json.slice(1)}\n` : `{"ts":"${lastIso}"}\n`)
   }
 }
 
