@@ -82,6 +82,22 @@ describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ sta
     })
   })
 
+  it('the same mistake again (answers are remembered per tool and issue list) keeps each call its own id and era', async () => {
+    const bad = { city: 'Paris', units: 'kelvin', days: 2.5 }
+    const text = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"get_forecast","arguments":${JSON.stringify(bad)}}}`
+    for (let round = 0; round < 2; round++) {
+      const a = await rpc(auto.url, text('12345678901234567890123'), V06)
+      expect(a.text.startsWith('{"jsonrpc":"2.0","id":12345678901234567890123,"error":{"code":-32602,')).toBe(true)
+      expect(a.json.error.message).toBe(DESIGN_TEXT)
+      const b = await rpc(auto.url, text('"s-1"'), V11)
+      expect(b.json).toEqual({ jsonrpc: '2.0', id: 's-1', result: { content: [{ type: 'text', text: DESIGN_TEXT }], isError: true } })
+      // Another mistake on the same tool gets its own message, not the remembered one.
+      const d = await rpc(auto.url, call(8, 'get_forecast', { city: 'Paris', days: 0 }), V06)
+      expect(d.json.error.message).toContain('days: must be >= 1')
+      expect(d.json.error.message).not.toContain('units')
+    }
+  })
+
   it('INVALID_ARGS overrides the era both ways', async () => {
     const a = await rpc(toolError.url, call(3, 'get_forecast', { city: 'Paris', days: 0 }), V06)
     expect(a.json.result).toMatchObject({ isError: true })

@@ -166,7 +166,9 @@ class ReplyGrader {
   private open: number
 
   constructor(private readonly ex: Exchange) {
-    this.open = [...ex.pending.values()].filter((p) => !p.answered).length
+    let open = 0
+    for (const p of ex.pending.values()) if (!p.answered) open++
+    this.open = open
   }
 
   /** True when every forwarded id has its answer. */
@@ -329,10 +331,12 @@ export async function forwardRequests(body: string, localTexts: string[], header
 
 /** One JSON answer: local answers first, then the graded replies; HTTP 200 with `MCP-Edge-Grade`. */
 function respondJson(localTexts: string[], answers: string[], ex: Exchange, asBatch: boolean, extra: Record<string, string>): EdgeResponse {
-  const out = [...localTexts, ...answers]
   ex.finish(200)
-  const headers = { ...JSON_HEADERS, ...extra, 'mcp-edge-grade': gradeHeader(ex.rows) }
-  return edgeResponse(asBatch ? `[${out.join(',')}]` : (out[0] ?? ''), 200, headers)
+  const headers: Record<string, string> = { 'content-type': JSON_HEADERS['content-type'] }
+  for (const k in extra) headers[k] = extra[k]!
+  headers['mcp-edge-grade'] = gradeHeader(ex.rows)
+  if (!asBatch) return edgeResponse(localTexts[0] ?? answers[0] ?? '', 200, headers)
+  return edgeResponse(`[${[...localTexts, ...answers].join(',')}]`, 200, headers)
 }
 
 /** True for the timeout errors of the origin clients (core's own, undici's body timeout by name). */

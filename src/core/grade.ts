@@ -172,13 +172,16 @@ function idOf(msg: Record<string, unknown>, sourceText: string, req: ForwardedRe
   return toRawId(msg.id) ?? req.id
 }
 
+const GRADE_ORDER: readonly Grade[] = ['ok', 'tool_error', 'rpc_error', 'rejected', 'origin_error', 'missing', 'unvalidated']
+
 /** Compact `MCP-Edge-Grade` header value, e.g. `ok=2 tool_error=1` (grades in a fixed order). */
 export function gradeHeader(rows: GradeRow[]): string {
-  const order: Grade[] = ['ok', 'tool_error', 'rpc_error', 'rejected', 'origin_error', 'missing', 'unvalidated']
-  const counts = new Map<Grade, number>()
-  for (const r of rows) counts.set(r.grade, (counts.get(r.grade) ?? 0) + 1)
-  return order
-    .filter((g) => counts.has(g))
-    .map((g) => `${g}=${counts.get(g)}`)
-    .join(' ')
+  if (rows.length === 1) return `${rows[0]!.grade}=1`
+  let out = ''
+  for (const g of GRADE_ORDER) {
+    let n = 0
+    for (const r of rows) if (r.grade === g) n++
+    if (n > 0) out += (out ? ' ' : '') + g + '=' + n
+  }
+  return out
 }

@@ -344,8 +344,10 @@ export class OriginEras {
    */
   observe(originId: string, method: string, msg: unknown, status = 200): void {
     if (!isObject(msg) || status === 401 || status === 403 || status >= 500) return
-    const entry = this.known.get(originId) ?? { versions: new Set<string>(), modern: undefined }
     const err = isObject(msg.error) ? msg.error : null
+    // Most replies (every tools/call) teach nothing: leave before allocating anything.
+    if (method !== 'server/discover' && method !== 'initialize' && err?.code !== ErrorCode.UnsupportedVersion) return
+    const entry = this.known.get(originId) ?? { versions: new Set<string>(), modern: undefined }
     if (err && err.code === ErrorCode.UnsupportedVersion && isObject(err.data) && Array.isArray(err.data.supported)) {
       const list = err.data.supported.filter((v): v is string => typeof v === 'string')
       entry.versions = new Set(list)

@@ -39,12 +39,38 @@ function originAllowed(origin: string, allowed: string[]): boolean {
   return isLoopbackHost(url.host) || (allowed.includes('localhost') && isLoopbackHost(url.host))
 }
 
+/**
+ * Verdicts of the pure header checks below, remembered per header value: clients send the same
+ * few Host and Accept values on every call, and splitting and matching them again was about 2 us
+ * per POST (issue 7 profile). Bounded: past `max` values the oldest is forgotten.
+ */
+class ValueMemo<V> {
+  private readonly seen = new Map<string, V>()
+  constructor(private readonly max = 256) {}
+  get(value: string, compute: (value: string) => V): V {
+    let v = this.seen.get(value)
+    if (v === undefined) {
+      v = compute(value)
+      this.seen.set(value, v)
+      if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value as string)
+    }
+    return v
+  }
+}
+
+/** Host verdicts per ALLOWED_HOSTS list (one list per configuration). */
+const hostMemos = new WeakMap<string[], ValueMemo<boolean>>()
+
+function hostAllowed(host: string, allowed: string[]): boolean {
+  let memo = hostMemos.get(allowed)
+  if (!memo) hostMemos.set(allowed, (memo = new ValueMemo()))
+  return memo.get(host, (h) => allowed.includes('*') || allowed.includes(h) || (allowed.includes('localhost') && isLoopbackHost(h)))
+}
+
 /** Host and Origin checks shared by POST, GET and DELETE (DNS-rebinding protection). */
 export function checkHostAndOrigin(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>): Refusal | null {
-  if (config.allowedHosts) {
-    const host = headers.get('host') ?? ''
-    const ok = config.allowedHosts.includes('*') || config.allowedHosts.includes(host) || (config.allowedHosts.includes('localhost') && isLoopbackHost(host))
-    if (!ok) return { status: 403, code: ErrorCode.InvalidRequest, message: 'Forbidden: this Host is not allowed' }
+  if (config.allowedHosts && !hostAllowed(headers.get('host') ?? '', config.allowedHosts)) {
+    return { status: 403, code: ErrorCode.InvalidRequest, message: 'Forbidden: this Host is not allowed' }
   }
   const origin = headers.get('origin')
   if (origin !== null && !originAllowed(origin, config.allowedOrigins)) {
@@ -61,6 +87,11 @@ function accepts(accept: string, type: 'application/json' | 'text/event-stream')
     .some((m) => m === type || m === '*/*' || m === `${major}/*`)
 }
 
+/** What an Accept value admits: 1 = application/json, 2 = text/event-stream. */
+const acceptMemo = new ValueMemo<number>()
+const ACCEPTS_JSON = 1
+const ACCEPTS_SSE = 2
+
 /**
  * Checks a POST before its body is read.
  * @returns a refusal, or null to go on
@@ -68,15 +99,16 @@ function accepts(accept: string, type: 'application/json' | 'text/event-stream')
 export function checkPost(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>): Refusal | null {
   const hostOrOrigin = checkHostAndOrigin(headers, config)
   if (hostOrOrigin) return hostOrOrigin
-  const ct = (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-  if (ct !== 'application/json') {
+  const type = headers.get('content-type') ?? ''
+  if (type !== 'application/json' && type.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
     return { status: 415, code: ErrorCode.InvalidRequest, message: 'Unsupported Media Type: Content-Type must be application/json' }
   }
   const accept = headers.get('accept') ?? ''
   // D18: a 2026-07-28 request may accept application/json alone; 2025 eras need both types.
   const version = headers.get('mcp-protocol-version')
   const modern = version !== null && looksModern(version.trim())
-  const ok = modern ? accepts(accept, 'application/json') : accepts(accept, 'application/json') && accepts(accept, 'text/event-stream')
+  const admits = acceptMemo.get(accept, (a) => (accepts(a, 'application/json') ? ACCEPTS_JSON : 0) | (accepts(a, 'text/event-stream') ? ACCEPTS_SSE : 0))
+  const ok = modern ? (admits & ACCEPTS_JSON) !== 0 : admits === (ACCEPTS_JSON | ACCEPTS_SSE)
   if (!ok) {
     return {
       status: 406,

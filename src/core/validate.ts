@@ -15,7 +15,8 @@
  */
 import type { Config } from './config'
 import { invalidArgsAsToolError, isModern, type ProtocolVersion } from './era'
-import { ErrorCode, errorText, isObject, resultText, type RawId } from './jsonrpc'
+import { ErrorCode, errorText, isObject, type RawId } from './jsonrpc'
+import type { ValidationIssue } from './ports'
 import { invalidArgumentsMessage } from './messages'
 import { StoreUnavailableError, type ResolvedTool, type ToolListPuller, type ToolRegistry } from './tool-registry'
 
@@ -84,7 +85,6 @@ export async function validateToolsCall(id: RawId, params: Record<string, unknow
 
 /** The schema part of {@link validateToolsCall}. Throws StoreUnavailableError when KV fails. */
 async function checkArguments(id: RawId, name: string, args: Record<string, unknown>, ctx: ValidateContext, taskAugmented: boolean): Promise<CallVerdict> {
-  const invalidParams = (message: string, tool?: string, data?: unknown) => invalidParamsAnswer(id, message, tool, data)
   // Longer than any tool name MCP allows (2025-11-25 tools: names SHOULD be 1-128 characters):
   // never looked up, cached or pulled for, so junk names cannot grow memory or the KV key space.
   if (name.length > MAX_TOOL_NAME) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownTool(id, name)
@@ -123,16 +123,44 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
   }
   if (!issues) return { kind: 'forward', tool: name, unvalidated: false }
 
-  const msg = invalidArgumentsMessage(name, issues, tool.messageSchema ?? tool.record.inputSchema)
   // A task-augmented call (params.task, MCP 2025-11-25 tasks) expects a CreateTaskResult, which an
   // isError CallToolResult is not: a JSON-RPC -32602 is the answer every client can read there.
   const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era) && !taskAugmented)
-  if (asToolError) {
+  const form = asToolError ? (isModern(ctx.era) ? 'result-modern' : 'result') : 'error'
+  const body = rejectionBody(tool, name, issues, form)
+  if (asToolError) return { kind: 'answer', tool: name, isError: true, text: `{"jsonrpc":"2.0","id":${id.raw},"result":${body}}` }
+  return { kind: 'answer', tool: name, code: ErrorCode.InvalidParams, text: `{"jsonrpc":"2.0","id":${id.raw},"error":${body}}` }
+}
+
+/** Rejection bodies remembered per tool (at most this many issue lists each, oldest dropped first). */
+const REJECTIONS_PER_TOOL = 32
+const rejections = new WeakMap<ResolvedTool, Map<string, string>>()
+
+/**
+ * The JSON of the `error` (-32602 with `data.issues`) or `result` (isError CallToolResult) that
+ * answers invalid arguments, without the id. The message depends only on the tool's schema and
+ * the issue list (never on the rejected values), so it is built once per tool and issue list and
+ * remembered with the compiled tool: an agent repeating the same mistake is the common case, and
+ * building the message was most of the edge's CPU per rejected call (issue 7 profile).
+ */
+function rejectionBody(tool: ResolvedTool, name: string, issues: ValidationIssue[], form: 'error' | 'result' | 'result-modern'): string {
+  let key = form
+  for (const i of issues) key += `\n${i.path}\t${i.keyword}\t${i.schemaPath}\t${i.property ?? ''}`
+  let memo = rejections.get(tool)
+  const hit = memo?.get(key)
+  if (hit !== undefined) return hit
+  const msg = invalidArgumentsMessage(name, issues, tool.messageSchema ?? tool.record.inputSchema)
+  let body: string
+  if (form === 'error') body = JSON.stringify({ code: ErrorCode.InvalidParams, message: msg.text, data: { tool: clip(name), issues: msg.issues } })
+  else {
     const result: Record<string, unknown> = { content: [{ type: 'text', text: msg.text }], isError: true }
-    if (isModern(ctx.era)) result.resultType = 'complete'
-    return { kind: 'answer', tool: name, isError: true, text: resultText(id, result) }
+    if (form === 'result-modern') result.resultType = 'complete'
+    body = JSON.stringify(result)
   }
-  return invalidParams(msg.text, name, { tool: clip(name), issues: msg.issues })
+  if (!memo) rejections.set(tool, (memo = new Map()))
+  memo.set(key, body)
+  if (memo.size > REJECTIONS_PER_TOOL) memo.delete(memo.keys().next().value as string)
+  return body
 }
 
 /**

@@ -51,7 +51,11 @@ export function createUndiciOriginClient(options: { connections?: number } = {})
       throw e
     }
     const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
+    const raw = res.headers
+    for (const k in raw) {
+      const v = raw[k]
+      if (v !== undefined) headers[k] = typeof v === 'string' ? v : v.join(', ')
+    }
     const body = res.body
     const max = req.maxReplyBytes
     const declared = headers['content-length'] !== undefined ? Number(headers['content-length']) : NaN
