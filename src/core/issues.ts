@@ -48,6 +48,8 @@ export function normaliseIssues(input: ValidationIssue[]): ValidationIssue[] {
  * Segments that are not valid percent-encoding are kept as they are.
  */
 export function fragmentToPointer(loc: string): string {
+  // Nothing percent-encoded (the usual case, on every rejected call): only the `#` goes.
+  if (!loc.includes('%')) return loc.charCodeAt(0) === 0x23 ? loc.slice(1) : loc
   return loc
     .replace(/^#/, '')
     .split('/')

@@ -13,7 +13,7 @@ import { parseBody } from './parse'
 import { checkParamHeaders, checkStandardHeaders, decideBatchEra, decideEra, headerVersion, originErasFor, type EraContext, type EraRefusal } from './modern'
 import { gradeHeader, type GradeRow } from './grade'
 import { pullToolList } from './origin-session'
-import { findTool, validateToolsCall } from './validate'
+import { findTool, validateToolsCall, type CallVerdict } from './validate'
 import { errorResponse, Exchange, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { callOrigin, forwardRequests, forwardWithoutReply } from './forward'
 import { knownPrivateScope, privateScope } from './scope'
@@ -144,13 +144,28 @@ function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: string) 
   }
 }
 
-/** Stage 5 for one request: a local answer text, or what to forward. */
-async function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange): Promise<{ answer: string; row: GradeRow } | { forward: Pending } | { refuse: EraRefusal }> {
-  // tools/list replies are learned under the caller's scope when the list is private (reply-hooks.ts).
-  if (c.method === 'tools/list') await callerScope(ex, headers)
-  if (c.method !== 'tools/call') return { forward: { id: c.id, method: c.method, unvalidated: false, answered: false } }
-  const s = callerScope(ex, headers)
-  const ctx = toolsCallContext(ex, headers, typeof s === 'string' ? s : await s)
+/** Stage 5's outcome for one request. */
+type Decision = { answer: string; row: GradeRow } | { forward: Pending } | { refuse: EraRefusal }
+
+/**
+ * Stage 5 for one request: a local answer text, or what to forward. Synchronous when nothing has
+ * to be awaited (a known caller scope and a fresh tool in memory: most calls); a promise otherwise.
+ */
+function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange): Decision | Promise<Decision> {
+  const s = c.method === 'tools/call' || c.method === 'tools/list' ? callerScope(ex, headers) : ''
+  if (c.method !== 'tools/call') {
+    // tools/list replies are learned under the caller's scope when the list is private (reply-hooks.ts).
+    const forward = { forward: { id: c.id, method: c.method, unvalidated: false, answered: false } }
+    return typeof s === 'string' ? forward : s.then(() => forward)
+  }
+  if (typeof s !== 'string' || isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
+  const verdict = validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, s))
+  return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
+}
+
+/** {@link decide} for a tools/call that awaits its scope, or a 2026-07-28 call (Mcp-Param-* first). */
+async function decideCallAsync(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, scope: string | Promise<string>): Promise<Decision> {
+  const ctx = toolsCallContext(ex, headers, await scope)
   if (isModern(ex.era)) {
     // Mcp-Param-* headers against the tool's x-mcp-header arguments, before argument validation (spec-2026.md §1-I step 10).
     const p = c.params
@@ -160,7 +175,10 @@ async function decide(c: Extract<Classified, { kind: 'request' }>, headers: Requ
       if (r) return { refuse: r }
     }
   }
-  const verdict = await validateToolsCall(c.id, c.params, ctx)
+  return fromVerdict(c, await validateToolsCall(c.id, c.params, ctx))
+}
+
+function fromVerdict(c: Extract<Classified, { kind: 'request' }>, verdict: CallVerdict): Decision {
   if (verdict.kind === 'answer') {
     const row: GradeRow = { id: idLabel(c.id), method: c.method, grade: 'rejected', answeredBy: 'edge' }
     if (verdict.tool !== undefined) row.tool = verdict.tool
@@ -181,7 +199,8 @@ async function handleSingle(c: Classified, headers: RequestHeaders, ex: Exchange
     if (c.kind === 'notification' && c.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id)
     return forwardWithoutReply(c.text, headers, ex)
   }
-  const d = await decide(c, headers, ex)
+  const decided = decide(c, headers, ex)
+  const d = decided instanceof Promise ? await decided : decided
   if ('refuse' in d) return refusal(ex, d.refuse, c.method)
   if ('answer' in d) {
     ex.row(d.row)
@@ -242,7 +261,7 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
       return
     }
     decisions.push(
-      decide(c, headers, ex).then((d) => {
+      Promise.resolve(decide(c, headers, ex)).then((d) => {
         if ('refuse' in d) {
           ex.row({ id: idLabel(c.id), method: c.method, grade: 'rejected', code: d.refuse.error.code, answeredBy: 'edge' })
           local[i] = errorText(c.id, d.refuse.error)

@@ -150,6 +150,7 @@ export class ToolRegistry {
 
   private isStale(record: ToolRecord, originId: string, scope: string, now: number): boolean {
     if (typeof record.fetchedAt !== 'number') return false
+    if (this.changedAt.size === 0) return record.fetchedAt + this.ttlMs(record) <= now
     const changed = this.changedAt.get(`${originId}:${scope}`)
     if (changed !== undefined && record.fetchedAt < changed) return true
     const changedAll = this.changedAt.get(`${originId}:*`)
@@ -173,15 +174,34 @@ export class ToolRegistry {
     return this.lookupIn(originId, PUBLIC_SCOPE, name)
   }
 
+  /**
+   * What memory alone says about a tool, without any I/O (the hot path of every validated call):
+   * the tool as {@link lookup} would return it, null when memory knows the store has none, or
+   * undefined when memory cannot tell (never read, or past its freshness): then call
+   * {@link lookup}. Scopes as in {@link lookup}.
+   */
+  cached(originId: string, scope: string, name: string): ResolvedTool | null | undefined {
+    const now = this.now()
+    if (scope !== PUBLIC_SCOPE) {
+      const own = this.fromMemory(originId, scope, name, now)
+      if (own !== null) return own
+    }
+    return this.fromMemory(originId, PUBLIC_SCOPE, name, now)
+  }
+
+  private fromMemory(originId: string, scope: string, name: string, now: number): ResolvedTool | null | undefined {
+    const hit = this.memory.get(`tools:${originId}:${scope}:${name}`)
+    if (!hit || hit.expiresAt <= now) return undefined
+    hit.used = true // LRU (CLOCK): kept on the next eviction pass
+    return this.withFreshness(hit.tool, originId, scope, now)
+  }
+
   /** {@link lookup} in exactly one scope. */
   private async lookupIn(originId: string, scope: string, name: string): Promise<ResolvedTool | null> {
     const key = `tools:${originId}:${scope}:${name}`
-    const hit = this.memory.get(key)
     const now = this.now()
-    if (hit && hit.expiresAt > now) {
-      hit.used = true // LRU (CLOCK): kept on the next eviction pass
-      return this.withFreshness(hit.tool, originId, scope, now)
-    }
+    const held = this.fromMemory(originId, scope, name, now)
+    if (held !== undefined) return held
     let record: ToolRecord | null = null
     let text: string | null
     try {

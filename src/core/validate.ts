@@ -48,6 +48,16 @@ function unknownTool(id: RawId, name: string): CallVerdict {
   return { kind: 'answer', tool: name, code: ErrorCode.InvalidParams, text, unknownTool: true }
 }
 
+/** ON_SCHEMA_ERROR=reject: the call cannot be validated (-32603 naming the tool and a safe reason). */
+function cannotValidate(id: RawId, name: string, reason: string): CallVerdict {
+  return {
+    kind: 'answer',
+    tool: name,
+    code: ErrorCode.InternalError,
+    text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": ${reason}.`, data: { source: 'edge', tool: clip(name) } }),
+  }
+}
+
 /** A local -32602 answer (JSON-RPC 2.0 §5.1; MCP tools "Error Handling": protocol errors). */
 function invalidParamsAnswer(id: RawId, message: string, tool?: string, data?: unknown): CallVerdict {
   return {
@@ -62,18 +72,25 @@ function invalidParamsAnswer(id: RawId, message: string, tool?: string, data?: u
  * Checks one `tools/call`.
  * @param id the request id (echoed in a local answer)
  * @param params the request's `params` (already known to be an object or absent)
+ * @returns the verdict; a promise of it only when the tool has to be read from KV or pulled
+ *   from the origin (a fresh tool in memory is checked synchronously)
  */
-export async function validateToolsCall(id: RawId, params: Record<string, unknown> | undefined, ctx: ValidateContext): Promise<CallVerdict> {
-  const invalidParams = (message: string, tool?: string, data?: unknown) => invalidParamsAnswer(id, message, tool, data)
-  if (!params) return invalidParams('Invalid params: tools/call needs params with a tool name')
-  if (typeof params.name !== 'string' || params.name === '') return invalidParams('Invalid params: params.name must be the tool name (a string)')
+export function validateToolsCall(id: RawId, params: Record<string, unknown> | undefined, ctx: ValidateContext): CallVerdict | Promise<CallVerdict> {
+  if (!params) return invalidParamsAnswer(id, 'Invalid params: tools/call needs params with a tool name')
+  if (typeof params.name !== 'string' || params.name === '') return invalidParamsAnswer(id, 'Invalid params: params.name must be the tool name (a string)')
   const name = params.name
   if ('arguments' in params && !isObject(params.arguments))
-    return invalidParams(`Invalid params: arguments for tool "${clip(name)}" must be an object`, name)
+    return invalidParamsAnswer(id, `Invalid params: arguments for tool "${clip(name)}" must be an object`, name)
   const args = (params.arguments as Record<string, unknown> | undefined) ?? {}
+  // A fresh tool already in memory is checked without a single await (most calls).
+  const held = name.length > MAX_TOOL_NAME ? undefined : ctx.registry.cached(ctx.originId, ctx.scope, name)
+  if (held && !held.stale) return checkWithTool(id, name, args, held, ctx, isObject(params.task))
+  return checkWithLookup(id, name, args, ctx, isObject(params.task))
+}
 
+async function checkWithLookup(id: RawId, name: string, args: Record<string, unknown>, ctx: ValidateContext, taskAugmented: boolean): Promise<CallVerdict> {
   try {
-    return await checkArguments(id, name, args, ctx, isObject(params.task))
+    return await checkArguments(id, name, args, ctx, taskAugmented)
   } catch (e) {
     if (!(e instanceof StoreUnavailableError)) throw e
     // D8: no schema can be read; fail open, or refuse with ON_SCHEMA_ERROR=reject.
@@ -94,24 +111,23 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
     // fails, the stale copy still validates (MCP 2026-07-28 caching: keep a stale copy for validation).
     if (await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull)) tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
   }
-  const cannotValidate = (reason: string): CallVerdict => ({
-    kind: 'answer',
-    tool: name,
-    code: ErrorCode.InternalError,
-    text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": ${reason}.`, data: { source: 'edge', tool: clip(name) } }),
-  })
   if (!tool) {
     const refreshed = await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull)
     // D16: the pull failed; fail open like D8, or refuse with ON_SCHEMA_ERROR=reject.
-    if (!refreshed) return ctx.config.onSchemaError === 'reject' ? cannotValidate('its schema could not be fetched from the tool server') : { kind: 'forward', tool: name, unvalidated: true }
+    if (!refreshed) return ctx.config.onSchemaError === 'reject' ? cannotValidate(id, name, 'its schema could not be fetched from the tool server') : { kind: 'forward', tool: name, unvalidated: true }
     tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
     if (!tool) {
       if (ctx.config.unknownTool === 'forward') return { kind: 'forward', tool: name, unvalidated: true }
       return unknownTool(id, name)
     }
   }
+  return checkWithTool(id, name, args, tool, ctx, taskAugmented)
+}
+
+/** Stage 5 with the tool in hand: validate `args` against its schema (no I/O). */
+function checkWithTool(id: RawId, name: string, args: Record<string, unknown>, tool: ResolvedTool, ctx: ValidateContext, taskAugmented: boolean): CallVerdict {
   if (!tool.validate) {
-    if (ctx.config.onSchemaError === 'reject') return cannotValidate(tool.unusable ?? 'no usable schema')
+    if (ctx.config.onSchemaError === 'reject') return cannotValidate(id, name, tool.unusable ?? 'no usable schema')
     return { kind: 'forward', tool: name, unvalidated: true }
   }
   let issues
@@ -119,7 +135,7 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
     issues = tool.validate(args)
   } catch {
     // An engine that fails at validation time (e.g. an unresolvable $ref met late) = unusable (D8).
-    return ctx.config.onSchemaError === 'reject' ? cannotValidate('its inputSchema could not be applied') : { kind: 'forward', tool: name, unvalidated: true }
+    return ctx.config.onSchemaError === 'reject' ? cannotValidate(id, name, 'its inputSchema could not be applied') : { kind: 'forward', tool: name, unvalidated: true }
   }
   if (!issues) return { kind: 'forward', tool: name, unvalidated: false }
 
