@@ -372,17 +372,19 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
   const body = transformSse(
     source,
     {
+      mayChange(raw) {
+        // No parse for an event that cannot need a change (most of a long stream: progress and
+        // log notifications), and its bytes are relayed as they came. A response must spell a
+        // member name "result" or "error" literally, unless a \u escape spells it, so any escape
+        // takes the full path; of the notifications only tools/list_changed concerns the edge;
+        // 2026-07-28 streams are also checked for server requests (an "id" beside a method).
+        if (raw.includes('"result"') || raw.includes('"error"') || raw.includes('\\u') || raw.includes('list_changed')) return true
+        return isModern(ex.era) && raw.includes('"id"')
+      },
       onEvent(ev) {
         if (!isMessageEvent(ev)) return undefined
         const first = ev.data.trimStart()[0]
         if (first !== '{' && first !== '[') return undefined
-        // No parse for an event that cannot need a change (most of a long stream: progress and
-        // log notifications). A response must spell a member name "result" or "error" literally,
-        // unless a \u escape spells it, so any escape takes the full path; of the notifications
-        // only tools/list_changed concerns the edge. (2026-07-28 streams are also checked for
-        // server requests, so they always take the full path.)
-        const d = ev.data
-        if (!isModern(ex.era) && !d.includes('"result"') && !d.includes('"error"') && !d.includes('\\u') && !d.includes('list_changed')) return undefined
         let value: unknown
         try {
           value = JSON.parse(ev.data)

@@ -1,8 +1,9 @@
 /**
  * @module sse
  * Server-Sent Events in and out (WHATWG HTML "Server-sent events"; MCP Streamable HTTP).
- * Parsing uses the eventsource-parser library; this module only re-serialises events and wires
- * the parser into a TransformStream that holds at most one event at a time (never the stream).
+ * Field parsing uses the eventsource-parser library; this module finds event boundaries (so
+ * untouched events are relayed as their own text), re-serialises the events it changes, and
+ * holds at most one incomplete event at a time (never the stream).
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 
@@ -28,8 +29,15 @@ export type SseEndReason = 'end' | 'error' | 'timeout' | 'cancel'
 /** Hooks of {@link transformSse}. */
 export interface SseHooks {
   /**
+   * Cheap pre-filter on one event's raw text (its lines and the blank line ending it): false
+   * when the event cannot need a change, and it is then relayed as the very same text without
+   * being parsed. Absent: every event is parsed and offered to {@link onEvent}.
+   */
+  mayChange?(raw: string): boolean
+  /**
    * Returns the data to send instead (same id and event name), `undefined` to keep the event as
-   * it came, or `null` to drop its data (an `id` is still sent, so resumption is not lost).
+   * it came (its raw text is relayed), or `null` to drop its data (an `id` is still sent, so
+   * resumption is not lost).
    */
   onEvent(ev: SseEvent): string | null | undefined
   /**
@@ -48,11 +56,45 @@ export interface SseOptions {
 const encoder = new TextEncoder()
 
 /**
+ * The end of the first event in `text` at or after `from` (an event start): the index just past
+ * the blank line that ends it, or -1 when no complete event is there yet. Line ends are LF, CRLF
+ * or CR (WHATWG SSE); a CR at the very end is undecided (it may be half of a CRLF) unless the
+ * stream ended (`atEnd`).
+ * `searchFrom` skips text already known to hold no boundary (LF-only text).
+ */
+function eventEnd(text: string, from: number, hasCr: boolean, searchFrom: number, atEnd: boolean): number {
+  if (!hasCr) {
+    if (text.charCodeAt(from) === 0x0a) return from + 1 // a blank line right at the start
+    const i = text.indexOf('\n\n', Math.max(from, searchFrom))
+    return i < 0 ? -1 : i + 2
+  }
+  let lineStart = from
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c !== 0x0a && c !== 0x0d) continue
+    let next = i + 1
+    if (c === 0x0d) {
+      if (next === text.length && !atEnd) return -1
+      if (text.charCodeAt(next) === 0x0a) next++
+    }
+    if (i === lineStart) return next
+    lineStart = next
+    i = next - 1
+  }
+  return -1
+}
+
+/**
  * Re-emits an SSE stream event by event, letting `hooks` rewrite each event's data and append
- * events at the end. Comments and `retry` fields pass through in order. Errors of the source end
- * the output cleanly after `onEnd("error")`; nothing is buffered beyond the event being parsed:
- * each chunk read from the origin is parsed and every complete event in it is enqueued before
- * the next chunk is read.
+ * events at the end. Events the hooks leave alone are relayed as their exact text (comments,
+ * `retry`, `id:`-only blocks, CRLF and field order included); a rewritten event is serialised
+ * again with its id and event name. Errors of the source end the output cleanly after
+ * `onEnd("error")`; nothing is buffered beyond the event being read: each chunk read from the
+ * origin is split into events and every complete one is enqueued before the next chunk is read.
+ *
+ * Event boundaries are found here and only the events that `hooks.mayChange` selects go through
+ * eventsource-parser: the library gives no raw event text, and parsing and re-serialising every
+ * progress event was most of the edge's CPU on long streams (issue 7).
  * @param source the origin's body (UTF-8 bytes)
  * @returns the client's body (UTF-8 bytes)
  */
@@ -61,26 +103,69 @@ export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks
   let out: ReadableStreamDefaultController<Uint8Array>
   const pending: string[] = []
   let ended = false
+  // Text of the event being received (incomplete).
+  let carry = ''
+  // The block (one event's text) being parsed, what it held besides its event, whether it was answered.
+  let block = ''
+  let extras: string[] = []
+  let answered = false
   const parser = createParser({
     onEvent(msg: EventSourceMessage) {
       const ev: SseEvent = { data: msg.data }
       if (msg.id !== undefined) ev.id = msg.id
       if (msg.event !== undefined) ev.event = msg.event
       const replaced = hooks.onEvent(ev)
+      answered = true
+      // Unchanged: the block's own text, comments and retry included.
+      if (replaced === undefined) return void pending.push(block)
+      pending.push(...extras)
       if (replaced === null) {
         if (ev.id !== undefined) pending.push(`id: ${ev.id}\n\n`)
         return
       }
-      if (replaced !== undefined) ev.data = replaced
+      ev.data = replaced
       pending.push(formatEvent(ev))
     },
     onRetry(ms: number) {
-      pending.push(`retry: ${ms}\n\n`)
+      extras.push(`retry: ${ms}\n\n`)
     },
     onComment(comment: string) {
-      pending.push(`:${comment}\n\n`)
+      extras.push(`:${comment}\n\n`)
     },
   })
+  /** One complete event's text: relayed as is, or parsed and offered to the hooks. */
+  const event = (text: string) => {
+    if (hooks.mayChange && !hooks.mayChange(text)) return void pending.push(text)
+    block = text
+    extras = []
+    answered = false
+    // A block ending in CR ends with a complete line end (eventEnd saw what follows), but the
+    // parser would wait for a possible LF: CR+LF is the same single line end.
+    parser.feed(text.charCodeAt(text.length - 1) === 0x0d ? text + '\n' : text)
+    // No event in the block (comments, retry or id only): relayed as it came.
+    if (!answered) pending.push(text)
+  }
+  const take = (text: string, final: boolean) => {
+    // The carry holds no boundary: in LF-only text the search resumes near its end (an event
+    // arriving in many small chunks is not scanned again from its start each time).
+    const searchFrom = Math.max(0, carry.length - 1)
+    let all = carry ? carry + text : text
+    const hasCr = all.includes('\r')
+    let at = 0
+    for (;;) {
+      const end = eventEnd(all, at, hasCr, at === 0 ? searchFrom : at, final)
+      if (end < 0) break
+      event(all.slice(at, end))
+      at = end
+    }
+    carry = all.slice(at)
+    if (final && carry) {
+      // The stream ended inside an event: it is dispatched as if a blank line followed.
+      all = carry + '\n\n'
+      carry = ''
+      event(all)
+    }
+  }
   const reader = source.getReader()
   const flush = () => {
     if (pending.length) {
@@ -116,12 +201,11 @@ export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks
           }
           const { value, done } = next
           if (done) {
-            parser.feed(decoder.decode())
-            parser.feed('\n\n')
+            take(decoder.decode(), true)
             finish('end')
             return
           }
-          parser.feed(decoder.decode(value, { stream: true }))
+          take(decoder.decode(value, { stream: true }), false)
           if (pending.length) {
             flush()
             return

@@ -1,0 +1,84 @@
+/**
+ * The SSE relay's event splitter (src/core/sse.ts transformSse) against eventsource-parser on
+ * random streams (fast-check): LF, CRLF and CR line ends, comments, retry, id-only blocks, events
+ * without a final blank line, cut into random chunks (also inside a CRLF and inside a UTF-8
+ * sequence). Whatever the cuts:
+ * - an untouched stream comes out byte for byte, whether events are skipped by `mayChange` or
+ *   parsed and left alone;
+ * - the hooks see exactly the events eventsource-parser sees on the whole stream, in order;
+ * - a rewritten event replaces only that event.
+ */
+import { createParser } from 'eventsource-parser'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { transformSse, type SseEvent } from '../src/core/sse'
+
+const eol = fc.constantFrom('\n', '\r\n', '\r')
+const line = fc.oneof(
+  fc.constantFrom('data: {"jsonrpc":"2.0","method":"notifications/progress"}', 'data: caf\u00e9 \u{1f600}', 'data:', 'data', 'event: message', 'event: custom', 'id: 7', ': comment', 'retry: 1500', 'data: {"id":1,"result":{}}'),
+  fc.string({ maxLength: 8 }).map((s) => `data: ${s.replace(/[\r\n]/g, '')}`)
+)
+const block = fc.tuple(fc.array(line, { minLength: 1, maxLength: 4 }), eol).map(([lines, e]) => lines.join(e) + e + e)
+const stream = fc.tuple(fc.array(block, { minLength: 1, maxLength: 6 }), fc.boolean(), line).map(([blocks, unterminated, last]) => blocks.join('') + (unterminated ? last : ''))
+
+function chunks(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array> {
+  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b)
+  const parts: Uint8Array[] = []
+  let from = 0
+  for (const c of at) {
+    parts.push(bytes.subarray(from, c))
+    from = c
+  }
+  parts.push(bytes.subarray(from))
+  return new ReadableStream({
+    pull(ctl) {
+      const p = parts.shift()
+      if (p === undefined) ctl.close()
+      else ctl.enqueue(p)
+    },
+  })
+}
+
+function parseAll(text: string): SseEvent[] {
+  const out: SseEvent[] = []
+  const p = createParser({ onEvent: (m) => out.push({ data: m.data, ...(m.id !== undefined ? { id: m.id } : {}), ...(m.event !== undefined ? { event: m.event } : {}) }) })
+  p.feed(text)
+  p.feed('\n\n')
+  return out
+}
+
+async function relay(text: string, cuts: number[], hooks: Parameters<typeof transformSse>[1]): Promise<string> {
+  return new Response(transformSse(chunks(new TextEncoder().encode(text), cuts), hooks)).text()
+}
+
+describe('transformSse', () => {
+  it('relays an untouched stream byte for byte and shows the hooks the events eventsource-parser sees', async () => {
+    await fc.assert(
+      fc.asyncProperty(stream, fc.array(fc.nat(400), { maxLength: 6 }), fc.boolean(), async (text, cuts, skip) => {
+        const seen: SseEvent[] = []
+        const out = await relay(text, cuts, {
+          mayChange: () => !skip,
+          onEvent: (ev) => void seen.push(ev),
+          onEnd: () => [],
+        })
+        // An unterminated last event is closed with a blank line; nothing else changes.
+        const closed = /(\r\n|\n|\r)(\r\n|\n|\r)$/.test(text) || text.endsWith('\r\n\r\n') ? text : text + '\n\n'
+        expect(out === text || out === closed).toBe(true)
+        if (!skip) expect(seen).toEqual(parseAll(text))
+      }),
+      { numRuns: 400 }
+    )
+  })
+
+  it('rewrites only the event the hook changes', async () => {
+    await fc.assert(
+      fc.asyncProperty(stream, fc.array(fc.nat(400), { maxLength: 6 }), async (text, cuts) => {
+        const events = parseAll(text)
+        const out = await relay(text, cuts, { onEvent: (ev) => (ev.data.includes('"result"') ? '{"changed":true}' : undefined), onEnd: () => [] })
+        const after = parseAll(out)
+        expect(after).toEqual(events.map((ev) => (ev.data.includes('"result"') ? { ...ev, data: '{"changed":true}' } : ev)))
+      }),
+      { numRuns: 300 }
+    )
+  })
+})
