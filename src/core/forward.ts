@@ -344,6 +344,10 @@ function isTimeout(e: unknown): boolean {
   return e instanceof OriginTimeoutError || (e instanceof Error && /Timeout/i.test(e.name))
 }
 
+/** What makes an SSE event worth parsing (see streamReply); 2026-07-28 streams add `"id"`. */
+const WATCHED = /"result"|"error"|\\u|list_changed/
+const WATCHED_MODERN = /"result"|"error"|\\u|list_changed|"id"/
+
 /** True when an SSE event carries a JSON-RPC message (no event name, or `message`: MCP transports). */
 function isMessageEvent(ev: SseEvent): boolean {
   return ev.event === undefined || ev.event === 'message'
@@ -372,15 +376,12 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
   const body = transformSse(
     source,
     {
-      mayChange(raw) {
-        // No parse for an event that cannot need a change (most of a long stream: progress and
-        // log notifications), and its bytes are relayed as they came. A response must spell a
-        // member name "result" or "error" literally, unless a \u escape spells it, so any escape
-        // takes the full path; of the notifications only tools/list_changed concerns the edge;
-        // 2026-07-28 streams are also checked for server requests (an "id" beside a method).
-        if (raw.includes('"result"') || raw.includes('"error"') || raw.includes('\\u') || raw.includes('list_changed')) return true
-        return isModern(ex.era) && raw.includes('"id"')
-      },
+      // No parse for an event that cannot need a change (most of a long stream: progress and
+      // log notifications), and its bytes are relayed as they came. A response must spell a
+      // member name "result" or "error" literally, unless a \u escape spells it, so any escape
+      // takes the full path; of the notifications only tools/list_changed concerns the edge;
+      // 2026-07-28 streams are also checked for server requests (an "id" beside a method).
+      watch: isModern(ex.era) ? WATCHED_MODERN : WATCHED,
       onEvent(ev) {
         if (!isMessageEvent(ev)) return undefined
         const first = ev.data.trimStart()[0]

@@ -29,11 +29,12 @@ export type SseEndReason = 'end' | 'error' | 'timeout' | 'cancel'
 /** Hooks of {@link transformSse}. */
 export interface SseHooks {
   /**
-   * Cheap pre-filter on one event's raw text (its lines and the blank line ending it): false
-   * when the event cannot need a change, and it is then relayed as the very same text without
-   * being parsed. Absent: every event is parsed and offered to {@link onEvent}.
+   * What may mark an event needing a change (a pattern of literal alternatives, e.g.
+   * `/"result"|"error"/`): only events whose text matches are parsed and offered to
+   * {@link onEvent}; the others are relayed as the very same bytes without being parsed.
+   * Absent: every event is parsed.
    */
-  mayChange?(raw: string): boolean
+  watch?: RegExp
   /**
    * Returns the data to send instead (same id and event name), `undefined` to keep the event as
    * it came (its raw text is relayed), or `null` to drop its data (an `id` is still sent, so
@@ -99,9 +100,13 @@ function eventEnd(text: string, from: number, hasCr: boolean, searchFrom: number
  * @returns the client's body (UTF-8 bytes)
  */
 export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks, options: SseOptions = {}): ReadableStream<Uint8Array> {
-  const decoder = new TextDecoder()
+  // A BOM is kept as text (and so relayed as bytes; the client's parser drops it). Chunks that
+  // begin and end on a character boundary are decoded without the streaming decoder: Node 20's
+  // streaming decode of a 15 kB chunk is 14 us against 1.7 us for a plain one.
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true })
+  const plain = new TextDecoder('utf-8', { ignoreBOM: true })
   let out: ReadableStreamDefaultController<Uint8Array>
-  const pending: string[] = []
+  const pending: (string | Uint8Array)[] = []
   let ended = false
   // Text of the event being received (incomplete).
   let carry = ''
@@ -133,9 +138,8 @@ export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks
       extras.push(`:${comment}\n\n`)
     },
   })
-  /** One complete event's text: relayed as is, or parsed and offered to the hooks. */
+  /** One complete event's text, parsed and offered to the hooks (or relayed when they keep it). */
   const event = (text: string) => {
-    if (hooks.mayChange && !hooks.mayChange(text)) return void pending.push(text)
     block = text
     extras = []
     answered = false
@@ -145,33 +149,77 @@ export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks
     // No event in the block (comments, retry or id only): relayed as it came.
     if (!answered) pending.push(text)
   }
-  const take = (text: string, final: boolean) => {
+  // One private global copy of the pattern (its lastIndex is this stream's own state); one
+  // regular-expression scan finds the first of the alternatives (4 indexOf calls over a 15 kB
+  // chunk cost 21 us, the scan 6 us on Node 20).
+  const watch = hooks.watch ? new RegExp(hooks.watch.source, 'g') : undefined
+  // Whether the previous chunk ended with an ASCII byte (then no UTF-8 sequence spans the cut).
+  let lastByteAscii = true
+  /** The first place at or after `from` where the watched pattern matches (-1: none; `from` when every event is watched). */
+  const nextWatched = (text: string, from: number): number => {
+    if (!watch) return from
+    watch.lastIndex = from
+    const m = watch.exec(text)
+    return m ? m.index : -1
+  }
+  /**
+   * Splits the text received so far into complete events: runs of events without a watched
+   * substring are relayed as one slice (of the chunk's own bytes when `bytes` holds exactly
+   * `text`), the others go through {@link event}; the incomplete rest waits in `carry`.
+   */
+  const take = (text: string, final: boolean, bytes?: Uint8Array) => {
     // The carry holds no boundary: in LF-only text the search resumes near its end (an event
     // arriving in many small chunks is not scanned again from its start each time).
     const searchFrom = Math.max(0, carry.length - 1)
-    let all = carry ? carry + text : text
+    const all = carry ? carry + text : text
+    // Text offsets are byte offsets when the chunk is ASCII and starts on a character boundary.
+    const same = bytes !== undefined && !carry && lastByteAscii && bytes.length === text.length
+    if (bytes?.length) lastByteAscii = bytes[bytes.length - 1]! < 0x80
     const hasCr = all.includes('\r')
     let at = 0
+    let rawFrom = 0
+    let watched = nextWatched(all, 0)
+    const relayRaw = (to: number) => {
+      if (to > rawFrom) pending.push(same ? bytes!.subarray(rawFrom, to) : all.slice(rawFrom, to))
+    }
     for (;;) {
       const end = eventEnd(all, at, hasCr, at === 0 ? searchFrom : at, final)
       if (end < 0) break
-      event(all.slice(at, end))
+      if (watched >= 0 && watched < end) {
+        relayRaw(at)
+        event(all.slice(at, end))
+        rawFrom = end
+        watched = nextWatched(all, end)
+      }
       at = end
     }
+    relayRaw(at)
     carry = all.slice(at)
     if (final && carry) {
       // The stream ended inside an event: it is dispatched as if a blank line followed.
-      all = carry + '\n\n'
+      const rest = carry + '\n\n'
       carry = ''
-      event(all)
+      if (nextWatched(rest, 0) >= 0) event(rest)
+      else pending.push(rest)
     }
   }
   const reader = source.getReader()
+  /** Sends what is pending as one chunk: relayed byte slices copied, edge text encoded. */
   const flush = () => {
-    if (pending.length) {
-      out.enqueue(encoder.encode(pending.join('')))
-      pending.length = 0
+    if (pending.length === 0) return
+    if (pending.length === 1 && typeof pending[0] !== 'string') out.enqueue(pending[0]!)
+    else if (pending.every((p) => typeof p === 'string')) out.enqueue(encoder.encode(pending.join('')))
+    else {
+      const parts = pending.map((p) => (typeof p === 'string' ? encoder.encode(p) : p))
+      const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+      let o = 0
+      for (const p of parts) {
+        joined.set(p, o)
+        o += p.length
+      }
+      out.enqueue(joined)
     }
+    pending.length = 0
   }
   const finish = (reason: SseEndReason, error?: unknown) => {
     if (ended) return
@@ -205,7 +253,8 @@ export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks
             finish('end')
             return
           }
-          take(decoder.decode(value, { stream: true }), false)
+          const whole = lastByteAscii && value.length > 0 && value[value.length - 1]! < 0x80
+          take(whole ? plain.decode(value) : decoder.decode(value, { stream: true }), false, value)
           if (pending.length) {
             flush()
             return
