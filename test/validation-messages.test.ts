@@ -98,6 +98,19 @@ describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ sta
     }
   })
 
+  it('a tool called often answers alike before and after its validator is promoted (Node: cfworker, then ajv)', async () => {
+    const answers = new Set<string>()
+    // PROMOTE_AFTER (16) calls and more, a valid one among them each time.
+    for (let i = 0; i < 24; i++) {
+      const bad = await rpc(auto.url, call(9, 'get_forecast', { city: 'Paris', units: 'kelvin', days: 2.5 }), V06)
+      answers.add(bad.text)
+      const good = await rpc(auto.url, call(10, 'get_forecast', { city: 'Paris', units: 'c', days: 2 }), V06)
+      expect(good.json.error).toBeUndefined()
+    }
+    expect([...answers]).toHaveLength(1)
+    expect(JSON.parse([...answers][0]!).error.message).toBe(DESIGN_TEXT)
+  })
+
   it('INVALID_ARGS overrides the era both ways', async () => {
     const a = await rpc(toolError.url, call(3, 'get_forecast', { city: 'Paris', days: 0 }), V06)
     expect(a.json.result).toMatchObject({ isError: true })

@@ -1,6 +1,6 @@
 /**
  * @module adapters/node
- * Node entry: wires the ports (undici origin client, file-backed KV, ajv) to the app and serves it
+ * Node entry: wires the ports (undici origin client, file-backed KV, cfworker then ajv) to the app and serves it
  * on `node:http` (the POST hot path straight to the core, the rest through @hono/node-server;
  * post-listener.ts). `startEdge` is used by `npm start`, the tests and the benchmark.
  */
@@ -14,6 +14,8 @@ import type { KvStore, LogRecord, OriginClient, ValidatorEngine } from '../../co
 import { createToolRegistry } from '../../core/tool-registry'
 import { MemoryKv } from '../../stores/memory-kv'
 import { createAjvEngine } from '../../validators/ajv'
+import { createCfworkerEngine } from '../../validators/cfworker'
+import { createTieredEngine } from '../../validators/tiered'
 import { FileKv } from './file-kv'
 import { isLoopbackHost } from '../../core/transport'
 import { createUndiciOriginClient } from './origin-client'
@@ -92,7 +94,8 @@ export function nodeDeps(config: Config, opts: StartEdgeOptions = {}): EdgeDeps 
   const undiciClient = opts.origin ? null : createUndiciOriginClient()
   return {
     config,
-    registry: createToolRegistry(config, kv, opts.engine ?? createAjvEngine()),
+    // A tool's first calls are validated by the engine that compiles nothing; ajv takes over once the tool is called often (validators/tiered.ts).
+    registry: createToolRegistry(config, kv, opts.engine ?? createTieredEngine(createCfworkerEngine(), createAjvEngine(), { defer: setImmediate })),
     origin: opts.origin ?? undiciClient!,
     log: opts.log ?? stdoutLogger(),
     defer: (p) => void p.catch(() => undefined),
