@@ -14,6 +14,7 @@ import type { Refusal } from './transport'
 import type { GradeCounters } from './metrics'
 import type { ClientSignal } from './client-signal'
 import { edgeResponse, type EdgeResponse } from './response'
+import type { ResolvedTool } from './tool-registry'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -84,6 +85,8 @@ export interface DroppedReply {
 /** A forwarded request awaiting its answer in the origin's reply. */
 export interface Pending extends ForwardedRequest {
   answered: boolean
+  /** The tool the arguments were validated against (its output schema grades the reply, D12). */
+  resolved?: ResolvedTool
 }
 
 /** The per-POST context: what was forwarded, what was answered, and the grade table. */

@@ -187,7 +187,9 @@ function fromVerdict(c: Extract<Classified, { kind: 'request' }>, verdict: CallV
     if (verdict.isError) row.isError = true
     return { answer: verdict.text, row }
   }
-  return { forward: { id: c.id, method: c.method, tool: verdict.tool, unvalidated: verdict.unvalidated, answered: false } }
+  const forward: Pending = { id: c.id, method: c.method, tool: verdict.tool, unvalidated: verdict.unvalidated, answered: false }
+  if (verdict.resolved) forward.resolved = verdict.resolved
+  return { forward }
 }
 
 async function handleSingle(c: Classified, headers: RequestHeaders, ex: Exchange): Promise<EdgeResponse> {

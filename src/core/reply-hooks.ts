@@ -39,7 +39,8 @@ export function onToolsListReply(ex: Exchange, p: Pending, msg: Record<string, u
  */
 export function onToolsCallReply(ex: Exchange, p: Pending, msg: Record<string, unknown>, g: GradedResponse): { graded: GradedResponse; row?: { outputSchema: 'invalid' | 'unchecked' } } {
   if (p.method !== 'tools/call' || p.tool === undefined || !isObject(msg.result) || g.isError || (g.grade !== 'ok' && g.grade !== 'unvalidated')) return { graded: g }
-  const tool = ex.deps.registry.peek(ex.target.id, ex.scope ?? PUBLIC_SCOPE, p.tool)
+  // The tool the call was validated against; memory's current copy when it went out unvalidated.
+  const tool = p.resolved ?? ex.deps.registry.peek(ex.target.id, ex.scope ?? PUBLIC_SCOPE, p.tool)
   const c = checkOutputSchema(msg.result, tool, ex.deps.config.outputSchema, p.id, ex.era, p.tool)
   if (c.status === 'unchecked') return { graded: g, row: { outputSchema: 'unchecked' } }
   if (c.status !== 'invalid') return { graded: g }

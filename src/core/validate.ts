@@ -32,7 +32,7 @@ export interface ValidateContext {
 
 /** The verdict on one call: forward it (maybe unvalidated) or answer with `text`. */
 export type CallVerdict =
-  | { kind: 'forward'; tool: string; unvalidated: boolean }
+  | { kind: 'forward'; tool: string; unvalidated: boolean; resolved?: ResolvedTool }
   | { kind: 'answer'; tool?: string; text: string; code?: number; isError?: boolean; unknownTool?: boolean }
 
 function clip(s: string): string {
@@ -137,7 +137,7 @@ function checkWithTool(id: RawId, name: string, args: Record<string, unknown>, t
     // An engine that fails at validation time (e.g. an unresolvable $ref met late) = unusable (D8).
     return ctx.config.onSchemaError === 'reject' ? cannotValidate(id, name, 'its inputSchema could not be applied') : { kind: 'forward', tool: name, unvalidated: true }
   }
-  if (!issues) return { kind: 'forward', tool: name, unvalidated: false }
+  if (!issues) return { kind: 'forward', tool: name, unvalidated: false, resolved: tool }
 
   // A task-augmented call (params.task, MCP 2025-11-25 tasks) expects a CreateTaskResult, which an
   // isError CallToolResult is not: a JSON-RPC -32602 is the answer every client can read there.

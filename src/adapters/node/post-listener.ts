@@ -66,8 +66,9 @@ function originName(url: string): string | undefined | null {
 export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): Promise<void> {
   const { body } = r
   if (typeof body === 'string') {
-    const headers = { ...r.headers, 'content-length': String(Buffer.byteLength(body)) }
-    res.writeHead(r.status, headers)
+    // The response owns its header record (EdgeResponse): completed in place, not copied.
+    r.headers['content-length'] = String(Buffer.byteLength(body))
+    res.writeHead(r.status, r.headers)
     res.end(body)
     return
   }
