@@ -62,9 +62,10 @@ describe('transformSse', () => {
           onEvent: (ev) => void seen.push(ev),
           onEnd: () => [],
         })
-        // An unterminated last event is closed with a blank line; nothing else changes.
-        const closed = /(\r\n|\n|\r)(\r\n|\n|\r)$/.test(text) || text.endsWith('\r\n\r\n') ? text : text + '\n\n'
-        expect(out === text || out === closed).toBe(true)
+        // Byte for byte; an unterminated last event only gets the line ends it lacks.
+        expect(out.startsWith(text)).toBe(true)
+        expect(out.slice(text.length)).toMatch(/^\n{0,2}$/)
+        if (out !== text) expect(parseAll(out)).toEqual(parseAll(text))
         if (mode === 'all') expect(seen).toEqual(parseAll(text))
       }),
       { numRuns: 400 }
@@ -81,5 +82,56 @@ describe('transformSse', () => {
       }),
       { numRuns: 300 }
     )
+  })
+
+  it('reads the first event past a BOM at the start of the stream, wherever the chunks are cut', async () => {
+    const body = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')])
+    for (const cut of [1, 2, 3, 4, 20]) {
+      const seen: SseEvent[] = []
+      const out = await new Response(transformSse(chunks(body, [cut]), { watch: /"result"/, onEvent: (ev) => void seen.push(ev), onEnd: () => [] })).text()
+      expect(seen, `cut at ${cut}`).toEqual([{ data: '{"jsonrpc":"2.0","id":1,"result":{}}' }])
+      expect(out).toBe('data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')
+    }
+  })
+
+  it('relays an event ended by CR CR at once, while the origin keeps the stream open', async () => {
+    const enc = new TextEncoder()
+    let later!: ReadableStreamDefaultController<Uint8Array>
+    const source = new ReadableStream<Uint8Array>({
+      start(c) {
+        later = c
+        c.enqueue(enc.encode('data: {"id":1,"result":{}}\r\r'))
+      },
+    })
+    const seen: SseEvent[] = []
+    const reader = transformSse(source, { watch: /"result"/, onEvent: (ev) => void seen.push(ev), onEnd: () => [] }).getReader()
+    const first = await reader.read()
+    expect(new TextDecoder().decode(first.value)).toBe('data: {"id":1,"result":{}}\r\r')
+    expect(seen).toEqual([{ data: '{"id":1,"result":{}}' }])
+    // The LF that may follow belongs to the last CR (CRLF) and dispatches nothing more.
+    later.enqueue(enc.encode('\ndata: two\r\n\r\n'))
+    later.close()
+    let rest = ''
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value)
+    expect(rest).toBe('\ndata: two\r\n\r\n')
+    expect(seen).toHaveLength(1)
+  })
+
+  it('ends the stream with an error instead of holding an event past maxEventChars', async () => {
+    const enc = new TextEncoder()
+    const parts = [enc.encode('data: small\n\n'), ...Array.from({ length: 40 }, () => enc.encode('x'.repeat(100)))]
+    let ends: string[] = []
+    const source = new ReadableStream<Uint8Array>({
+      pull(c) {
+        const p = parts.shift()
+        if (p) c.enqueue(p)
+        // never closes: only the bound can end it
+      },
+    })
+    const out = await new Response(
+      transformSse(source, { onEvent: () => undefined, onEnd: (reason) => ((ends = [...ends, reason]), [{ data: 'tail' }]) }, { maxEventChars: 1000 })
+    ).text()
+    expect(ends).toEqual(['error'])
+    expect(out).toBe('data: small\n\ndata: tail\n\n')
   })
 })

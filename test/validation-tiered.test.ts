@@ -81,4 +81,31 @@ describe('tiered engine (cfworker first, then ajv)', () => {
     const engine = createTieredEngine(createCfworkerEngine(), createAjvEngine(), { defer: () => undefined })
     expect(() => engine.compile({ $ref: 'https://example.com/remote.json' }, '2020-12')).toThrow(/remote|\$ref/)
   })
+
+  // Member names with quotes or slashes, propertyNames (the failing name is the caller's value,
+  // never echoed), and the other keywords: the same message from both tiers.
+  const CASES: [string, Record<string, unknown>, unknown][] = [
+    ['additionalProperties, a name with a quote', { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false }, { 'x"y': 1 }],
+    ['additionalProperties, a name with a slash and a quote', { type: 'object', properties: { a: {} }, additionalProperties: false }, { 'x/"y': 1 }],
+    ['additionalProperties, two names', { type: 'object', properties: { a: {} }, additionalProperties: false }, { b: 1, c: 2 }],
+    ['unevaluatedProperties', { type: 'object', properties: { a: {} }, unevaluatedProperties: false }, { a: 1, 'z"': 2 }],
+    ['required, a name with a quote', { type: 'object', required: ['a"b'] }, {}],
+    ['propertyNames', { type: 'object', propertyNames: { maxLength: 2 } }, { secret_key_value: 1 }],
+    ['nested propertyNames', { type: 'object', properties: { p: { type: 'object', propertyNames: { pattern: '^[a-z]+$' } } } }, { p: { 'S3cret!': 1 } }],
+    ['dependentRequired', { type: 'object', dependentRequired: { a: ['b'] } }, { a: 1 }],
+    ['$ref into $defs', { type: 'object', $defs: { n: { type: 'integer', minimum: 3 } }, properties: { p: { $ref: '#/$defs/n' } } }, { p: 1 }],
+    ['anyOf', { type: 'object', properties: { p: { anyOf: [{ type: 'integer' }, { type: 'string', minLength: 3 }] } } }, { p: 'x' }],
+    ['closed tuple', { type: 'object', properties: { p: { type: 'array', prefixItems: [{ type: 'integer' }], items: false } } }, { p: [1, 2] }],
+    ['many issues', { type: 'object', properties: { a: { type: 'string' }, c: { type: 'integer' } }, required: ['d'] }, { a: 1, c: 'x' }],
+  ]
+  it.each(CASES)('%s: the same message from cfworker and ajv, no rejected name echoed', (_label, schema, value) => {
+    const said = (engine: ValidatorEngine) => {
+      const issues = engine.compile(schema, '2020-12')(value)
+      expect(issues).not.toBeNull()
+      return invalidArgumentsMessage('t', issues!, schema).text
+    }
+    const text = said(createCfworkerEngine())
+    expect(text).toBe(said(createAjvEngine()))
+    expect(text).not.toMatch(/secret_key_value|S3cret/)
+  })
 })

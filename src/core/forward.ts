@@ -428,7 +428,8 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
         return tail
       },
     },
-    { idleMs: isListen(ex) ? 0 : ex.deps.config.originTimeoutMs }
+    // One SSE event is bounded like a JSON reply (MAX_REPLY_BYTES, counted in characters).
+    { idleMs: isListen(ex) ? 0 : ex.deps.config.originTimeoutMs, maxEventChars: ex.deps.config.maxReplyBytes }
   )
   const withHead = head.length ? prepend(head, body) : body
   return edgeResponse(withHead, reply.status, headers)

@@ -52,35 +52,58 @@ export interface SseHooks {
 export interface SseOptions {
   /** Milliseconds without a byte from the origin before the stream is ended with `timeout` (0: never). */
   idleMs?: number
+  /**
+   * Upper bound of one event's text, in UTF-16 code units: an origin sending a longer event (or
+   * one endless line) ends the stream with `onEnd("error")` instead of growing the edge's memory.
+   * Default {@link MAX_EVENT_CHARS}.
+   */
+  maxEventChars?: number
 }
+
+/** Default bound of one SSE event (16 Mi code units, the default `MAX_REPLY_BYTES`). */
+export const MAX_EVENT_CHARS = 16 * 1024 * 1024
+
+/** Longest alternative a `watch` pattern may have: the overlap kept when an event spans chunks. */
+export const MAX_WATCH_LENGTH = 64
 
 const encoder = new TextEncoder()
 
 /**
- * The end of the first event in `text` at or after `from` (an event start): the index just past
- * the blank line that ends it, or -1 when no complete event is there yet. Line ends are LF, CRLF
- * or CR (WHATWG SSE); a CR at the very end is undecided (it may be half of a CRLF) unless the
- * stream ended (`atEnd`).
- * `searchFrom` skips text already known to hold no boundary (LF-only text).
+ * Where the splitter stands between two characters of the stream: `lineEmpty` when nothing of the
+ * current line was read yet (a line end here is a blank line, which ends an event), `afterCr`
+ * when the last character was a CR (an LF right after it belongs to the same line end: CRLF).
  */
-function eventEnd(text: string, from: number, hasCr: boolean, searchFrom: number, atEnd: boolean): number {
-  if (!hasCr) {
-    if (text.charCodeAt(from) === 0x0a) return from + 1 // a blank line right at the start
-    const i = text.indexOf('\n\n', Math.max(from, searchFrom))
-    return i < 0 ? -1 : i + 2
+interface LineState {
+  lineEmpty: boolean
+  afterCr: boolean
+}
+
+/**
+ * The end of the first event at or after `from` in `text` (WHATWG SSE: an event ends with a blank
+ * line; line ends are LF, CRLF or CR): the index just past the blank line's line end, or -1, with
+ * `st` updated to the state at the end of `text`. A CR ends its line at once: an LF arriving
+ * after it (even in the next chunk) is swallowed as the rest of that CRLF. O(length - from).
+ */
+function eventEnd(text: string, from: number, st: LineState, hasCr: boolean): number {
+  if (!hasCr && !st.afterCr) {
+    if (from >= text.length) return -1
+    if (st.lineEmpty && text.charCodeAt(from) === 0x0a) return from + 1
+    const i = text.indexOf('\n\n', from)
+    if (i >= 0) return i + 2
+    st.lineEmpty = text.charCodeAt(text.length - 1) === 0x0a
+    return -1
   }
-  let lineStart = from
   for (let i = from; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (c !== 0x0a && c !== 0x0d) continue
-    let next = i + 1
-    if (c === 0x0d) {
-      if (next === text.length && !atEnd) return -1
-      if (text.charCodeAt(next) === 0x0a) next++
+    if (st.afterCr) {
+      st.afterCr = false
+      if (c === 0x0a) continue
     }
-    if (i === lineStart) return next
-    lineStart = next
-    i = next - 1
+    if (c === 0x0a || c === 0x0d) {
+      st.afterCr = c === 0x0d
+      if (st.lineEmpty) return i + 1
+      st.lineEmpty = true
+    } else st.lineEmpty = false
   }
   return -1
 }
@@ -93,23 +116,32 @@ function eventEnd(text: string, from: number, hasCr: boolean, searchFrom: number
  * `onEnd("error")`; nothing is buffered beyond the event being read: each chunk read from the
  * origin is split into events and every complete one is enqueued before the next chunk is read.
  *
- * Event boundaries are found here and only the events that `hooks.mayChange` selects go through
+ * Event boundaries are found here and only the events that `hooks.watch` selects go through
  * eventsource-parser: the library gives no raw event text, and parsing and re-serialising every
  * progress event was most of the edge's CPU on long streams (issue 7).
  * @param source the origin's body (UTF-8 bytes)
  * @returns the client's body (UTF-8 bytes)
  */
 export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks, options: SseOptions = {}): ReadableStream<Uint8Array> {
-  // A BOM is kept as text (and so relayed as bytes; the client's parser drops it). Chunks that
-  // begin and end on a character boundary are decoded without the streaming decoder: Node 20's
-  // streaming decode of a 15 kB chunk is 14 us against 1.7 us for a plain one.
+  // Chunks that begin and end on a character boundary are decoded without the streaming decoder:
+  // Node 20's streaming decode of a 15 kB chunk is 14 us against 1.7 us for a plain one. Both
+  // keep a BOM as U+FEFF; the one at the start of the stream is dropped below (eventsource-parser
+  // only recognises it as three bytes' worth of text, and the edge must read the first event).
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true })
   const plain = new TextDecoder('utf-8', { ignoreBOM: true })
+  let atStart = true
+  const maxEvent = options.maxEventChars ?? MAX_EVENT_CHARS
+  let tooLarge = false
   let out: ReadableStreamDefaultController<Uint8Array>
   const pending: (string | Uint8Array)[] = []
   let ended = false
-  // Text of the event being received (incomplete).
-  let carry = ''
+  // The event being received (incomplete): its text in pieces, their length, whether a watched
+  // pattern was seen in it, and its last characters (a pattern may span two chunks).
+  let carry: string[] = []
+  let carryLength = 0
+  let carryWatched = false
+  let carryTail = ''
+  const line: LineState = { lineEmpty: true, afterCr: false }
   // The block (one event's text) being parsed, what it held besides its event, whether it was answered.
   let block = ''
   let extras: string[] = []
@@ -143,8 +175,9 @@ export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks
     block = text
     extras = []
     answered = false
-    // A block ending in CR ends with a complete line end (eventEnd saw what follows), but the
-    // parser would wait for a possible LF: CR+LF is the same single line end.
+    // A block ending in CR ends with a complete line end, but the parser would wait for a
+    // possible LF: CR+LF is the same single line end (an LF that does follow is relayed with the
+    // next block, where the parser sees a blank line and nothing to dispatch).
     parser.feed(text.charCodeAt(text.length - 1) === 0x0d ? text + '\n' : text)
     // No event in the block (comments, retry or id only): relayed as it came.
     if (!answered) pending.push(text)
@@ -163,44 +196,89 @@ export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks
     return m ? m.index : -1
   }
   /**
-   * Splits the text received so far into complete events: runs of events without a watched
-   * substring are relayed as one slice (of the chunk's own bytes when `bytes` holds exactly
-   * `text`), the others go through {@link event}; the incomplete rest waits in `carry`.
+   * The stream ended inside an event (no blank line after it): the event is completed with the
+   * line ends it lacks and dispatched, so an origin that forgets the last blank line still has its
+   * answer read. Text holding only line ends (the LF of a CRLF) has nothing to dispatch.
+   */
+  const endInside = (text: string, watched: boolean) => {
+    if (/^[\r\n]*$/.test(text)) return void pending.push(text)
+    const completed = text + (line.lineEmpty && !line.afterCr ? '\n' : '\n\n')
+    if (watched) event(completed)
+    else pending.push(completed)
+  }
+  /**
+   * Splits newly received text into events. Runs of complete events without a watched pattern
+   * are relayed as one slice (of the chunk's own bytes when `bytes` holds exactly `text`), the
+   * others go through {@link event}; an incomplete event waits in `carry`. Every character is
+   * scanned once (a large event arriving in small chunks costs its length, not its square).
    */
   const take = (text: string, final: boolean, bytes?: Uint8Array) => {
-    // The carry holds no boundary: in LF-only text the search resumes near its end (an event
-    // arriving in many small chunks is not scanned again from its start each time).
-    const searchFrom = Math.max(0, carry.length - 1)
-    const all = carry ? carry + text : text
+    const endsAscii = bytes?.length ? bytes[bytes.length - 1]! < 0x80 : lastByteAscii
+    if (atStart && text.length > 0) {
+      atStart = false
+      if (text.charCodeAt(0) === 0xfeff) {
+        text = text.slice(1)
+        bytes = undefined
+      }
+    }
     // Text offsets are byte offsets when the chunk is ASCII and starts on a character boundary.
-    const same = bytes !== undefined && !carry && lastByteAscii && bytes.length === text.length
-    if (bytes?.length) lastByteAscii = bytes[bytes.length - 1]! < 0x80
-    const hasCr = all.includes('\r')
+    const same = bytes !== undefined && carryLength === 0 && lastByteAscii && bytes.length === text.length
+    lastByteAscii = endsAscii
+    const hasCr = text.includes('\r')
     let at = 0
-    let rawFrom = 0
-    let watched = nextWatched(all, 0)
+    if (carryLength > 0) {
+      // The event in `carry` goes on in this text.
+      const end = eventEnd(text, 0, line, hasCr)
+      const upTo = end < 0 ? text.length : end
+      const watched = carryWatched || nextWatched(carryTail + text.slice(0, upTo), 0) >= 0
+      if (end < 0) {
+        carry.push(text)
+        carryLength += text.length
+        carryWatched = watched
+        carryTail = (carryTail + text).slice(-MAX_WATCH_LENGTH)
+        if (carryLength > maxEvent) tooLarge = true
+        if (!final) return
+        text = ''
+      } else {
+        carry.push(text.slice(0, end))
+        at = end
+      }
+      const whole = carry.join('')
+      carry = []
+      carryLength = 0
+      carryWatched = false
+      carryTail = ''
+      if (end < 0) return endInside(whole, watched)
+      if (watched) event(whole)
+      else pending.push(whole)
+      line.lineEmpty = true
+    }
+    let rawFrom = at
+    let watched = nextWatched(text, at)
     const relayRaw = (to: number) => {
-      if (to > rawFrom) pending.push(same ? bytes!.subarray(rawFrom, to) : all.slice(rawFrom, to))
+      if (to > rawFrom) pending.push(same ? bytes!.subarray(rawFrom, to) : text.slice(rawFrom, to))
     }
     for (;;) {
-      const end = eventEnd(all, at, hasCr, at === 0 ? searchFrom : at, final)
+      const end = eventEnd(text, at, line, hasCr)
       if (end < 0) break
       if (watched >= 0 && watched < end) {
         relayRaw(at)
-        event(all.slice(at, end))
+        event(text.slice(at, end))
         rawFrom = end
-        watched = nextWatched(all, end)
+        watched = nextWatched(text, end)
       }
+      line.lineEmpty = true
       at = end
     }
     relayRaw(at)
-    carry = all.slice(at)
-    if (final && carry) {
-      // The stream ended inside an event: it is dispatched as if a blank line followed.
-      const rest = carry + '\n\n'
-      carry = ''
-      if (nextWatched(rest, 0) >= 0) event(rest)
-      else pending.push(rest)
+    if (at < text.length) {
+      const rest = text.slice(at)
+      if (final) return endInside(rest, watched >= 0)
+      carry = [rest]
+      carryLength = rest.length
+      carryWatched = watched >= 0
+      carryTail = rest.slice(-MAX_WATCH_LENGTH)
+      if (carryLength > maxEvent) tooLarge = true
     }
   }
   const reader = source.getReader()
@@ -255,6 +333,12 @@ export function transformSse(source: ReadableStream<Uint8Array>, hooks: SseHooks
           }
           const whole = lastByteAscii && value.length > 0 && value[value.length - 1]! < 0x80
           take(whole ? plain.decode(value) : decoder.decode(value, { stream: true }), false, value)
+          if (tooLarge) {
+            // One event past maxEventChars: what came before it is sent, then the stream ends.
+            reader.cancel().catch(() => undefined)
+            finish('error', new Error('SSE event too large'))
+            return
+          }
           if (pending.length) {
             flush()
             return

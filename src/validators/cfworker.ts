@@ -44,29 +44,39 @@ function installSharedFormats(): void {
   }
 }
 
+/**
+ * Member names in cfworker's error texts are written between quotes without escaping; each text
+ * has a fixed ending, so a greedy capture anchored at both ends recovers a name that holds quotes.
+ */
+const REQUIRED_TEXT = /^Instance does not have required property "(.*)"\.$/s
+const MEMBER_TEXT = /^Property "(.*)" does not match (?:additional|unevaluated) properties schema\.$/s
+const DEPENDENT_TEXT = /does not have "(.*)"\.$/s
+
 function toIssue(u: OutputUnit): ValidationIssue {
   const issue: ValidationIssue = { path: fragmentToPointer(u.instanceLocation), keyword: u.keyword, schemaPath: fragmentToPointer(u.keywordLocation) }
   if (u.keyword === 'required') {
     // cfworker: 'Instance does not have required property "x".' (a schema name, not a value)
-    const m = /required property "([^"]*)"/.exec(u.error)
+    const m = REQUIRED_TEXT.exec(u.error)
     if (m) issue.property = m[1]
   }
-  if (u.keyword === 'additionalProperties' || u.keyword === 'unevaluatedProperties' || u.keyword === 'false') {
-    const m = /^Property "([^"]*)"/.exec(u.error)
+  if (u.keyword === 'additionalProperties' || u.keyword === 'unevaluatedProperties') {
+    const m = MEMBER_TEXT.exec(u.error)
     if (m) {
       issue.property = m[1]
-      issue.keyword = u.keyword === 'false' ? 'additionalProperties' : u.keyword
-      // cfworker reports the member's location; the issue names the parent plus the member.
+      // Should cfworker report the member's location, the issue names the parent plus the member.
       const suffix = '/' + m[1]!.replace(/~/g, '~0').replace(/\//g, '~1')
       if (issue.path.endsWith(suffix)) issue.path = issue.path.slice(0, -suffix.length)
     }
   }
   if (u.keyword === 'dependentRequired' || u.keyword === 'dependencies') {
     // 'Instance has "a" but does not have "b".' names two schema-declared members, no value.
-    const m = /does not have "([^"]*)"/.exec(u.error)
+    const m = DEPENDENT_TEXT.exec(u.error)
     if (m) issue.property = m[1]
     issue.schemaPath = issue.schemaPath.replace(/\/dependantRequired$/, '/dependentRequired')
   }
+  // Inside `propertyNames` cfworker locates an issue at the member whose *name* failed: that name
+  // is the rejected value, so the issue is placed at the object, as ajv does.
+  if (/\/propertyNames(\/|$)/.test(issue.schemaPath) && issue.keyword !== 'propertyNames') issue.path = issue.path.slice(0, Math.max(0, issue.path.lastIndexOf('/')))
   // cfworker's "False boolean schema." under another keyword: ajv calls it "false schema".
   if (issue.keyword === 'false') issue.keyword = 'false schema'
   return issue

@@ -49,13 +49,17 @@ function hasRepeatedHeader(req: IncomingMessage): boolean {
   return n * 2 !== req.rawHeaders.length
 }
 
-/** `/mcp` -> undefined (the default origin), `/mcp/<name>` -> name, anything else -> null. */
+/**
+ * `/mcp` -> undefined (the default origin), `/mcp/<name>` -> name, anything else -> null (the
+ * Hono route decides). `.` and `..` are dot segments that URL parsing removes on the Hono route,
+ * so they are left to it too.
+ */
 function originName(url: string): string | undefined | null {
   const q = url.indexOf('?')
   const path = q < 0 ? url : url.slice(0, q)
   if (path === '/mcp') return undefined
-  if (path.startsWith('/mcp/') && /^[A-Za-z0-9._~-]+$/.test(path.slice(5))) return path.slice(5)
-  return null
+  const name = path.startsWith('/mcp/') ? path.slice(5) : ''
+  return /^[A-Za-z0-9._~-]+$/.test(name) && name !== '.' && name !== '..' ? name : null
 }
 
 /**
