@@ -14,9 +14,9 @@ import { Hono, type Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { DEFAULT_VERSION, isKnownVersion } from './core/era'
 import { ErrorCode, isObject, NULL_ID } from './core/jsonrpc'
-import { errorResponse, internalError, notFound, refusalResponse, type EdgeDeps } from './core/exchange'
+import { edgeFault, errorResponse, notFound, refusalResponse, type EdgeDeps } from './core/exchange'
 import { handlePassThrough } from './core/forward'
-import { admitPost, handlePost, originTarget } from './core/pipeline'
+import { admitPost, handlePost, originTarget, payloadTooLarge } from './core/pipeline'
 import { checkHostAndOrigin } from './core/transport'
 import { toWebResponse } from './core/response'
 import type { ClientSignal } from './core/client-signal'
@@ -68,7 +68,7 @@ export function createApp(getDeps: GetDeps, options: AppOptions = {}): Hono {
     if (refusal) return toWebResponse(refusal)
     // The signal fires when the client goes away: a forwarded request's origin call is aborted with it.
     if (known) return toWebResponse(await handlePost(new Uint8Array(await c.req.arrayBuffer()), c.req.raw.headers, t, deps, clientSignal(c)))
-    const limit = bodyLimit({ maxSize: deps.config.maxBodyBytes, onError: () => toWebResponse(admitPost(c.req.raw.headers, t, deps, Infinity)!) })
+    const limit = bodyLimit({ maxSize: deps.config.maxBodyBytes, onError: () => toWebResponse(payloadTooLarge(t, deps)) })
     let response: Response | undefined
     const limited = await limit(c, async () => {
       const body = new Uint8Array(await c.req.arrayBuffer())
@@ -110,14 +110,6 @@ export function createApp(getDeps: GetDeps, options: AppOptions = {}): Hono {
   })
 
   app.notFound(() => toWebResponse(notFound()))
-  app.onError((_err, c) => {
-    // Never a stack trace or library text in a response (DESIGN.md section 5).
-    try {
-      getDeps(c).log({ msg: 'edge.error', error: String(_err instanceof Error ? _err.name : 'error') })
-    } catch {
-      // logging must not turn one fault into two
-    }
-    return toWebResponse(internalError())
-  })
+  app.onError((err, c) => toWebResponse(edgeFault(err, () => getDeps(c))))
   return app
 }

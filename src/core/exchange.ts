@@ -45,8 +45,18 @@ export function notFound(): EdgeResponse {
   return errorResponse(404, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Not Found: the MCP endpoint is /mcp' })
 }
 
-/** 500 for a fault inside the edge: never a stack trace or library text (DESIGN.md section 5). */
-export function internalError(): EdgeResponse {
+/**
+ * 500 for a fault inside the edge (an exception no stage turned into an answer): logged as
+ * `{ msg: "edge.error", error: <exception name> }`, answered -32603 without any detail, never a
+ * stack trace or library text (DESIGN.md section 5).
+ * @param deps resolves the ports lazily: a failure to resolve them or to log is swallowed
+ */
+export function edgeFault(err: unknown, deps: () => EdgeDeps): EdgeResponse {
+  try {
+    deps().log({ msg: 'edge.error', error: err instanceof Error ? err.name : 'error' })
+  } catch {
+    // logging must not turn one fault into two
+  }
   return errorResponse(500, NULL_ID, { code: ErrorCode.InternalError, message: 'Internal error in the edge' })
 }
 

@@ -36,16 +36,19 @@ export function originTarget(config: Config, name: string | undefined): OriginTa
  * The checks of a `POST /mcp` before its body is read (MCP transports; DESIGN.md section 2): Host,
  * Origin, Content-Type and Accept ({@link checkPost}), then the declared body size against
  * `MAX_BODY_BYTES` (413). Refusals are logged like every POST.
- * @param declaredBytes the Content-Length, when the client sent one (Infinity: known too large)
+ * @param declaredBytes the Content-Length, when the client sent one
  * @returns the refusal to send, or null when the body may be read
  */
 export function admitPost(headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps, declaredBytes?: number): EdgeResponse | null {
   const refusal = checkPost(headers, deps.config)
   if (refusal) return new Exchange(deps, target, DEFAULT_VERSION).reject(refusal.status, NULL_ID, { code: refusal.code, message: refusal.message }, '', refusal.headers)
-  if (declaredBytes !== undefined && declaredBytes > deps.config.maxBodyBytes) {
-    return new Exchange(deps, target, DEFAULT_VERSION).reject(413, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${deps.config.maxBodyBytes} bytes` })
-  }
+  if (declaredBytes !== undefined && declaredBytes > deps.config.maxBodyBytes) return payloadTooLarge(target, deps)
   return null
+}
+
+/** 413 -32600 for a body past `MAX_BODY_BYTES` (declared, or found while reading), logged as `rejected`. */
+export function payloadTooLarge(target: OriginTarget, deps: EdgeDeps): EdgeResponse {
+  return new Exchange(deps, target, DEFAULT_VERSION).reject(413, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${deps.config.maxBodyBytes} bytes` })
 }
 
 /**

@@ -59,12 +59,12 @@ function cannotValidate(id: RawId, name: string, reason: string): CallVerdict {
 }
 
 /** A local -32602 answer (JSON-RPC 2.0 §5.1; MCP tools "Error Handling": protocol errors). */
-function invalidParamsAnswer(id: RawId, message: string, tool?: string, data?: unknown): CallVerdict {
+function invalidParamsAnswer(id: RawId, message: string, tool?: string): CallVerdict {
   return {
     kind: 'answer',
     ...(tool !== undefined ? { tool } : {}),
     code: ErrorCode.InvalidParams,
-    text: errorText(id, { code: ErrorCode.InvalidParams, message, ...(data !== undefined ? { data } : {}) }),
+    text: errorText(id, { code: ErrorCode.InvalidParams, message }),
   }
 }
 

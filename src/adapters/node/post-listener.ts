@@ -15,7 +15,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { getRequestListener } from '@hono/node-server'
 import type { Hono } from 'hono'
 import { LinkSignal } from '../../core/client-signal'
-import { internalError, type EdgeDeps } from '../../core/exchange'
+import { edgeFault, type EdgeDeps } from '../../core/exchange'
 import { admitPost, handlePost, originTarget } from '../../core/pipeline'
 import type { EdgeResponse, RequestHeaders } from '../../core/response'
 
@@ -135,8 +135,8 @@ export function createNodeListener(app: Hono, deps: EdgeDeps): RequestListener {
     let refusal: EdgeResponse | null
     try {
       refusal = admitPost(headers, target, deps, Number(length))
-    } catch {
-      refusal = failed(deps)
+    } catch (e) {
+      refusal = edgeFault(e, () => deps)
     }
     if (refusal) {
       void writeEdgeResponse(refusal, res)
@@ -152,19 +152,9 @@ export function createNodeListener(app: Hono, deps: EdgeDeps): RequestListener {
       })
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
       handlePost(body, headers, target, deps, signal)
-        .catch(() => failed(deps))
+        .catch((e: unknown) => edgeFault(e, () => deps))
         .then((r) => writeEdgeResponse(r, res))
         .catch(() => res.destroy())
     })
   }
-}
-
-/** A fault inside the edge: logged by name only, answered 500 without any detail. */
-function failed(deps: EdgeDeps): EdgeResponse {
-  try {
-    deps.log({ msg: 'edge.error', error: 'error' })
-  } catch {
-    // logging must not turn one fault into two
-  }
-  return internalError()
 }
