@@ -106,6 +106,37 @@ describe.each(RUNTIMES)('SSE replies on $name', ({ name, start }) => {
     expect(all).toBe(`data: ${PROGRESS_1}\n\ndata: ${PROGRESS_2}\n\ndata: ${ANSWER(1)}\n\n`)
   })
 
+  it('sends the headers at once while the origin has not sent an event yet', async () => {
+    let release!: () => void
+    const released = new Promise<void>((r) => (release = r))
+    let sentEvent = false
+    origin.handle(async (_req, res) => {
+      sseHead(res)
+      res.flushHeaders()
+      await within(released, 5000, 'client never saw the headers').catch(() => undefined)
+      sentEvent = true
+      res.end(`data: ${ANSWER(1)}\n\n`)
+    })
+    const res = await within(postStream(edge, call(1)), 4000, 'headers through the edge')
+    expect(sentEvent).toBe(false)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    release()
+    expect(await within(res.text(), 4000, 'the answer')).toBe(`data: ${ANSWER(1)}\n\n`)
+  })
+
+  it.runIf(name === 'node')('sends a reply the origin sent whole in one piece, with a Content-Length', async () => {
+    const wire = `data: ${PROGRESS_1}\n\ndata: ${PROGRESS_2}\n\ndata: ${ANSWER(1)}\n\n`
+    origin.handle((_req, res) => {
+      sseHead(res)
+      res.end(wire)
+    })
+    const res = await postStream(edge, call(1))
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(wire)))
+    expect(res.headers.get('transfer-encoding')).toBeNull()
+    expect(await res.text()).toBe(wire)
+  })
+
   it('transforms event by event: split chunks, multi-line data, comments, id, retry, CRLF, custom events relayed byte for byte; a hidden failure marked, a repeated id dropped', async () => {
     const hidden = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\\"success\\":false}"}]}}'
     const wire =

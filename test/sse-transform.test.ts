@@ -11,6 +11,7 @@
 import { createParser } from 'eventsource-parser'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { toReadableStream } from '../src/core/response'
 import { transformSse, type SseEvent } from '../src/core/sse'
 
 const eol = fc.constantFrom('\n', '\r\n', '\r')
@@ -48,7 +49,7 @@ function parseAll(text: string): SseEvent[] {
 }
 
 async function relay(text: string, cuts: number[], hooks: Parameters<typeof transformSse>[1]): Promise<string> {
-  return new Response(transformSse(chunks(new TextEncoder().encode(text), cuts), hooks)).text()
+  return new Response(toReadableStream(transformSse(chunks(new TextEncoder().encode(text), cuts).getReader(), hooks))).text()
 }
 
 describe('transformSse', () => {
@@ -88,7 +89,7 @@ describe('transformSse', () => {
     const body = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')])
     for (const cut of [1, 2, 3, 4, 20]) {
       const seen: SseEvent[] = []
-      const out = await new Response(transformSse(chunks(body, [cut]), { watch: /"result"/, onEvent: (ev) => void seen.push(ev), onEnd: () => [] })).text()
+      const out = await new Response(toReadableStream(transformSse(chunks(body, [cut]).getReader(), { watch: /"result"/, onEvent: (ev) => void seen.push(ev), onEnd: () => [] }))).text()
       expect(seen, `cut at ${cut}`).toEqual([{ data: '{"jsonrpc":"2.0","id":1,"result":{}}' }])
       expect(out).toBe('data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')
     }
@@ -104,8 +105,9 @@ describe('transformSse', () => {
       },
     })
     const seen: SseEvent[] = []
-    const reader = transformSse(source, { watch: /"result"/, onEvent: (ev) => void seen.push(ev), onEnd: () => [] }).getReader()
+    const reader = transformSse(source.getReader(), { watch: /"result"/, onEvent: (ev) => void seen.push(ev), onEnd: () => [] })
     const first = await reader.read()
+    if (first.done) throw new Error('the relay ended before the first event')
     expect(new TextDecoder().decode(first.value)).toBe('data: {"id":1,"result":{}}\r\r')
     expect(seen).toEqual([{ data: '{"id":1,"result":{}}' }])
     // The LF that may follow belongs to the last CR (CRLF) and dispatches nothing more.
@@ -129,7 +131,9 @@ describe('transformSse', () => {
       },
     })
     const out = await new Response(
-      transformSse(source, { onEvent: () => undefined, onEnd: (reason) => ((ends = [...ends, reason]), [{ data: 'tail' }]) }, { maxEventChars: 1000 })
+      toReadableStream(
+        transformSse(source.getReader(), { onEvent: () => undefined, onEnd: (reason) => ((ends = [...ends, reason]), [{ data: 'tail' }]) }, { maxEventChars: 1000 })
+      )
     ).text()
     expect(ends).toEqual(['error'])
     expect(out).toBe('data: small\n\ndata: tail\n\n')

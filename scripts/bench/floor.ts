@@ -10,9 +10,31 @@
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import type { AddressInfo } from 'node:net'
+import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
-// The same body-to-stream construction as the edge's origin client, so SSE relaying compares like with like.
-import { toWeb } from '../../src/adapters/node/origin-client'
+
+/**
+ * undici's body as a pull-based web stream, one chunk per read, for Hono's `Response` (not
+ * `Readable.toWeb`: on Node 20 it throws ERR_INVALID_STATE when the client leaves in the middle
+ * of an SSE reply).
+ */
+function toWeb(body: Readable): ReadableStream<Uint8Array> {
+  const it = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        const { value, done } = await it.next()
+        if (done) c.close()
+        else c.enqueue(value)
+      },
+      cancel() {
+        body.on('error', () => undefined)
+        body.destroy()
+      },
+    },
+    { highWaterMark: 0 }
+  )
+}
 
 const base = process.env.ORIGIN_BASE!
 const mode = process.env.FLOOR_CLIENT === 'fetch' ? 'fetch' : 'undici'

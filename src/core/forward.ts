@@ -16,7 +16,7 @@ import { LinkSignal, type ClientSignal } from './client-signal'
 import { originErasFor, unsupportedVersion } from './modern'
 import { onToolsCallReply, onToolsListReply } from './reply-hooks'
 import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from './exchange'
-import { edgeResponse, type EdgeResponse, type RequestHeaders } from './response'
+import { edgeResponse, type ByteSource, type EdgeResponse, type RequestHeaders } from './response'
 
 /** Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), framing, and encodings the edge must read. */
 const DROP_REQUEST = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-connection', 'content-length', 'accept-encoding', 'expect'])
@@ -435,25 +435,18 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
   return edgeResponse(withHead, reply.status, headers)
 }
 
-function prepend(events: SseEvent[], body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const first = new TextEncoder().encode(events.map(formatEvent).join(''))
-  const reader = body.getReader()
-  let sentFirst = false
-  return new ReadableStream<Uint8Array>({
-    async pull(c) {
-      if (!sentFirst) {
-        sentFirst = true
-        c.enqueue(first)
-        return
-      }
-      const { value, done } = await reader.read()
-      if (done) c.close()
-      else c.enqueue(value)
+/** `events` as one chunk, then `body`. */
+function prepend(events: SseEvent[], body: ByteSource): ByteSource {
+  let first: Uint8Array | undefined = new TextEncoder().encode(events.map(formatEvent).join(''))
+  return {
+    read() {
+      if (first === undefined) return body.read()
+      const value = first
+      first = undefined
+      return Promise.resolve({ done: false, value })
     },
-    cancel(reason) {
-      return reader.cancel(reason)
-    },
-  })
+    cancel: (reason) => body.cancel(reason),
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { Dialect } from './era'
 import type { ClientSignal } from './client-signal'
+import type { ByteSource } from './response'
 
 /**
  * A key-value namespace: Workers KV's `get`/`put`/`delete` subset. Values are JSON text.
@@ -81,7 +82,7 @@ export interface OriginReply {
    */
   text(): Promise<string>
   /** The body as a byte stream (SSE replies); null when there is no body. */
-  stream(): ReadableStream<Uint8Array> | null
+  stream(): ByteSource | null
   /** Releases the body without reading it. */
   discard(): void
 }

@@ -10,12 +10,41 @@
  * One HTTP response of the edge.
  * - `status`: the HTTP status code
  * - `headers`: lower-case names; owned by this response (callers may change it before writing)
- * - `body`: a complete text (UTF-8 on the wire), a byte stream (SSE relays, pass-through), or none
+ * - `body`: a complete text (UTF-8 on the wire), a {@link ByteSource} (SSE relays,
+ *   pass-through), or none
  */
 export interface EdgeResponse {
   status: number
   headers: Record<string, string>
-  body: string | ReadableStream<Uint8Array> | null
+  body: string | ByteSource | null
+}
+
+/**
+ * A byte stream read by pulling, one chunk per `read()` (never two reads at once): the shape of
+ * a `ReadableStreamDefaultReader`, which is one, and of a Node `Readable`'s async iterator. The
+ * core streams through these instead of web `ReadableStream`s because on Node 20 each web stream
+ * costs about 10 us to build plus a promise chain per chunk, and an SSE relay built two of them
+ * per reply (issue 7); the web stream is made only where a web `Response` is ({@link toWebResponse}).
+ * `cancel` stops the source (the client went away); a pending `read` then settles done or rejects.
+ */
+export interface ByteSource {
+  read(): Promise<{ done: false; value: Uint8Array } | { done: true; value?: unknown }>
+  cancel(reason?: unknown): Promise<void>
+}
+
+/** The web stream for a {@link ByteSource}: pulled one chunk at a time (nothing read ahead); cancelling it cancels the source. */
+export function toReadableStream(source: ByteSource): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        const r = await source.read()
+        if (r.done) c.close()
+        else c.enqueue(r.value)
+      },
+      cancel: (reason) => source.cancel(reason),
+    },
+    { highWaterMark: 0 }
+  )
 }
 
 /** Builds an {@link EdgeResponse}; `headers` is taken as is (pass a fresh object). */
@@ -25,7 +54,8 @@ export function edgeResponse(body: EdgeResponse['body'], status: number, headers
 
 /** The web `Response` for an {@link EdgeResponse} (Workers, and the Hono routes on Node). */
 export function toWebResponse(r: EdgeResponse): Response {
-  return new Response(r.body, { status: r.status, headers: r.headers })
+  const body = r.body === null || typeof r.body === 'string' ? r.body : toReadableStream(r.body)
+  return new Response(body, { status: r.status, headers: r.headers })
 }
 
 /**

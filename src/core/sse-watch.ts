@@ -8,6 +8,7 @@
  * there is one reader: back-pressure from the client reaches the origin and nothing queues up.
  */
 import { createParser } from 'eventsource-parser'
+import type { ByteSource } from './response'
 import type { SseEvent } from './sse'
 
 /**
@@ -24,7 +25,7 @@ export const MAX_WATCHED_EVENT = 1024 * 1024
  * @param source UTF-8 bytes of an SSE body
  * @returns the same bytes, chunk for chunk
  */
-export function watchSse(source: ReadableStream<Uint8Array>, onEvent: (ev: SseEvent) => void): ReadableStream<Uint8Array> {
+export function watchSse(source: ByteSource, onEvent: (ev: SseEvent) => void): ByteSource {
   const decoder = new TextDecoder()
   let held = 0
   const parser = createParser({
@@ -37,22 +38,23 @@ export function watchSse(source: ReadableStream<Uint8Array>, onEvent: (ev: SseEv
       }
     },
   })
-  return source.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        const text = decoder.decode(chunk, { stream: true })
-        held += text.length
-        try {
-          parser.feed(text)
-        } catch {
-          parser.reset()
-        }
-        if (held > MAX_WATCHED_EVENT) {
-          parser.reset()
-          held = 0
-        }
-        controller.enqueue(chunk)
-      },
-    })
-  )
+  return {
+    async read() {
+      const r = await source.read()
+      if (r.done) return r
+      const text = decoder.decode(r.value, { stream: true })
+      held += text.length
+      try {
+        parser.feed(text)
+      } catch {
+        parser.reset()
+      }
+      if (held > MAX_WATCHED_EVENT) {
+        parser.reset()
+        held = 0
+      }
+      return r
+    },
+    cancel: (reason) => source.cancel(reason),
+  }
 }

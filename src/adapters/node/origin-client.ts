@@ -6,29 +6,24 @@
 import type { Readable } from 'node:stream'
 import { Agent, request, errors } from 'undici'
 import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply } from '../../core/ports'
+import type { ByteSource } from '../../core/response'
 
 /**
- * The body as a pull-based web stream, one chunk per read; cancel destroys the body. Not
- * `Readable.toWeb`: on Node 20 it enqueues into a closed controller when the client leaves in
- * the middle of an SSE reply, and that uncaught ERR_INVALID_STATE killed the process (found by
- * the benchmark); it was also the slower path (issue 7).
+ * The body as a {@link ByteSource}: its async iterator, one chunk per read; cancel destroys the
+ * body. No web stream: `Readable.toWeb` on Node 20 enqueues into a closed controller when the
+ * client leaves in the middle of an SSE reply (that uncaught ERR_INVALID_STATE killed the
+ * process, found by the benchmark), and any web stream costs about 10 us to build (issue 7).
  */
-export function toWeb(body: Readable): ReadableStream<Uint8Array> {
+function toByteSource(body: Readable): ByteSource {
   const it = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(c) {
-        const { value, done } = await it.next()
-        if (done) c.close()
-        else c.enqueue(value)
-      },
-      cancel() {
-        body.on('error', () => undefined) // the abort error of a body nobody reads any more
-        body.destroy()
-      },
+  return {
+    read: () => it.next() as Promise<{ done: false; value: Uint8Array } | { done: true }>,
+    cancel() {
+      body.on('error', () => undefined) // the abort error of a body nobody reads any more
+      body.destroy()
+      return Promise.resolve()
     },
-    { highWaterMark: 0 }
-  )
+  }
 }
 
 /** Creates the client. `connections` bounds the pool per origin. */
@@ -82,7 +77,7 @@ export function createUndiciOriginClient(options: { connections?: number } = {})
           throw e
         }
       },
-      stream: () => toWeb(body),
+      stream: () => toByteSource(body),
       discard: () => {
         body.dump().catch(() => undefined)
       },

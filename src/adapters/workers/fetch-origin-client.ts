@@ -80,7 +80,7 @@ export function createFetchOriginClient(fetchImpl: typeof fetch = (...a) => fetc
           req.signal?.removeEventListener('abort', onAbort)
         }
       },
-      stream: () => res.body,
+      stream: () => res.body?.getReader() ?? null,
       discard: () => {
         clearTimeout(timer)
         req.signal?.removeEventListener('abort', onAbort)
