@@ -1,87 +1,217 @@
 /**
  * @module adapters/node/origin-client
- * {@link OriginClient} on Node: undici's `request` over a keep-alive pool (about 75 us of CPU per
- * call on Node 20, against about 400 us for global fetch; DESIGN.md section 9).
+ * {@link OriginClient} on Node: undici over a keep-alive pool (DESIGN.md section 9). Global
+ * `fetch` costs about 400 us of CPU per call on Node 20, undici's `request` about 40 us in this
+ * process, and undici's `dispatch` with the handler below about 22 us (issue 7: measured with 16
+ * calls in flight against the benchmark's origin). `request` wraps every reply in a Node
+ * `Readable` and an async resource, and its `body.text()` in a consumer; the edge reads a JSON
+ * reply whole and an SSE reply chunk by chunk, so the handler keeps the chunks itself and hands
+ * them over as text or as a {@link ByteSource}.
  */
-import type { Readable } from 'node:stream'
-import { Agent, request, errors } from 'undici'
-import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply } from '../../core/ports'
+import { Agent, errors, type Dispatcher } from 'undici'
+import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply, type OriginRequest } from '../../core/ports'
 import type { ByteSource } from '../../core/response'
 
+/** Bytes held for a reader that has not read them yet (an SSE reply) before the origin is paused. */
+const HOLD_BYTES = 64 * 1024
+/** A discarded body is read and dropped up to this many bytes (the connection stays reusable), then the request is aborted; undici's `body.dump()` default. */
+const DISCARD_BYTES = 128 * 1024
+/** UTF-8 with a leading BOM dropped and bad sequences replaced, as undici's `body.text()` decodes. */
+const utf8 = new TextDecoder()
+
+/** The abort reason when the edge stops reading (cancelled stream, discarded or oversized body). */
+class ReadStopped extends Error {
+  override name = 'ReadStopped'
+}
+
+/** undici's timeouts as the core's {@link OriginTimeoutError}; other errors as they are. */
+function originError(e: unknown): unknown {
+  return e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError ? new OriginTimeoutError() : e
+}
+
 /**
- * The body as a {@link ByteSource}: its async iterator, one chunk per read; cancel destroys the
- * body. No web stream: `Readable.toWeb` on Node 20 enqueues into a closed controller when the
- * client leaves in the middle of an SSE reply (that uncaught ERR_INVALID_STATE killed the
- * process, found by the benchmark), and any web stream costs about 10 us to build (issue 7).
+ * One request to the origin, as an undici dispatch handler (undici 7's controller API). The
+ * reply's head settles the promise given to the caller; body chunks are kept until the caller
+ * reads them as text (all of them, within `maxReplyBytes`), as a stream (the origin is paused
+ * while more than {@link HOLD_BYTES} wait), or discards them.
  */
-function toByteSource(body: Readable): ByteSource {
-  const it = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
-  return {
-    read: () => it.next() as Promise<{ done: false; value: Uint8Array } | { done: true }>,
-    cancel() {
-      body.on('error', () => undefined) // the abort error of a body nobody reads any more
-      body.destroy()
-      return Promise.resolve()
-    },
+class OriginCall implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined
+  private readonly chunks: Buffer[] = []
+  /** Bytes in `chunks`. */
+  private held = 0
+  /** Bytes received in all. */
+  private received = 0
+  private ended = false
+  private failure: unknown = undefined
+  private mode: 'unread' | 'text' | 'stream' | 'discard' = 'unread'
+  /** Wakes whoever waits for the next chunk, the end or a failure. */
+  private wake: (() => void) | undefined
+  private started = false
+
+  constructor(
+    private readonly req: OriginRequest,
+    private readonly resolve: (reply: OriginReply) => void,
+    private readonly reject: (e: unknown) => void
+  ) {}
+
+  /** Stops the request (the client went away, or the edge stopped reading). */
+  abort(reason: Error): void {
+    if (this.ended || this.failure !== undefined) return
+    if (this.controller) this.controller.abort(reason)
+    else this.failure = reason // not started yet: onRequestStart aborts it
   }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.failure !== undefined) controller.abort(this.failure as Error)
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, raw: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200) return // informational (100 Continue, 103 Early Hints): the reply follows
+    this.started = true
+    const headers: Record<string, string> = {}
+    for (const k in raw) {
+      const v = raw[k]
+      if (v !== undefined) headers[k] = typeof v === 'string' ? v : v.join(', ')
+    }
+    const declared = headers['content-length'] !== undefined ? Number(headers['content-length']) : NaN
+    this.resolve({
+      status: statusCode,
+      headers,
+      text: () => this.text(declared),
+      stream: () => this.stream(),
+      discard: () => this.discard(),
+    })
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.received += chunk.length
+    if (this.mode === 'discard') {
+      if (this.received > DISCARD_BYTES) controller.abort(new ReadStopped())
+      return
+    }
+    const max = this.req.maxReplyBytes
+    if (this.mode === 'text' && max !== undefined && this.received > max) {
+      controller.abort(new OriginReplyTooLargeError())
+      return
+    }
+    this.chunks.push(chunk)
+    this.held += chunk.length
+    if (this.mode !== 'text' && this.held > HOLD_BYTES) controller.pause()
+    this.wake?.()
+  }
+
+  onResponseEnd(): void {
+    this.ended = true
+    this.wake?.()
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
+    this.failure = error
+    if (!this.started) this.reject(originError(error))
+    else this.wake?.()
+  }
+
+  /** Resolves at the next chunk, the end or a failure. */
+  private next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = () => {
+        this.wake = undefined
+        resolve()
+      }
+    })
+  }
+
+  private async text(declared: number): Promise<string> {
+    this.mode = 'text'
+    const max = this.req.maxReplyBytes
+    if (max !== undefined && (declared > max || this.received > max)) {
+      this.abort(new OriginReplyTooLargeError())
+      throw new OriginReplyTooLargeError()
+    }
+    this.controller?.resume()
+    while (!this.ended && this.failure === undefined) await this.next()
+    if (this.failure !== undefined) throw originError(this.failure)
+    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.held)
+    this.chunks.length = 0
+    return utf8.decode(all)
+  }
+
+  private stream(): ByteSource {
+    this.mode = 'stream'
+    // After cancel, reads (also one already waiting) end the stream, as a web stream's do.
+    let cancelled = false
+    return {
+      read: async () => {
+        while (this.chunks.length === 0 && !this.ended && this.failure === undefined && !cancelled) await this.next()
+        if (cancelled) return { done: true }
+        const value = this.chunks.shift()
+        if (value !== undefined) {
+          this.held -= value.length
+          if (this.held <= HOLD_BYTES && this.controller?.paused) this.controller.resume()
+          return { done: false, value }
+        }
+        if (this.failure !== undefined) throw originError(this.failure)
+        return { done: true }
+      },
+      cancel: () => {
+        cancelled = true
+        this.abort(new ReadStopped())
+        this.chunks.length = 0
+        this.held = 0
+        return Promise.resolve()
+      },
+    }
+  }
+
+  private discard(): void {
+    this.mode = 'discard'
+    this.chunks.length = 0
+    this.held = 0
+    if (this.received > DISCARD_BYTES) this.abort(new ReadStopped())
+    else this.controller?.resume()
+  }
+}
+
+/** Origin and path of a URL, remembered per URL (an edge talks to a handful of origins). */
+const targets = new Map<string, { origin: string; path: string }>()
+function target(url: string): { origin: string; path: string } {
+  let t = targets.get(url)
+  if (!t) {
+    const u = new URL(url)
+    t = { origin: u.origin, path: u.pathname + u.search }
+    if (targets.size >= 256) targets.clear()
+    targets.set(url, t)
+  }
+  return t
 }
 
 /** Creates the client. `connections` bounds the pool per origin. */
 export function createUndiciOriginClient(options: { connections?: number } = {}): OriginClient & { close(): Promise<void> } {
   const agent = new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 128, pipelining: 1 })
-  const client = async (req: Parameters<OriginClient>[0]): Promise<OriginReply> => {
-    let res
-    try {
-      res = await request(req.url, {
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        dispatcher: agent,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-        ...(req.signal ? { signal: req.signal } : {}),
-      })
-    } catch (e) {
-      if (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError) throw new OriginTimeoutError()
-      throw e
-    }
-    const headers: Record<string, string> = {}
-    const raw = res.headers
-    for (const k in raw) {
-      const v = raw[k]
-      if (v !== undefined) headers[k] = typeof v === 'string' ? v : v.join(', ')
-    }
-    const body = res.body
-    const max = req.maxReplyBytes
-    const declared = headers['content-length'] !== undefined ? Number(headers['content-length']) : NaN
-    return {
-      status: res.statusCode,
-      headers,
-      text: async () => {
-        try {
-          // A declared length within the bound: undici reads exactly that many bytes.
-          if (max === undefined || declared <= max) return await body.text()
-          if (declared > max) throw new OriginReplyTooLargeError()
-          // No length (chunked, or until close): count while reading. undici's body.text() has no bound.
-          const chunks: Buffer[] = []
-          let n = 0
-          for await (const chunk of body as AsyncIterable<Buffer>) {
-            n += chunk.length
-            if (n > max) throw new OriginReplyTooLargeError()
-            chunks.push(chunk)
-          }
-          return new TextDecoder().decode(Buffer.concat(chunks))
-        } catch (e) {
-          if (e instanceof OriginReplyTooLargeError) body.destroy()
-          if (e instanceof errors.BodyTimeoutError) throw new OriginTimeoutError()
-          throw e
-        }
-      },
-      stream: () => toByteSource(body),
-      discard: () => {
-        body.dump().catch(() => undefined)
-      },
-    }
-  }
+  const client = (req: OriginRequest): Promise<OriginReply> =>
+    new Promise<OriginReply>((resolve, reject) => {
+      const { origin, path } = target(req.url)
+      const call = new OriginCall(req, resolve, reject)
+      const signal = req.signal
+      if (signal) {
+        const onAbort = () => call.abort(new errors.RequestAbortedError())
+        if (signal.aborted) onAbort()
+        else signal.addEventListener('abort', onAbort, { once: true })
+      }
+      agent.dispatch(
+        {
+          origin,
+          path,
+          method: req.method as Dispatcher.HttpMethod,
+          headers: req.headers,
+          body: req.body ?? null,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        },
+        call
+      )
+    })
   return Object.assign(client, { close: () => agent.close() })
 }
