@@ -325,6 +325,7 @@ async function main(): Promise<void> {
   const originBase = `http://127.0.0.1:${origin.ready.port}`
   const floor = await startChild<{ port: number }>('scripts/bench/floor.ts', { ORIGIN_BASE: originBase, FLOOR_CLIENT: 'undici' }, UNDER_TEST)
   const floorFetch = await startChild<{ port: number }>('scripts/bench/floor.ts', { ORIGIN_BASE: originBase, FLOOR_CLIENT: 'fetch' }, UNDER_TEST)
+  const floorDispatch = await startChild<{ port: number }>('scripts/bench/floor.ts', { ORIGIN_BASE: originBase, FLOOR_CLIENT: 'dispatch' }, UNDER_TEST)
   const edgeEnv = { ORIGIN_URL: `${originBase}/mcp`, ORIGINS: JSON.stringify({ sse: `${originBase}/sse` }), BENCH_TOOLS: toolsJson, BENCH_SEED: 'learn' }
   const edge = await startChild<{ port: number }>('scripts/bench/edge.ts', edgeEnv, UNDER_TEST)
   const worker = await startChild<{ url: string }>('scripts/bench/worker.ts', { BENCH_WORKER_BUNDLE: bundle, BENCH_TOOLS: toolsJson, EDGE_ORIGIN_URL: `${originBase}/mcp` }, UNDER_TEST)
@@ -342,6 +343,7 @@ async function main(): Promise<void> {
     S('direct', '1 direct to the origin', `${originBase}/mcp`, single(TOOL10, TOOL10.valid), () => null, expectResult),
     S('floor', '2 floor: Hono + undici `request`', `${floorUrl}/mcp`, single(TOOL10, TOOL10.valid), pidOf(floor), expectResult),
     S('floorFetch', '2 floor with `fetch` (context)', `${fetchUrl}/mcp`, single(TOOL10, TOOL10.valid), pidOf(floorFetch), expectResult),
+    S('floorDispatch', "2 floor with the edge's undici `dispatch` client (context)", `http://127.0.0.1:${floorDispatch.ready.port}/mcp`, single(TOOL10, TOOL10.valid), pidOf(floorDispatch), expectResult),
     ...TOOLS.map((t) => S(`valid${t.size}`, `3 edge, valid call, ${t.size} properties`, edgeUrl, single(t, t.valid), pidOf(edge), expectResult)),
     S('invalid', '4 edge, invalid call (10 properties) answered locally', edgeUrl, single(TOOL10, TOOL10.invalid), pidOf(edge), expectInvalid, { originPerRequest: 0 }),
     S('batch', '5 edge, 2025-03-26 batch of 10 calls (10 properties)', edgeUrl, BATCH, pidOf(edge), expectBatch, { headers: HEADERS }),
@@ -379,7 +381,7 @@ async function main(): Promise<void> {
   for (let round = 1; round <= P.rounds; round++) {
     for (const k of latencyKeys) latency.get(k)!.push(await measure(scenarios.find((s) => s.key === k)!, originBase, P.durationS, rate))
   }
-  await Promise.all([floor.stop(), floorFetch.stop(), edge.stop(), worker.stop()])
+  await Promise.all([floor.stop(), floorFetch.stop(), floorDispatch.stop(), edge.stop(), worker.stop()])
 
   // Cold path: the first call of a tool whose schema is only in KV (KV read + compile).
   log('cold path')
@@ -610,6 +612,7 @@ function render(r: Report): string {
 
   const targets: string[][] = [
     ...sizes.map((n) => [`3 throughput vs floor, ${n} properties`, '>= 0.85 (aim 0.90)', ratio(`valid${n}`, 'floor').toFixed(2), mark(ratio(`valid${n}`, 'floor') >= 0.85)]),
+    ["context: valid call (10 properties) vs the floor forwarding with the edge's own `dispatch` client", 'none', ratio('valid10', 'floorDispatch').toFixed(2), 'context'],
     ...sizes.map((n) => [`3 p50 / p99 above floor at ${fmt(r.rate)} req/s, ${n} properties`, '<= 1 ms / <= 2 ms', `${fmt(latDelta(`valid${n}`, (x) => x.p50), 2)} / ${fmt(latDelta(`valid${n}`, (x) => x.p99), 2)} ms`, mark(latDelta(`valid${n}`, (x) => x.p50) <= 1 && latDelta(`valid${n}`, (x) => x.p99) <= 2)]),
     ...sizes.map((n) => [`edge CPU per valid forwarded call above the floor's (${fmt(floorCpu, 1)} µs) at ${fmt(r.rate)} req/s, ${n} properties`, '<= 15 µs', `${fmt(validCpuAbove(`valid${n}`), 1)} µs`, mark(validCpuAbove(`valid${n}`) <= 15)]),
     ['4 invalid throughput vs scenario 3 (10 properties)', '>= 2x', `${ratio('invalid', 'valid10').toFixed(2)}x`, mark(ratio('invalid', 'valid10') >= 2)],
