@@ -76,7 +76,11 @@ export function createApp(getDeps: GetDeps, options: AppOptions = {}): Hono {
     })
     return response ?? (limited as Response)
   }
+  const notAllowed = () => toWebResponse(errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Method Not Allowed: use POST, GET or DELETE' }, { allow: 'GET, POST, DELETE' }))
   const passThrough = (method: 'GET' | 'DELETE') => async (c: Context) => {
+    // Hono routes HEAD to the GET handler; a HEAD would open the origin's standalone stream for
+    // a response that has no body, and nothing would ever close it.
+    if (c.req.method === 'HEAD') return notAllowed()
     const deps = getDeps(c)
     const t = originTarget(deps.config, c.req.param('origin'))
     if (!t) return noOrigin()
@@ -88,7 +92,7 @@ export function createApp(getDeps: GetDeps, options: AppOptions = {}): Hono {
     app.post(path, post)
     app.get(path, passThrough('GET'))
     app.delete(path, passThrough('DELETE'))
-    app.all(path, () => toWebResponse(errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Method Not Allowed: use POST, GET or DELETE' }, { allow: 'GET, POST, DELETE' })))
+    app.all(path, notAllowed)
   }
 
   app.put('/admin/tools/:origin', async (c) => {

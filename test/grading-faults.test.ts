@@ -192,6 +192,33 @@ const ROWS: FaultRow[] = [
     grades: [{ id: '13', grade: 'origin_error', code: -31001 }],
     within: 2000,
   },
+  {
+    name: 'a 204 labelled text/event-stream has no body: -31003 as JSON, no stream',
+    request: call(14),
+    handler: (_r, res) => {
+      res.writeHead(204, { 'content-type': 'text/event-stream' })
+      res.end()
+    },
+    status: 200,
+    contentType: 'application/json',
+    body: gw('14', -31003),
+    grades: [{ id: '14', grade: 'missing', code: -31003 }],
+    within: 2000,
+  },
+  {
+    name: 'a JSON reply dripping a byte at a time: -31002 at ORIGIN_TIMEOUT_MS, not after the drip ends',
+    request: call(15),
+    handler: (_r, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      const tick = setInterval(() => res.write(' '), 100)
+      res.on('close', () => clearInterval(tick))
+    },
+    status: 200,
+    contentType: 'application/json',
+    body: gw('15', -31002),
+    grades: [{ id: '15', grade: 'origin_error', code: -31002 }],
+    within: 2000,
+  },
 ]
 
 describe.each(RUNTIMES)('origin faults on $name', ({ start }) => {

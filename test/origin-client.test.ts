@@ -97,6 +97,61 @@ describe('Node origin client', () => {
     await expect((await post({ timeoutMs: 200 })).text()).rejects.toBeInstanceOf(OriginTimeoutError)
   })
 
+  it('holds a reply dripping a byte at a time to the deadline (timeoutMs), not to each byte', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      const tick = setInterval(() => res.write(' '), 50)
+      res.on('close', () => clearInterval(tick))
+    }
+    const t0 = Date.now()
+    await expect((await post({ timeoutMs: 300 })).text()).rejects.toBeInstanceOf(OriginTimeoutError)
+    expect(Date.now() - t0).toBeLessThan(1000)
+  })
+
+  it('times out a request still queued for a connection, and keeps GET streams out of the POST pool', async () => {
+    const one = createUndiciOriginClient({ connections: 1 })
+    try {
+      handler = (req, res) => {
+        if (req.method === 'GET') {
+          res.writeHead(200, { 'content-type': 'text/event-stream' })
+          return void res.write(': open\n\n')
+        }
+        if (req.headers['x-hang']) return // holds the only POST connection
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+      }
+      const get = await one({ method: 'GET', url: `${base}/mcp`, headers: {}, timeoutMs: 0 })
+      expect(await (await one({ method: 'POST', url: `${base}/mcp`, headers: {}, body: '{}', timeoutMs: 2000 })).text()).toBe('{}')
+      void one({ method: 'POST', url: `${base}/mcp`, headers: { 'x-hang': '1' }, body: '{}', timeoutMs: 0 }).catch(() => undefined)
+      await sleep(50)
+      const t0 = Date.now()
+      await expect(one({ method: 'POST', url: `${base}/mcp`, headers: {}, body: '{}', timeoutMs: 300 })).rejects.toBeInstanceOf(OriginTimeoutError)
+      expect(Date.now() - t0).toBeLessThan(1000)
+      await get.stream()!.cancel()
+    } finally {
+      for (const s of sockets) s.destroy()
+      await one.close().catch(() => undefined)
+    }
+  })
+
+  it('gives no stream for a 204, even one labelled text/event-stream', async () => {
+    handler = (_req, res) => res.writeHead(204, { 'content-type': 'text/event-stream' }).end()
+    const reply = await post()
+    expect(reply.status).toBe(204)
+    expect(reply.stream()).toBeNull()
+  })
+
+  it('serves overlapping reads in order', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.write('data: a\n\n')
+      setTimeout(() => res.end('data: b\n\n'), 30)
+    }
+    const source = (await post()).stream()!
+    const [a, b] = await Promise.all([source.read(), source.read()])
+    const text = (r: Awaited<ReturnType<typeof source.read>>) => (r.done ? 'done' : new TextDecoder().decode(r.value))
+    expect(text(a) + text(b)).toBe('data: a\n\ndata: b\n\n')
+  })
+
   it('streams a large SSE body with back-pressure: every byte, in order, to a slow reader', async () => {
     const chunk = (i: number) => `data: ${String(i).padStart(6, '0')} ${'y'.repeat(16_000)}\n\n`
     const n = 64 // about 1 MB, far beyond what the client holds before pausing the origin

@@ -105,6 +105,15 @@ describe.each(RUNTIMES)('GET stream pass-through on $name', ({ start }) => {
     return countMethod(origin, 'tools/list')
   }
 
+  it('answers HEAD 405 without opening a stream at the origin', async () => {
+    const gets = () => origin.received.filter((r) => r.method === 'GET' || r.method === 'HEAD').length
+    const before = gets()
+    const res = await within(fetch(edge.url, { method: 'HEAD', headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' } }), 4000, 'HEAD')
+    expect(res.status).toBe(405)
+    expect(res.headers.get('allow')).toBe('GET, POST, DELETE')
+    expect(gets()).toBe(before)
+  })
+
   it('relays the origin bytes unchanged, and list_changed on the stream makes the next call refresh the tool list', async () => {
     const pulls = await warm()
     const euro = Buffer.from('€', 'utf8')

@@ -45,9 +45,11 @@ class OriginCall implements Dispatcher.DispatchHandler {
   private ended = false
   private failure: unknown = undefined
   private mode: 'unread' | 'text' | 'stream' | 'discard' = 'unread'
-  /** Wakes whoever waits for the next chunk, the end or a failure. */
-  private wake: (() => void) | undefined
+  /** Whoever waits for the next chunk, the end or a failure. */
+  private waiters: (() => void)[] = []
   private started = false
+  /** The `ORIGIN_TIMEOUT_MS` deadline: until the headers, and through a body read as text. */
+  private deadline: ReturnType<typeof setTimeout> | undefined
 
   constructor(
     private readonly req: OriginRequest,
@@ -55,11 +57,29 @@ class OriginCall implements Dispatcher.DispatchHandler {
     private readonly reject: (e: unknown) => void
   ) {}
 
-  /** Stops the request (the client went away, or the edge stopped reading). */
+  /**
+   * Starts the deadline: a request still waiting for its headers, or for the rest of a body read
+   * as text, after `ms` is aborted with {@link OriginTimeoutError}, also while it is queued for a
+   * connection. (undici's own headersTimeout/bodyTimeout stay as the idle bounds: they start only
+   * once a connection is given, reset on every chunk, and fire on a timer of about 1 s grain.)
+   */
+  startDeadline(ms: number): void {
+    if (ms > 0) this.deadline = setTimeout(() => this.abort(new OriginTimeoutError()), ms)
+  }
+
+  private stopDeadline(): void {
+    if (this.deadline !== undefined) clearTimeout(this.deadline)
+    this.deadline = undefined
+  }
+
+  /** Stops the request (the client went away, the deadline passed, or the edge stopped reading). */
   abort(reason: Error): void {
     if (this.ended || this.failure !== undefined) return
-    if (this.controller) this.controller.abort(reason)
-    else this.failure = reason // not started yet: onRequestStart aborts it
+    if (this.controller) return void this.controller.abort(reason)
+    // Still queued for a connection: the caller gets its answer now; onRequestStart aborts it.
+    this.failure = reason
+    this.stopDeadline()
+    this.reject(originError(reason))
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -68,7 +88,9 @@ class OriginCall implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, raw: Record<string, string | string[] | undefined>): void {
-    if (statusCode < 200) return // informational (100 Continue, 103 Early Hints): the reply follows
+    // Informational (103 Early Hints): the reply follows. (undici itself refuses a 100 Continue
+    // to a request that did not ask for one, as a SocketError: -31001.)
+    if (statusCode < 200) return
     this.started = true
     const headers: Record<string, string> = {}
     for (const k in raw) {
@@ -76,12 +98,14 @@ class OriginCall implements Dispatcher.DispatchHandler {
       if (v !== undefined) headers[k] = typeof v === 'string' ? v : v.join(', ')
     }
     const declared = headers['content-length'] !== undefined ? Number(headers['content-length']) : NaN
+    // No body by definition (RFC 9110 section 6.4.1), as fetch gives `body: null` for them.
+    const bodiless = statusCode === 204 || statusCode === 205 || statusCode === 304
     this.resolve({
       status: statusCode,
       headers,
       text: () => this.text(declared),
-      stream: () => this.stream(),
-      discard: () => this.discard(),
+      stream: () => (bodiless ? (this.discard(declared), null) : this.stream()),
+      discard: () => this.discard(declared),
     })
   }
 
@@ -99,34 +123,42 @@ class OriginCall implements Dispatcher.DispatchHandler {
     this.chunks.push(chunk)
     this.held += chunk.length
     if (this.mode !== 'text' && this.held > HOLD_BYTES) controller.pause()
-    this.wake?.()
+    this.wake()
   }
 
   onResponseEnd(): void {
     this.ended = true
-    this.wake?.()
+    this.stopDeadline()
+    this.wake()
   }
 
   onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
+    this.stopDeadline()
+    const first = this.failure === undefined
     this.failure = error
-    if (!this.started) this.reject(originError(error))
-    else this.wake?.()
+    if (!this.started) {
+      if (first) this.reject(originError(error))
+    } else this.wake()
+  }
+
+  /** Wakes every waiting reader. */
+  private wake(): void {
+    if (this.waiters.length === 0) return
+    const ws = this.waiters
+    this.waiters = []
+    for (const w of ws) w()
   }
 
   /** Resolves at the next chunk, the end or a failure. */
   private next(): Promise<void> {
-    return new Promise((resolve) => {
-      this.wake = () => {
-        this.wake = undefined
-        resolve()
-      }
-    })
+    return new Promise((resolve) => this.waiters.push(resolve))
   }
 
   private async text(declared: number): Promise<string> {
     this.mode = 'text'
     const max = this.req.maxReplyBytes
     if (max !== undefined && (declared > max || this.received > max)) {
+      this.stopDeadline()
       this.abort(new OriginReplyTooLargeError())
       throw new OriginReplyTooLargeError()
     }
@@ -140,6 +172,8 @@ class OriginCall implements Dispatcher.DispatchHandler {
 
   private stream(): ByteSource {
     this.mode = 'stream'
+    // An SSE body may stay open past the deadline: its silence is bounded by the idle timeouts.
+    this.stopDeadline()
     // After cancel, reads (also one already waiting) end the stream, as a web stream's do.
     let cancelled = false
     return {
@@ -165,11 +199,12 @@ class OriginCall implements Dispatcher.DispatchHandler {
     }
   }
 
-  private discard(): void {
+  private discard(declared: number): void {
     this.mode = 'discard'
+    this.stopDeadline()
     this.chunks.length = 0
     this.held = 0
-    if (this.received > DISCARD_BYTES) this.abort(new ReadStopped())
+    if (this.received > DISCARD_BYTES || declared > DISCARD_BYTES) this.abort(new ReadStopped())
     else this.controller?.resume()
   }
 }
@@ -187,20 +222,27 @@ function target(url: string): { origin: string; path: string } {
   return t
 }
 
-/** Creates the client. `connections` bounds the pool per origin. */
+/**
+ * Creates the client. `connections` bounds each pool per origin. GET requests (standalone SSE
+ * streams, open as long as a session lives) have a pool of their own, so sessions holding their
+ * streams never leave POSTs queued for a connection.
+ */
 export function createUndiciOriginClient(options: { connections?: number } = {}): OriginClient & { close(): Promise<void> } {
-  const agent = new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 128, pipelining: 1 })
+  const pool = () => new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 128, pipelining: 1 })
+  const agent = pool()
+  const streams = pool()
   const client = (req: OriginRequest): Promise<OriginReply> =>
     new Promise<OriginReply>((resolve, reject) => {
       const { origin, path } = target(req.url)
       const call = new OriginCall(req, resolve, reject)
+      call.startDeadline(req.timeoutMs)
       const signal = req.signal
       if (signal) {
         const onAbort = () => call.abort(new errors.RequestAbortedError())
         if (signal.aborted) onAbort()
         else signal.addEventListener('abort', onAbort, { once: true })
       }
-      agent.dispatch(
+      ;(req.method === 'GET' ? streams : agent).dispatch(
         {
           origin,
           path,
@@ -213,5 +255,5 @@ export function createUndiciOriginClient(options: { connections?: number } = {})
         call
       )
     })
-  return Object.assign(client, { close: () => agent.close() })
+  return Object.assign(client, { close: () => Promise.all([agent.close(), streams.close()]).then(() => undefined) })
 }

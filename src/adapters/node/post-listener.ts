@@ -129,7 +129,8 @@ export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): P
   /** Writes the held chunks (with the headers, the first time); `end` ends the response. Returns false when the socket is full. */
   const send = (end: boolean): boolean => {
     if (!res.headersSent) {
-      if (end) r.headers['content-length'] = String(heldBytes)
+      // No Content-Length on a status that has no body (RFC 9110 section 8.6).
+      if (end && r.status >= 200 && r.status !== 204 && r.status !== 304) r.headers['content-length'] = String(heldBytes)
       res.writeHead(r.status, r.headers)
       if (!end && heldBytes === 0) res.flushHeaders()
     }
