@@ -340,7 +340,7 @@ async function main(): Promise<void> {
     key, label, url, body, pid, check, headers: V2025, originPerRequest: 1, ...more,
   })
   const scenarios: Scenario[] = [
-    S('direct', '1 direct to the origin', `${originBase}/mcp`, single(TOOL10, TOOL10.valid), () => null, expectResult),
+    S('direct', '1 direct to the origin (CPU: the raw node:http origin, sharing its core with autocannon)', `${originBase}/mcp`, single(TOOL10, TOOL10.valid), pidOf(origin), expectResult),
     S('floor', '2 floor: Hono + undici `request`', `${floorUrl}/mcp`, single(TOOL10, TOOL10.valid), pidOf(floor), expectResult),
     S('floorFetch', '2 floor with `fetch` (context)', `${fetchUrl}/mcp`, single(TOOL10, TOOL10.valid), pidOf(floorFetch), expectResult),
     S('floorDispatch', "2 floor with the edge's undici `dispatch` client (context)", `http://127.0.0.1:${floorDispatch.ready.port}/mcp`, single(TOOL10, TOOL10.valid), pidOf(floorDispatch), expectResult),
