@@ -21,7 +21,7 @@ export interface EdgeResponse {
 
 /**
  * A byte stream read by pulling, one chunk per `read()` (never two reads at once): the shape of
- * a `ReadableStreamDefaultReader`, which is one, and of a Node `Readable`'s async iterator. The
+ * a `ReadableStreamDefaultReader`, which is one (Workers), and of the Node origin client's body. The
  * core streams through these instead of web `ReadableStream`s because on Node 20 each web stream
  * costs about 10 us to build plus a promise chain per chunk, and an SSE relay built two of them
  * per reply (issue 7); the web stream is made only where a web `Response` is ({@link toWebResponse}).
