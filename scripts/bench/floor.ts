@@ -19,24 +19,17 @@ import { toReadableStream } from '../../src/core/response'
 /**
  * undici's body as a pull-based web stream, one chunk per read, for Hono's `Response` (not
  * `Readable.toWeb`: on Node 20 it throws ERR_INVALID_STATE when the client leaves in the middle
- * of an SSE reply).
+ * of an SSE reply); cancel destroys the body.
  */
 function toWeb(body: Readable): ReadableStream<Uint8Array> {
   const it = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(c) {
-        const { value, done } = await it.next()
-        if (done) c.close()
-        else c.enqueue(value)
-      },
-      cancel() {
-        body.on('error', () => undefined)
-        body.destroy()
-      },
+  return toReadableStream({
+    read: () => it.next() as Promise<{ done: false; value: Uint8Array } | { done: true }>,
+    cancel: async () => {
+      body.on('error', () => undefined)
+      body.destroy()
     },
-    { highWaterMark: 0 }
-  )
+  })
 }
 
 const base = process.env.ORIGIN_BASE!

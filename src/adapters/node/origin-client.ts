@@ -158,7 +158,6 @@ class OriginCall implements Dispatcher.DispatchHandler {
     this.mode = 'text'
     const max = this.req.maxReplyBytes
     if (max !== undefined && (declared > max || this.received > max)) {
-      this.stopDeadline()
       this.abort(new OriginReplyTooLargeError())
       throw new OriginReplyTooLargeError()
     }

@@ -115,12 +115,11 @@ export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): P
     res.end()
     return
   }
-  const reader = body
   let gone = false
   const onClose = () => {
     if (res.writableFinished) return
     gone = true
-    reader.cancel().catch(() => undefined)
+    body.cancel().catch(() => undefined)
   }
   res.once('close', onClose)
   // Chunks read but not written yet, and their length in bytes.
@@ -155,7 +154,7 @@ export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): P
     })
   try {
     for (;;) {
-      const read = reader.read()
+      const read = body.read()
       let next = await readSoon(read)
       if (next === NOT_YET) {
         if (!send(false)) await drained()
