@@ -1,12 +1,14 @@
 /**
  * The Node listener's write batch (src/adapters/node/post-listener.ts `WriteBatch`) on a real
  * `node:http` server: answers decided during one turn of the event loop are written together in
- * its check phase, each to its own client, and an answer whose client left before the flush is
- * dropped with its stream released.
+ * its check phase, each to its own client; an answer whose client left before the flush is
+ * dropped with its stream released; one failing answer does not hold back the others; and the
+ * tiered engine's deferred compile runs after the answers of its turn are written.
  */
 import { createServer, type ServerResponse } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deferCompile } from '../src/adapters/node/index'
 import { WriteBatch } from '../src/adapters/node/post-listener'
 import type { ByteSource, EdgeResponse } from '../src/core/response'
 
@@ -87,5 +89,67 @@ describe('WriteBatch', () => {
     const [next] = await requestsWaiting(1)
     batch.add(answer('{"n":3}'), next!)
     expect(await (await reply).text()).toBe('{"n":3}')
+  })
+
+  it('drops the answer of a socket that died in the same turn, before its response heard of it', async () => {
+    const port = (server.address() as AddressInfo).port
+    const socket = connect(port, '127.0.0.1')
+    socket.on('error', () => undefined)
+    socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n')
+    const [res] = await requestsWaiting(1)
+    let reads = 0
+    let cancelled = false
+    const body: ByteSource = {
+      read: () => {
+        reads++
+        return new Promise(() => undefined)
+      },
+      cancel: async () => {
+        cancelled = true
+      },
+    }
+    res!.socket!.destroy()
+    expect(res!.destroyed).toBe(false)
+    const batch = new WriteBatch()
+    batch.add({ status: 200, headers: { 'content-type': 'text/event-stream' }, body }, res!)
+    await nextTurn()
+    expect(cancelled).toBe(true)
+    expect(reads).toBe(0)
+    socket.destroy()
+  })
+
+  it('writes the rest of a batch when one answer fails', async () => {
+    const replies = [fetch(`${base}/d`), fetch(`${base}/e`)]
+    const [first, second] = await requestsWaiting(2)
+    first!.destroy()
+    const throwing: ByteSource = {
+      read: () => new Promise(() => undefined),
+      cancel: () => {
+        throw new Error('cancel failed')
+      },
+    }
+    const batch = new WriteBatch()
+    batch.add({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: throwing }, first!)
+    batch.add(answer('{"n":5}'), second!)
+    await expect(replies[0]).rejects.toThrow()
+    expect(await (await replies[1]!).text()).toBe('{"n":5}')
+  })
+
+  it('runs a deferred compile after the answers decided in its turn are written', async () => {
+    const reply = fetch(`${base}/f`)
+    const [res] = await requestsWaiting(1)
+    const batch = new WriteBatch()
+    let sentWhenCompiled: boolean | undefined
+    // The compile is deferred before the turn's first answer is decided, as on a tool's 16th call.
+    const compiled = new Promise<void>((resolve) =>
+      deferCompile(() => {
+        sentWhenCompiled = res!.headersSent
+        resolve()
+      })
+    )
+    batch.add(answer('{"n":6}'), res!)
+    await compiled
+    expect(sentWhenCompiled).toBe(true)
+    expect(await (await reply).text()).toBe('{"n":6}')
   })
 })

@@ -28,7 +28,7 @@ export const PROMOTE_AFTER = 16
 
 /** Options of {@link createTieredEngine}. */
 export interface TieredOptions {
-  /** Runs the second engine's compile later, outside the request (Node: `setImmediate`). */
+  /** Runs the second engine's compile later, outside the request (Node: a 0 ms timer, so the answers already decided in that turn are written first). */
   defer: (task: () => void) => void
   /** Validations served by the first engine before the second is compiled (default {@link PROMOTE_AFTER}). */
   promoteAfter?: number

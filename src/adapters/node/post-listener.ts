@@ -188,8 +188,10 @@ export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): P
  * falls between two requests' JavaScript, and both ran cold: in `npm run bench` A/B runs the
  * write syscall cost 21 us per rejected call against 8 us when nothing else ran between writes.
  * Deciding all answers first and then writing them all cut a rejected call from 77 to 46 us of
- * CPU at 8,000 req/s and raised its saturated rate from 12,800 to 21,500 req/s (issue 7). The
- * delay is bounded by the rest of that turn's work; an idle edge writes after one loop hop.
+ * CPU at 8,000 req/s and raised its saturated rate from 12,800 to 21,500 req/s (issue 7). An
+ * answer waits for the rest of that turn's requests and for immediates queued before the first
+ * answer of the turn (so slow deferred work, like the tiered engine's compile, goes on a timer
+ * instead); an idle edge writes after one loop hop.
  */
 export class WriteBatch {
   private pending: { r: EdgeResponse; res: ServerResponse }[] = []
@@ -203,12 +205,18 @@ export class WriteBatch {
     const batch = this.pending
     this.pending = []
     for (const { r, res } of batch) {
-      if (res.destroyed) {
-        // The client went away while its answer waited: nothing to write, the stream is released.
-        if (r.body !== null && typeof r.body !== 'string') r.body.cancel().catch(() => undefined)
-        continue
+      // One failing answer must not keep the rest of the batch from its clients.
+      try {
+        // The client went away while its answer waited (its socket may have died in this very
+        // turn, before `res` heard of it): nothing to write, the stream is released.
+        if (res.destroyed || res.socket?.destroyed === true) {
+          if (r.body !== null && typeof r.body !== 'string') r.body.cancel().catch(() => undefined)
+          continue
+        }
+        writeEdgeResponse(r, res).catch(() => res.destroy())
+      } catch {
+        res.destroy()
       }
-      writeEdgeResponse(r, res).catch(() => res.destroy())
     }
   }
 }
