@@ -41,6 +41,15 @@ function requestsWaiting(n: number): Promise<ServerResponse[]> {
   })
 }
 
+/** A request sent over a socket of the test's own, so the test can cut it; resolves with its response on the server. */
+async function rawRequest() {
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1')
+  socket.on('error', () => undefined)
+  socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n')
+  const [res] = await requestsWaiting(1)
+  return { socket, res }
+}
+
 const answer = (text: string): EdgeResponse => ({ status: 200, headers: { 'content-type': 'application/json' }, body: text })
 const nextTurn = () => new Promise((r) => setImmediate(r))
 
@@ -64,11 +73,7 @@ describe('WriteBatch', () => {
   })
 
   it('drops the answer of a client that left before the flush and cancels its stream', async () => {
-    const port = (server.address() as AddressInfo).port
-    const socket = connect(port, '127.0.0.1')
-    socket.on('error', () => undefined)
-    socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n')
-    const [res] = await requestsWaiting(1)
+    const { socket, res } = await rawRequest()
     const closed = new Promise((r) => res!.once('close', r))
     socket.destroy()
     await closed
@@ -92,11 +97,7 @@ describe('WriteBatch', () => {
   })
 
   it('drops the answer of a socket that died in the same turn, before its response heard of it', async () => {
-    const port = (server.address() as AddressInfo).port
-    const socket = connect(port, '127.0.0.1')
-    socket.on('error', () => undefined)
-    socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n')
-    const [res] = await requestsWaiting(1)
+    const { socket, res } = await rawRequest()
     let reads = 0
     let cancelled = false
     const body: ByteSource = {

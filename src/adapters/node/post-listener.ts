@@ -185,8 +185,9 @@ export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): P
  * Why: under load one poll phase hands the listener the requests of many connections at once
  * (about 30 per turn with 32 connections at 8,000 req/s). Written as decided, every answer's
  * `writev` (with the loopback delivery and the wake-up of the reader it does in the kernel)
- * falls between two requests' JavaScript, and both ran cold: in `npm run bench` A/B runs the
- * write syscall cost 21 us per rejected call against 8 us when nothing else ran between writes.
+ * falls between two requests' JavaScript, and both ran cold: in A/B runs of the benchmark's
+ * processes (cpu-prof) the write syscall cost 21 us per rejected call against 8 us when nothing
+ * else ran between writes.
  * Deciding all answers first and then writing them all cut a rejected call from 77 to 46 us of
  * CPU at 8,000 req/s and raised its saturated rate from 12,800 to 21,500 req/s (issue 7). An
  * answer waits for the rest of that turn's requests and for immediates queued before the first
