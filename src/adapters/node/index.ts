@@ -19,10 +19,10 @@ import { createTieredEngine } from '../../validators/tiered'
 import { FileKv } from './file-kv'
 import { isLoopbackHost } from '../../core/transport'
 import { createUndiciOriginClient } from './origin-client'
-import { createNodeListener } from './post-listener'
+import { createNodeListener, responseCloseSignal } from './post-listener'
 import type { ServerResponse } from 'node:http'
 import type { Context } from 'hono'
-import { LinkSignal, type ClientSignal } from '../../core/client-signal'
+import type { ClientSignal } from '../../core/client-signal'
 
 /** Options of {@link startEdge}; anything unset comes from `env`. */
 export interface StartEdgeOptions {
@@ -45,20 +45,10 @@ export interface RunningEdge {
   close(): Promise<void>
 }
 
-/**
- * The client-gone signal on Node: fires when the response's socket closes before the response
- * finished. Built on the response's `close` event with a plain listener list ({@link LinkSignal}),
- * not on `request.signal`, whose AbortController costs tens of microseconds per POST on Node 20
- * once listeners are attached (issue 7 profile).
- */
+/** The client-gone signal of a Hono route on Node: {@link responseCloseSignal} of @hono/node-server's response. */
 function socketCloseSignal(c: Context): ClientSignal | undefined {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing
-  if (!outgoing) return c.req.raw.signal
-  const signal = new LinkSignal()
-  outgoing.once('close', () => {
-    if (!outgoing.writableFinished) signal.abort()
-  })
-  return signal
+  return outgoing ? responseCloseSignal(outgoing) : c.req.raw.signal
 }
 
 /** Longest a log line waits in the batch, in ms; a batch of {@link LOG_BATCH_LINES} lines is written at once. */
