@@ -5,6 +5,7 @@
  * never per request.
  */
 import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './era'
+import { DEFAULT_MAX_JSON_DEPTH } from './json-text'
 
 /** The edge's configuration. Units are in the names (Bytes, Ms, S). */
 export interface Config {
@@ -20,6 +21,8 @@ export interface Config {
   /** Upper bound of an origin's JSON reply body (`MAX_REPLY_BYTES`); beyond it every forwarded id gets -31001 (D9). */
   maxReplyBytes: number
   maxBatch: number
+  /** Deepest nesting of arrays and objects accepted in a request body or an origin reply (`MAX_JSON_DEPTH`). */
+  maxJsonDepth: number
   originTimeoutMs: number
   schemaTtlS: number
   invalidArgs: 'auto' | 'rpc-error' | 'tool-error'
@@ -33,6 +36,10 @@ export interface Config {
   validatorCacheSize: number
   /** Minimum milliseconds between two tool-list refreshes of one origin for an unknown tool (D7). */
   refreshMinIntervalMs: number
+  /** Tool-list pulls one origin may be sent per minute, over every caller together (`REFRESH_BUDGET_PER_MIN`). */
+  refreshBudgetPerMin: number
+  /** Overall deadline of one tool-list pull by the edge (initialize, every page), in ms (`TOOL_LIST_TIMEOUT_MS`). */
+  toolListTimeoutMs: number
 }
 
 /** A configuration value that cannot be used; the message names the variable, never secrets. */
@@ -96,6 +103,7 @@ export function loadConfig(
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 4 * 1024 * 1024, 1),
     maxReplyBytes: int(env, 'MAX_REPLY_BYTES', 16 * 1024 * 1024, 1),
     maxBatch: int(env, 'MAX_BATCH', 100, 1),
+    maxJsonDepth: int(env, 'MAX_JSON_DEPTH', DEFAULT_MAX_JSON_DEPTH, 1),
     originTimeoutMs: int(env, 'ORIGIN_TIMEOUT_MS', 30_000, 1),
     schemaTtlS: int(env, 'SCHEMA_TTL_S', 300, 0),
     invalidArgs: oneOf(env, 'INVALID_ARGS', ['auto', 'rpc-error', 'tool-error'] as const, 'auto'),
@@ -107,5 +115,7 @@ export function loadConfig(
     adminToken: env.ADMIN_TOKEN || null,
     validatorCacheSize: int(env, 'VALIDATOR_CACHE_SIZE', 1000, 1),
     refreshMinIntervalMs: int(env, 'REFRESH_MIN_INTERVAL_MS', 5_000, 0),
+    refreshBudgetPerMin: int(env, 'REFRESH_BUDGET_PER_MIN', 30, 1),
+    toolListTimeoutMs: int(env, 'TOOL_LIST_TIMEOUT_MS', 10_000, 1),
   }
 }

@@ -89,7 +89,7 @@ export function gatewayError(code: number, originStatus?: number): RpcError {
  */
 export interface DroppedReply {
   id: string
-  reason: 'repeated' | 'unknown_id' | 'no_id' | 'invalid' | 'server_request' | 'too_large'
+  reason: 'repeated' | 'unknown_id' | 'no_id' | 'invalid' | 'server_request' | 'too_large' | 'too_deep'
 }
 
 /** A forwarded request awaiting its answer in the origin's reply. */

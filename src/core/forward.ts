@@ -7,7 +7,7 @@
  */
 import { isKnownVersion, isModern, looksModern } from './era'
 import { ErrorCode, errorText, isObject, NULL_ID, toRawId } from './jsonrpc'
-import { memberText, scanJsonText } from './json-text'
+import { memberText, nestsDeeperThan, scanJsonText } from './json-text'
 import { OriginReplyTooLargeError, OriginTimeoutError, type OriginReply } from './ports'
 import { gradeHeader, gradeResponse, isResponse, type GradeRow } from './grade'
 import { formatEvent, transformSse, type SseEndReason, type SseEvent } from './sse'
@@ -307,6 +307,11 @@ export async function forwardRequests(body: string, localTexts: string[], header
   }
   const sid = relaySessionOnly(reply)
   if (text.trim() === '') return respondJson(localTexts, grader.close('end'), ex, asBatch, sid)
+  // A reply nested past MAX_JSON_DEPTH is not parsed at all (nestsDeeperThan says why): -31001 for every open id.
+  if (nestsDeeperThan(text, ex.deps.config.maxJsonDepth)) {
+    ex.drop({ id: '-', reason: 'too_deep' })
+    return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
+  }
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -386,6 +391,11 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
         if (!isMessageEvent(ev)) return undefined
         const first = ev.data.trimStart()[0]
         if (first !== '{' && first !== '[') return undefined
+        // Nested past MAX_JSON_DEPTH: not parsed, not relayed; its ids stay open and get -31003 at the end.
+        if (nestsDeeperThan(ev.data, ex.deps.config.maxJsonDepth)) {
+          ex.drop({ id: '-', reason: 'too_deep' })
+          return null
+        }
         let value: unknown
         try {
           value = JSON.parse(ev.data)

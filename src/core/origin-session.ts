@@ -7,8 +7,10 @@
  */
 import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from './era'
 import { isObject } from './jsonrpc'
-import type { OriginClient, OriginReply } from './ports'
+import { OriginTimeoutError, type OriginClient, type OriginReply } from './ports'
+import { LinkSignal } from './client-signal'
 import { readSseEvents } from './sse'
+import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan } from './json-text'
 
 /** Where to pull from and with which caller headers (e.g. `authorization`). */
 export interface PullOptions {
@@ -17,7 +19,14 @@ export interface PullOptions {
   era: ProtocolVersion
   /** Caller headers to carry (lower-case names), e.g. authorization. */
   headers: Record<string, string>
+  /** Per-request bound (headers, or silence on a body), in ms: `ORIGIN_TIMEOUT_MS`. */
   timeoutMs: number
+  /**
+   * Overall deadline of the whole pull (initialize, every page, each body read to its end), in ms
+   * (`TOOL_LIST_TIMEOUT_MS`). Past it every request of the pull is aborted and the pull rejects
+   * with {@link OriginTimeoutError}. Unset: only the per-request bound.
+   */
+  deadlineMs?: number
   /** Upper bound of each JSON reply body in bytes (`MAX_REPLY_BYTES`); unset: unbounded. */
   maxReplyBytes?: number
   /** Upper bound of pages followed. */
@@ -34,6 +43,7 @@ export async function readRpcResponse(reply: OriginReply, id: number): Promise<R
     if (!body) throw new Error('empty stream')
     for await (const ev of readSseEvents(body)) {
       if (!ev.data) continue
+      if (nestsDeeperThan(ev.data, DEFAULT_MAX_JSON_DEPTH)) continue
       let msg: unknown
       try {
         msg = JSON.parse(ev.data)
@@ -45,6 +55,7 @@ export async function readRpcResponse(reply: OriginReply, id: number): Promise<R
     throw new Error('stream ended without the response')
   }
   const text = await reply.text()
+  if (nestsDeeperThan(text, DEFAULT_MAX_JSON_DEPTH)) throw new Error('the reply nests too deep')
   const msg: unknown = JSON.parse(text)
   if (isObject(msg) && msg.id === id) return msg
   throw new Error('no response for the id')
@@ -55,7 +66,38 @@ export async function readRpcResponse(reply: OriginReply, id: number): Promise<R
  * @returns the tools (all pages), the era spoken and the origin's `ttlMs` hint if any
  * @throws on network failure, a non-2xx status, a JSON-RPC error or a malformed result
  */
-export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[]; era: ProtocolVersion; ttlMs?: number; cacheScope?: unknown }> {
+export async function pullToolList(opts: PullOptions): Promise<PulledToolList> {
+  if (opts.deadlineMs === undefined) return pullWithin(opts)
+  // Why an overall deadline: each request's own timeout only bounds silence, so an origin that
+  // answers tools/list as an SSE stream writing a byte a second held the single-flight pull, and
+  // every call waiting behind it, forever (issue 17).
+  const deadline = new LinkSignal()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      deadline.abort()
+      reject(new OriginTimeoutError())
+    }, opts.deadlineMs)
+  })
+  const pulled = pullWithin(opts, deadline)
+  pulled.catch(() => undefined)
+  try {
+    return await Promise.race([pulled, expired])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** What {@link pullToolList} gives: the tools (all pages), the era spoken, the origin's hints. */
+export interface PulledToolList {
+  tools: unknown[]
+  era: ProtocolVersion
+  ttlMs?: number
+  cacheScope?: unknown
+}
+
+/** {@link pullToolList} without its deadline; `signal` aborts every request of the pull. */
+async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<PulledToolList> {
   const base: Record<string, string> = { ...opts.headers, 'content-type': 'application/json', accept: ACCEPT }
   let era = opts.era
   let sessionId: string | undefined
@@ -65,7 +107,16 @@ export async function pullToolList(opts: PullOptions): Promise<{ tools: unknown[
     if (sessionId) headers['mcp-session-id'] = sessionId
     if (era !== '2025-03-26' || sessionId) headers['mcp-protocol-version'] = era
     if (isModern(era) && typeof body.method === 'string') headers['mcp-method'] = body.method
-    const reply = await opts.client({ method: 'POST', url: opts.url, headers, body: JSON.stringify(body), timeoutMs: opts.timeoutMs, ...(opts.maxReplyBytes !== undefined ? { maxReplyBytes: opts.maxReplyBytes } : {}) })
+    if (signal?.aborted) throw new OriginTimeoutError()
+    const reply = await opts.client({
+      method: 'POST',
+      url: opts.url,
+      headers,
+      body: JSON.stringify(body),
+      timeoutMs: opts.timeoutMs,
+      ...(signal ? { signal } : {}),
+      ...(opts.maxReplyBytes !== undefined ? { maxReplyBytes: opts.maxReplyBytes } : {}),
+    })
     if (reply.status < 200 || reply.status > 299) {
       reply.discard()
       throw new Error(`status ${reply.status}`)

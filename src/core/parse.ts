@@ -5,7 +5,7 @@
  * may hold secrets: field case B10).
  */
 import { ErrorCode } from './jsonrpc'
-import { scanJsonText, type ScannedElement } from './json-text'
+import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText, type ScannedElement } from './json-text'
 
 /** One message of the body: its parsed value, its span and members in `text`. */
 export interface ParsedItem {
@@ -24,10 +24,13 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
 /**
  * Decodes UTF-8 and parses JSON (RFC 8259; JSON-RPC 2.0 §5.1 -32700).
+ * A body nesting arrays and objects deeper than `maxDepth` is refused with -32700 before any
+ * parse runs (RFC 8259 §9 lets a parser limit nesting; {@link nestsDeeperThan} says why).
  * @param body raw bytes, or text already decoded
+ * @param maxDepth the deepest nesting accepted (`MAX_JSON_DEPTH`)
  * @returns the parsed body or a whole-body rejection; the rejection reason is a fixed phrase
  */
-export function parseBody(body: Uint8Array | string): Parsed {
+export function parseBody(body: Uint8Array | string, maxDepth = DEFAULT_MAX_JSON_DEPTH): Parsed {
   let text: string
   if (typeof body === 'string') text = body
   else {
@@ -37,6 +40,7 @@ export function parseBody(body: Uint8Array | string): Parsed {
       return { kind: 'reject', code: ErrorCode.ParseError, reason: 'the body could not be read as UTF-8 text' }
     }
   }
+  if (nestsDeeperThan(text, maxDepth)) return { kind: 'reject', code: ErrorCode.ParseError, reason: `the body nests arrays and objects deeper than ${maxDepth} levels` }
   let value: unknown
   try {
     value = JSON.parse(text)

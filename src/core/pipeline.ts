@@ -62,7 +62,7 @@ export function payloadTooLarge(target: OriginTarget, deps: EdgeDeps): EdgeRespo
 export async function handlePost(body: Uint8Array | string, headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps, signal?: ClientSignal): Promise<EdgeResponse> {
   const { config } = deps
   // Stage 2: parse.
-  const parsed = parseBody(body)
+  const parsed = parseBody(body, config.maxJsonDepth)
   if (parsed.kind === 'reject') {
     return new Exchange(deps, target, DEFAULT_VERSION).reject(400, NULL_ID, { code: parsed.code, message: parsed.code === ErrorCode.ParseError ? 'Parse error: ' + parsed.reason : 'Invalid Request: ' + parsed.reason })
   }
@@ -143,7 +143,7 @@ function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: string) 
     scope,
     era,
     config: deps.config,
-    pull: () => pullToolList({ client: deps.origin, url: target.url, era, headers: carry, timeoutMs: deps.config.originTimeoutMs, maxReplyBytes: deps.config.maxReplyBytes }),
+    pull: () => pullToolList({ client: deps.origin, url: target.url, era, headers: carry, timeoutMs: deps.config.originTimeoutMs, deadlineMs: deps.config.toolListTimeoutMs, maxReplyBytes: deps.config.maxReplyBytes }),
   }
 }
 
@@ -201,7 +201,9 @@ async function handleSingle(c: Classified, headers: RequestHeaders, ex: Exchange
     return ex.reject(status, c.responseShaped || c.notification ? NULL_ID : c.id, c.error)
   }
   if (c.kind === 'notification' || c.kind === 'response') {
-    if (c.kind === 'notification' && c.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id)
+    // A `notifications/tools/list_changed` from the client is forwarded but not believed: the
+    // notification is the server's to send (MCP Tools, "List Changed Notification"), and trusting
+    // it let any caller reset the refresh rate limit (issue 17).
     return forwardWithoutReply(c.text, headers, ex)
   }
   const decided = decide(c, headers, ex)
@@ -248,7 +250,7 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
       return
     }
     if (c.kind === 'notification' || c.kind === 'response') {
-      if (c.kind === 'notification' && c.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id)
+      // A client's tools/list_changed is forwarded, never believed (see handleSingle).
       out[i] = c.text
       return
     }

@@ -95,6 +95,11 @@ export interface ToolRegistryOptions {
   schemaTtlS: number
   validatorCacheSize: number
   refreshMinIntervalMs: number
+  /**
+   * Pulls one origin may be sent per minute, whoever asks (every caller scope together); past it a
+   * refresh is refused like a rate-limited one. Unset: no budget.
+   */
+  refreshBudgetPerMin?: number
   now?: () => number
   /**
    * A stable tag of the origin an `originId` stands for now (e.g. a hash of its URL). Learned
@@ -126,11 +131,13 @@ export class ToolRegistry {
   private readonly compiled = new Map<string, CompiledValidator | SchemaUnusableError>()
   private readonly inflight = new Map<string, Promise<boolean>>()
   private readonly lastRefresh = new Map<string, { at: number; ok: boolean }>()
+  /** `originId` -> start times (ms) of the pulls of the last minute, oldest first: the budget. */
+  private readonly pullStarts = new Map<string, number[]>()
   /** `originId:scope` (or `originId:*` for every scope) -> when this isolate last saw `notifications/tools/list_changed` (ms). */
   private readonly changedAt = new Map<string, number>()
   private readonly now: () => number
   /** Counters for tests and metrics: KV reads and writes of tool records, compiles, refreshes started. */
-  readonly stats = { kvReads: 0, kvWrites: 0, compiles: 0, refreshes: 0 }
+  readonly stats = { kvReads: 0, kvWrites: 0, compiles: 0, refreshes: 0, refreshesRefused: 0 }
 
   constructor(private readonly opts: ToolRegistryOptions) {
     this.now = opts.now ?? Date.now
@@ -384,6 +391,10 @@ export class ToolRegistry {
    * Refreshes an origin's tool list once (D7): concurrent callers share one pull; a pull is not
    * repeated within `refreshMinIntervalMs`. Resolves true when a pull succeeded (now or recently),
    * false when the pull failed or was rate-limited away (D16: callers fail open).
+   * On top of that, every origin has a budget of `refreshBudgetPerMin` pulls per minute over all
+   * caller scopes together: a caller who sends a new Authorization value with each call (a new
+   * scope each time) cannot make the edge pull once per call (issue 17: 10,000 such calls had
+   * become 30,000 origin requests). A refresh past the budget is refused like a rate-limited one.
    * @param scope the caller's scope (single flight and rate limit are per origin and caller, since
    *   the pull carries the caller's authorization); the list is stored under `public` or under this
    *   scope as its `cacheScope` says ({@link listScope}). A private list pulled for the `public`
@@ -393,8 +404,14 @@ export class ToolRegistry {
     const k = `${originId}:${scope}`
     const running = this.inflight.get(k)
     if (running) return running
+    const now = this.now()
     const last = this.lastRefresh.get(k)
-    if (last !== undefined && this.now() - last.at < this.opts.refreshMinIntervalMs) return Promise.resolve(last.ok)
+    if (last !== undefined && now - last.at < this.opts.refreshMinIntervalMs) return Promise.resolve(last.ok)
+    if (!this.takeBudget(originId, now)) {
+      this.stats.refreshesRefused++
+      return Promise.resolve(last?.ok ?? false)
+    }
+    this.forgetOldRefreshes(now)
     this.stats.refreshes++
     const p = (async () => {
       try {
@@ -420,8 +437,31 @@ export class ToolRegistry {
     this.inflight.set(k, p)
     return p
   }
+
+  /** Takes one pull from `originId`'s budget of the last minute; false when it is spent. */
+  private takeBudget(originId: string, now: number): boolean {
+    const budget = this.opts.refreshBudgetPerMin
+    if (budget === undefined) return true
+    let starts = this.pullStarts.get(originId)
+    if (!starts) this.pullStarts.set(originId, (starts = []))
+    while (starts.length > 0 && now - starts[0]! >= 60_000) starts.shift()
+    if (starts.length >= budget) return false
+    starts.push(now)
+    return true
+  }
+
+  /**
+   * Bounds the per-scope rate-limit memory: every caller scope leaves an entry, so past
+   * {@link MAX_REFRESH_ENTRIES} the entries whose interval is over are dropped (they no longer limit anything).
+   */
+  private forgetOldRefreshes(now: number): void {
+    if (this.lastRefresh.size < MAX_REFRESH_ENTRIES) return
+    for (const [k, v] of this.lastRefresh) if (now - v.at >= this.opts.refreshMinIntervalMs) this.lastRefresh.delete(k)
+  }
 }
 
+/** Entries of the per-scope rate limit kept before old ones are pruned (each caller scope adds one). */
+const MAX_REFRESH_ENTRIES = 1_000
 /** True for a value shaped like a {@link ToolRecord} (KV may hold anything an operator wrote). */
 function isToolRecord(v: unknown): v is ToolRecord {
   if (!isObject(v) || typeof v.name !== 'string' || !('inputSchema' in v)) return false
@@ -466,6 +506,7 @@ export function createToolRegistry(config: Config, kv: KvStore, engine: Validato
     schemaTtlS: config.schemaTtlS,
     validatorCacheSize: config.validatorCacheSize,
     refreshMinIntervalMs: config.refreshMinIntervalMs,
+    refreshBudgetPerMin: config.refreshBudgetPerMin,
     sourceOf: (id) => {
       const url = id === 'default' ? config.originUrl : config.origins[id]
       return url ? fnv1a(url) : undefined
