@@ -1,6 +1,6 @@
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, every server
- * scenario, through ../shared/conformance/run-conformance.sh) against the demo origin with its
+ * scenario, through scripts/run-conformance.sh) against the demo origin with its
  * conformance fixtures: directly, through the edge on Node, through the Worker under
  * `wrangler dev`, and through the edge started with `npm start` (no ORIGIN_URL: it starts the demo
  * origin itself). The four runs go at once, each scenario in its own process; a target with

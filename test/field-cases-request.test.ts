@@ -1,5 +1,5 @@
 /**
- * Every request-side case of ../shared/vectors/field-cases.jsonl (and each of its variants) on the
+ * Every request-side case of test/fixtures/vectors/field-cases.jsonl (and each of its variants) on the
  * Node entry and the built Worker in workerd, against a real scripted HTTP origin: HTTP status,
  * body shape (codes and ids), strings that must appear nowhere, and whether the origin was
  * contacted for the call itself.

@@ -1,5 +1,5 @@
 /**
- * The response-side rows of ../shared/vectors/field-cases.jsonl (every row or variant that gives
+ * The response-side rows of test/fixtures/vectors/field-cases.jsonl (every row or variant that gives
  * an `origin_response`): B01 (isError kept), B02 (hidden failure marked, negative controls kept),
  * B14 (a notification answered 204 by the origin reaches the client as 202). The scripted origin
  * answers exactly what the row says; the edge runs on Node and on the Worker in workerd.
@@ -27,7 +27,7 @@ interface FieldRow {
   variants?: { label: string; request?: FieldRow['request']; origin_response?: OriginResponse; expected: FieldRow['expected'] }[]
 }
 
-const FILE = resolve(import.meta.dirname, '../../shared/vectors/field-cases.jsonl')
+const FILE = resolve(import.meta.dirname, 'fixtures/vectors/field-cases.jsonl')
 const ROWS = readFileSync(FILE, 'utf8')
   .split('\n')
   .filter((l) => l.trim())

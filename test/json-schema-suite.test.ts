@@ -1,5 +1,5 @@
 /**
- * The JSON-Schema-Test-Suite (../shared/json-schema-test-suite) through the project's validator
+ * The JSON-Schema-Test-Suite (test/fixtures/json-schema-test-suite) through the project's validator
  * port (`ValidatorEngine.compile` -> `CompiledValidator`) on both engines: ajv (Node) and
  * @cfworker/json-schema (Workers), for draft-07 and 2020-12.
  *
@@ -27,7 +27,7 @@ import { SchemaUnusableError, type ValidatorEngine } from '../src/core/ports'
 import { createAjvEngine, type EngineOptions } from '../src/validators/ajv'
 import { createCfworkerEngine } from '../src/validators/cfworker'
 
-const SUITE = resolve(import.meta.dirname, '../../shared/json-schema-test-suite')
+const SUITE = resolve(import.meta.dirname, 'fixtures/json-schema-test-suite')
 
 interface SuiteCase {
   description: string

@@ -1,5 +1,5 @@
 /**
- * Table-driven harness for the vector files in ../shared/vectors (spec-vectors.jsonl,
+ * Table-driven harness for the vector files in test/fixtures/vectors (spec-vectors.jsonl,
  * spec-vectors-2026.jsonl, field-cases.jsonl): one real edge per runtime and deployment profile,
  * one real scripted HTTP origin, one named origin per case (`ORIGINS`), so tool caches never leak
  * from one case to the next. The origin answers the edge's own tool-list pulls from the case's
@@ -13,7 +13,7 @@ import { expect } from 'vitest'
 import type { EdgeUnderTest, StartEdge } from './helpers/runtimes'
 import { startScriptedOrigin, type ReceivedRequest, type ScriptedOrigin } from './helpers/scripted-origin'
 
-const VECTORS = resolve(import.meta.dirname, '../../shared/vectors')
+const VECTORS = resolve(import.meta.dirname, 'fixtures/vectors')
 
 /** One vector row as stored (spec-vectors*.jsonl). */
 export interface VectorRow {
@@ -43,7 +43,7 @@ export interface Expected {
   [k: string]: unknown
 }
 
-/** Reads a JSONL file of ../shared/vectors. */
+/** Reads a JSONL file of test/fixtures/vectors. */
 export function readVectors<T = VectorRow>(file: string): T[] {
   return readFileSync(resolve(VECTORS, file), 'utf8')
     .split('\n')

@@ -1,5 +1,5 @@
 /**
- * The validation rows of ../shared/vectors as a table on both runtimes: every spec-vectors.jsonl
+ * The validation rows of test/fixtures/vectors as a table on both runtimes: every spec-vectors.jsonl
  * row about `tools/call` arguments and tool schemas (run in each protocol version the row lists,
  * with `expected_by_version` applied), the 2026-07-28 `tools/call` validation rows that need no
  * special deployment profile, and the field cases about argument validation (B04, B05, B17, B18,
@@ -14,7 +14,7 @@ import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { eventually, serveMcp, toolCalls } from './helpers/mcp-script'
 
-const VECTORS = resolve(import.meta.dirname, '../../shared/vectors')
+const VECTORS = resolve(import.meta.dirname, 'fixtures/vectors')
 const read = (f: string) => readFileSync(resolve(VECTORS, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>)
 
 const SPEC_ROWS = new Set([

@@ -1,5 +1,5 @@
 /**
- * The 66 rows of ../shared/vectors/spec-vectors-2026.jsonl (n 87-152) on the Node entry and on
+ * The 66 rows of test/fixtures/vectors/spec-vectors-2026.jsonl (n 87-152) on the Node entry and on
  * the built Worker in workerd, against a real scripted HTTP origin. Rows with `profile_overrides`
  * run in the deployment they name: a modern-only edge (151), an edge whose origin speaks only
  * 2025 revisions (152), and an unavailable tool store (147).

@@ -1,5 +1,5 @@
 /**
- * Every row of ../shared/vectors/spec-vectors.jsonl (86 rows, once per version each lists), on
+ * Every row of test/fixtures/vectors/spec-vectors.jsonl (86 rows, once per version each lists), on
  * the Node entry and on the built Worker in workerd: HTTP status, content type, body (codes and
  * ids) and whether the origin was contacted, against a real scripted HTTP origin.
  */

@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path'
 
 /** The repository root (this file is test/helpers/peers-procs.ts). */
 export const REPO = resolve(import.meta.dirname, '../..')
-/** The conformance runner of the shared folder beside the repository. */
-export const RUN_CONFORMANCE = resolve(REPO, '../shared/conformance/run-conformance.sh')
+/** The conformance runner (scripts/run-conformance.sh; provenance in test/fixtures/README.md). */
+export const RUN_CONFORMANCE = resolve(REPO, 'scripts/run-conformance.sh')
 
 /** A free TCP port on 127.0.0.1 (asked from the OS, then released). */
 export async function freePort(): Promise<number> {
@@ -147,7 +147,7 @@ export interface ConformanceRun {
   exitCode: number | null
 }
 
-/** Runs ../shared/conformance/run-conformance.sh against one MCP URL and parses its summary. */
+/** Runs scripts/run-conformance.sh against one MCP URL and parses its summary. */
 export async function runConformance(label: string, url: string, env: Record<string, string> = {}): Promise<ConformanceRun> {
   const results = mkdtempSync(join(tmpdir(), `peers-conf-${label}-`))
   const child = spawn('bash', [RUN_CONFORMANCE, url], { cwd: REPO, env: { ...process.env, RESULTS_DIR: results, SCENARIO_TIMEOUT: '90', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
