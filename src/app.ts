@@ -12,13 +12,13 @@
  */
 import { Hono, type Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { DEFAULT_VERSION, isKnownVersion } from './core/era'
-import { ErrorCode, isObject, NULL_ID } from './core/jsonrpc'
-import { edgeFault, errorResponse, notFound, refusalResponse, type EdgeDeps } from './core/exchange'
-import { handlePassThrough } from './core/forward'
+import { DEFAULT_VERSION, isKnownVersion } from './core/protocol/versions'
+import { ErrorCode, isObject, NULL_ID } from './core/protocol/jsonrpc'
+import { edgeFault, errorResponse, notFound, refusalResponse, type EdgeDeps } from './core/grading/exchange'
+import { handlePassThrough } from './core/forwarding/forward'
 import { admitPost, handlePost, originTarget, payloadTooLarge } from './core/pipeline'
-import { checkHostAndOrigin } from './core/transport'
-import { toWebResponse } from './core/response'
+import { checkHostAndOrigin } from './core/request/transport-checks'
+import { toWebResponse } from './core/edge-response'
 import type { ClientSignal } from './core/client-signal'
 
 /** Resolves the ports for a request (once per process or isolate; `env` is the Worker env). */

@@ -14,12 +14,12 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 // @ts-expect-error: the package ships JavaScript without type declarations
 import { createServer as createEverything } from '@modelcontextprotocol/server-everything/dist/server/index.js'
 import { DEMO_TOOLS } from '../demo/origin'
-import { dialectOf, type ProtocolVersion } from '../src/core/era'
-import { fnv1a, ToolRegistry, type ResolvedTool, type ToolRecord } from '../src/core/tool-registry'
+import { dialectOf, type ProtocolVersion } from '../src/core/protocol/versions'
+import { fnv1a, ToolRegistry, type ResolvedTool, type ToolRecord } from '../src/core/validation/tool-registry'
 import { MemoryKv } from '../src/stores/memory-kv'
 import { createAjvEngine } from '../src/validators/ajv'
 import { createCfworkerEngine } from '../src/validators/cfworker'
-import { invalidArgumentsMessage } from '../src/core/messages'
+import { invalidArgumentsMessage } from '../src/core/validation/error-message'
 
 type Schema = Record<string, any>
 

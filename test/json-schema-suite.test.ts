@@ -22,7 +22,7 @@ import { join, relative, resolve } from 'node:path'
 import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Dialect } from '../src/core/era'
+import type { Dialect } from '../src/core/protocol/versions'
 import { SchemaUnusableError, type ValidatorEngine } from '../src/core/ports'
 import { createAjvEngine, type EngineOptions } from '../src/validators/ajv'
 import { createCfworkerEngine } from '../src/validators/cfworker'
@@ -105,7 +105,7 @@ function runFile(file: string, draftDir: string, dialect: Dialect, engine: Valid
  * Required tests an engine fails, by `<draft>/<file> | <group>` prefix, with the reason. Each is a
  * gap of the library itself (checked against a plain ajv 8.20 / @cfworker/json-schema 4.1.6
  * instance), not of the port. At the edge every feature listed here is routed to one shared
- * behaviour by src/core/schema-portability.ts (the schema is unusable on both runtimes, D8), so no
+ * behaviour by src/core/validation/schema-portability.ts (the schema is unusable on both runtimes, D8), so no
  * call gets different verdicts on Node and Workers; see docs/validation.md, "Engine differences".
  */
 const KNOWN_FAILURES: { engine: 'ajv' | 'cfworker'; prefix: string; reason: string }[] = [

@@ -1,5 +1,5 @@
 /**
- * The SSE relay's event splitter (src/core/sse.ts transformSse) against eventsource-parser on
+ * The SSE relay's event splitter (src/core/sse/sse-transform.ts transformSse) against eventsource-parser on
  * random streams (fast-check): LF, CRLF and CR line ends, comments, retry, id-only blocks, events
  * without a final blank line, cut into random chunks (also inside a CRLF and inside a UTF-8
  * sequence). Whatever the cuts:
@@ -11,8 +11,8 @@
 import { createParser } from 'eventsource-parser'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { toReadableStream } from '../src/core/response'
-import { transformSse, type SseEvent } from '../src/core/sse'
+import { toReadableStream } from '../src/core/edge-response'
+import { transformSse, type SseEvent } from '../src/core/sse/sse-transform'
 
 const eol = fc.constantFrom('\n', '\r\n', '\r')
 const line = fc.oneof(

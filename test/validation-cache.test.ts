@@ -4,7 +4,7 @@
  * compiled twice; KV is read at most once per tool per TTL per isolate.
  */
 import { describe, expect, it } from 'vitest'
-import { MAX_MEMORY_ENTRIES, ToolRegistry } from '../src/core/tool-registry'
+import { MAX_MEMORY_ENTRIES, ToolRegistry } from '../src/core/validation/tool-registry'
 import { MemoryKv } from '../src/stores/memory-kv'
 import { createAjvEngine } from '../src/validators/ajv'
 import { createCfworkerEngine } from '../src/validators/cfworker'

@@ -6,12 +6,12 @@
  * second engine inside the deferred task never escapes it.
  */
 import { describe, expect, it } from 'vitest'
-import type { Dialect } from '../src/core/era'
+import type { Dialect } from '../src/core/protocol/versions'
 import type { CompiledValidator, ValidatorEngine } from '../src/core/ports'
 import { createAjvEngine } from '../src/validators/ajv'
 import { createCfworkerEngine } from '../src/validators/cfworker'
 import { createTieredEngine } from '../src/validators/tiered'
-import { invalidArgumentsMessage } from '../src/core/messages'
+import { invalidArgumentsMessage } from '../src/core/validation/error-message'
 import { TOOLS } from '../scripts/bench/schemas'
 
 /** Wraps an engine to record which one validated each call and how many compiles it ran. */

@@ -10,7 +10,7 @@ import { connect, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deferCompile } from '../src/adapters/node/index'
 import { WriteBatch } from '../src/adapters/node/post-listener'
-import type { ByteSource, EdgeResponse } from '../src/core/response'
+import type { ByteSource, EdgeResponse } from '../src/core/edge-response'
 
 /** Responses of requests received and not answered yet, in arrival order. */
 const waiting: ServerResponse[] = []

@@ -16,7 +16,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { startEdge } from '../../src/adapters/node/index'
-import { ToolRegistry } from '../../src/core/tool-registry'
+import { ToolRegistry } from '../../src/core/validation/tool-registry'
 import { MemoryKv } from '../../src/stores/memory-kv'
 import { createAjvEngine } from '../../src/validators/ajv'
 

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net'
 import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
 import { createUndiciOriginClient } from '../../src/adapters/node/origin-client'
-import { toReadableStream } from '../../src/core/response'
+import { toReadableStream } from '../../src/core/edge-response'
 
 /**
  * undici's body as a pull-based web stream, one chunk per read, for Hono's `Response` (not

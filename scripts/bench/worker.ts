@@ -9,7 +9,7 @@
  */
 import { Miniflare } from 'miniflare'
 import type { Readable } from 'node:stream'
-import { ToolRegistry } from '../../src/core/tool-registry'
+import { ToolRegistry } from '../../src/core/validation/tool-registry'
 import { MemoryKv } from '../../src/stores/memory-kv'
 import { createCfworkerEngine } from '../../src/validators/cfworker'
 

@@ -4,8 +4,8 @@
  * {@link Config} (DESIGN.md section 8). Throws {@link ConfigError} on a bad value, at start-up,
  * never per request.
  */
-import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './era'
-import { DEFAULT_MAX_JSON_DEPTH } from './json-text'
+import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './protocol/versions'
+import { DEFAULT_MAX_JSON_DEPTH } from './request/json-scan'
 
 /** The edge's configuration. Units are in the names (Bytes, Ms, S). */
 export interface Config {

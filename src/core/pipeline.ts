@@ -1,26 +1,26 @@
 /**
  * @module pipeline
  * The data path of one `POST /mcp` after the transport checks (DESIGN.md section 2), one call per
- * stage: parse -> batch rule | classify -> era (modern.ts) -> 2026-07-28 headers -> validate ->
+ * stage: parse -> batch rule | classify -> era (modern-requests.ts) -> 2026-07-28 headers -> validate ->
  * forward -> grade -> respond. Uses only web-standard Request/Response types and
  * the injected ports, so it runs unchanged on Node and on Workers. Never throws to the caller for
  * bad input or origin faults; every request id gets exactly one answer.
  */
-import { DEFAULT_VERSION, isKnownVersion, isModern, MODERN_VERSION } from './era'
-import { classify, type Classified } from './classify'
-import { ErrorCode, errorText, isObject, NULL_ID } from './jsonrpc'
-import { parseBody } from './parse'
-import { checkParamHeaders, checkStandardHeaders, decideBatchEra, decideEra, headerVersion, originErasFor, type EraContext, type EraRefusal } from './modern'
-import { gradeHeader, type GradeRow } from './grade'
-import { pullToolList } from './origin-session'
-import { findTool, validateToolsCall, type CallVerdict } from './validate'
-import { errorResponse, Exchange, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
-import { callOrigin, forwardRequests, forwardWithoutReply } from './forward'
-import { knownPrivateScope, privateScope } from './scope'
+import { DEFAULT_VERSION, isKnownVersion, isModern, MODERN_VERSION } from './protocol/versions'
+import { classify, type Classified } from './request/classify'
+import { ErrorCode, errorText, isObject, NULL_ID } from './protocol/jsonrpc'
+import { parseBody } from './request/parse-body'
+import { checkParamHeaders, checkStandardHeaders, decideBatchEra, decideEra, headerVersion, originErasFor, type EraContext, type EraRefusal } from './protocol/modern-requests'
+import { gradeHeader, type GradeRow } from './grading/grade-reply'
+import { pullToolList } from './forwarding/tool-list-pull'
+import { findTool, validateToolsCall, type CallVerdict } from './validation/tools-call'
+import { errorResponse, Exchange, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type OriginTarget, type Pending } from './grading/exchange'
+import { callOrigin, forwardRequests, forwardWithoutReply } from './forwarding/forward'
+import { knownPrivateScope, privateScope } from './validation/caller-scope'
 import type { ClientSignal } from './client-signal'
-import { checkPost } from './transport'
+import { checkPost } from './request/transport-checks'
 import type { Config } from './config'
-import { edgeResponse, type EdgeResponse, type RequestHeaders } from './response'
+import { edgeResponse, type EdgeResponse, type RequestHeaders } from './edge-response'
 
 /**
  * The origin an MCP path names: `/mcp` is `ORIGIN_URL` (id `default`), `/mcp/<name>` the entry
@@ -115,7 +115,7 @@ const scopes = new WeakMap<Exchange, Promise<string>>()
 
 /**
  * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header
- * (src/core/scope.ts; DESIGN.md section 7). Computed only for what reads or learns tool lists.
+ * (src/core/validation/caller-scope.ts; DESIGN.md section 7). Computed only for what reads or learns tool lists.
  */
 function callerScope(ex: Exchange, headers: RequestHeaders): string | Promise<string> {
   if (ex.scope !== undefined) return ex.scope
@@ -157,7 +157,7 @@ type Decision = { answer: string; row: GradeRow } | { forward: Pending } | { ref
 function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange): Decision | Promise<Decision> {
   const s = c.method === 'tools/call' || c.method === 'tools/list' ? callerScope(ex, headers) : ''
   if (c.method !== 'tools/call') {
-    // tools/list replies are learned under the caller's scope when the list is private (reply-hooks.ts).
+    // tools/list replies are learned under the caller's scope when the list is private (learn-from-replies.ts).
     const forward = { forward: { id: c.id, method: c.method, unvalidated: false, answered: false } }
     return typeof s === 'string' ? forward : s.then(() => forward)
   }

@@ -3,9 +3,9 @@
  * What the runtime entries implement and hand to the core. The core only sees these shapes, so
  * the same pipeline runs on Node (undici, file store, ajv) and Workers (fetch, KV, cfworker).
  */
-import type { Dialect } from './era'
+import type { Dialect } from './protocol/versions'
 import type { ClientSignal } from './client-signal'
-import type { ByteSource } from './response'
+import type { ByteSource } from './edge-response'
 
 /**
  * A key-value namespace: Workers KV's `get`/`put`/`delete` subset. Values are JSON text.

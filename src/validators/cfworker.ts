@@ -18,12 +18,12 @@
  *   a private deep copy (core/schema-normal-form), never the stored record.
  */
 import { format as cfFormats, Validator, type OutputUnit, type Schema } from '@cfworker/json-schema'
-import type { Dialect } from '../core/era'
-import { fragmentToPointer, normaliseIssues } from '../core/issues'
+import type { Dialect } from '../core/protocol/versions'
+import { fragmentToPointer, normaliseIssues } from '../core/validation/issue-normal-form'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'
 import type { EngineOptions } from './ajv'
 import { STRING_FORMATS, type FormatCheck } from './formats'
-import { normaliseSchema } from '../core/schema-normal-form'
+import { normaliseSchema } from '../core/validation/schema-normal-form'
 
 const DRAFT: Record<Dialect, '7' | '2019-09' | '2020-12'> = { 'draft-07': '7', '2019-09': '2019-09', '2020-12': '2020-12' }
 

@@ -10,7 +10,7 @@
  */
 import { Agent, errors, type Dispatcher } from 'undici'
 import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply, type OriginRequest } from '../../core/ports'
-import type { ByteSource } from '../../core/response'
+import type { ByteSource } from '../../core/edge-response'
 
 /** Bytes held for a reader that has not read them yet (an SSE reply) before the origin is paused. */
 const HOLD_BYTES = 64 * 1024

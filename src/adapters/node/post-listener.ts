@@ -16,9 +16,9 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { getRequestListener } from '@hono/node-server'
 import type { Hono } from 'hono'
 import { LinkSignal } from '../../core/client-signal'
-import { edgeFault, type EdgeDeps } from '../../core/exchange'
+import { edgeFault, type EdgeDeps } from '../../core/grading/exchange'
 import { admitPost, handlePost, originTarget } from '../../core/pipeline'
-import type { EdgeResponse, RequestHeaders } from '../../core/response'
+import type { EdgeResponse, RequestHeaders } from '../../core/edge-response'
 
 /**
  * `IncomingMessage.headers` seen as {@link RequestHeaders}. Only used when no header name repeats

@@ -6,10 +6,10 @@
  */
 import { createApp } from '../../app'
 import { loadConfig } from '../../core/config'
-import { GradeCounters } from '../../core/metrics'
-import type { EdgeDeps } from '../../core/exchange'
+import { GradeCounters } from '../../core/grading/grade-counters'
+import type { EdgeDeps } from '../../core/grading/exchange'
 import type { KvStore } from '../../core/ports'
-import { createToolRegistry } from '../../core/tool-registry'
+import { createToolRegistry } from '../../core/validation/tool-registry'
 import { createCfworkerEngine } from '../../validators/cfworker'
 import { createFetchOriginClient } from './fetch-origin-client'
 

@@ -1,5 +1,5 @@
 /**
- * @module classify
+ * @module core/request/classify
  * Stage 3: one parsed item -> request | notification | response | invalid. Pure; never throws.
  *
  * Rules (JSON-RPC 2.0 §4, §5; MCP basic "Messages"; DESIGN.md D3, D4, D5, D6):
@@ -10,9 +10,9 @@
  * - a message with `result` or `error` and no `method` is a response (the client answering a
  *   server request); both members, or neither with no method, is invalid.
  */
-import { ErrorCode, NULL_ID, isObject, toRawId, type RawId, type RpcError } from './jsonrpc'
-import { memberText } from './json-text'
-import type { ParsedItem } from './parse'
+import { ErrorCode, NULL_ID, isObject, toRawId, type RawId, type RpcError } from '../protocol/jsonrpc'
+import { memberText } from './json-scan'
+import type { ParsedItem } from './parse-body'
 
 /**
  * Client-to-server request methods of MCP 2025-03-26 .. 2026-07-28 (schema.ts `ClientRequest`):

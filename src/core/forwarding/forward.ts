@@ -1,22 +1,22 @@
 /**
- * @module forward
+ * @module core/forwarding/forward
  * Stages 6-8 for what the edge forwards: send the valid messages to the origin, grade its reply
  * per JSON-RPC id (JSON or SSE, event by event), merge the local answers, and respond. Origin
  * faults become gateway errors per id (D9); every forwarded id is answered exactly once.
  * Also the untouched pass-through of GET and DELETE.
  */
-import { isKnownVersion, isModern, looksModern } from './era'
-import { ErrorCode, errorText, isObject, NULL_ID, toRawId } from './jsonrpc'
-import { memberText, nestsDeeperThan, scanJsonText } from './json-text'
-import { OriginReplyTooLargeError, OriginTimeoutError, type OriginReply } from './ports'
-import { gradeHeader, gradeResponse, isResponse, type GradeRow } from './grade'
-import { formatEvent, transformSse, type SseEndReason, type SseEvent } from './sse'
-import { watchSse } from './sse-watch'
-import { LinkSignal, type ClientSignal } from './client-signal'
-import { originErasFor, unsupportedVersion } from './modern'
-import { onToolsCallReply, onToolsListReply } from './reply-hooks'
-import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from './exchange'
-import { edgeResponse, type ByteSource, type EdgeResponse, type RequestHeaders } from './response'
+import { isKnownVersion, isModern, looksModern } from '../protocol/versions'
+import { ErrorCode, errorText, isObject, NULL_ID, toRawId } from '../protocol/jsonrpc'
+import { memberText, nestsDeeperThan, scanJsonText } from '../request/json-scan'
+import { OriginReplyTooLargeError, OriginTimeoutError, type OriginReply } from '../ports'
+import { gradeHeader, gradeResponse, isResponse, type GradeRow } from '../grading/grade-reply'
+import { formatEvent, transformSse, type SseEndReason, type SseEvent } from '../sse/sse-transform'
+import { watchSse } from '../sse/sse-watch'
+import { LinkSignal, type ClientSignal } from '../client-signal'
+import { originErasFor, unsupportedVersion } from '../protocol/modern-requests'
+import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
+import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from '../grading/exchange'
+import { edgeResponse, type ByteSource, type EdgeResponse, type RequestHeaders } from '../edge-response'
 
 /** Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), framing, and encodings the edge must read. */
 const DROP_REQUEST = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-connection', 'content-length', 'accept-encoding', 'expect'])
@@ -213,7 +213,7 @@ class ReplyGrader {
     p.answered = true
     this.open--
     originErasFor(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
-    // Validation hooks (src/core/reply-hooks.ts): learn tools/list pages in the background; D12 output schema.
+    // Validation hooks (src/core/forwarding/learn-from-replies.ts): learn tools/list pages in the background; D12 output schema.
     onToolsListReply(ex, p, msg)
     const checked = onToolsCallReply(ex, p, msg, gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures }))
     const g = checked.graded

@@ -1,5 +1,5 @@
 /**
- * @module validate
+ * @module core/validation/tools-call
  * Stage 5: a `tools/call` request -> forward it, or answer it locally. Reads schemas through the
  * {@link ToolRegistry}; never throws.
  *
@@ -13,11 +13,11 @@
  * - a stale schema (past its TTL, or after `notifications/tools/list_changed`): the list is
  *   refreshed first (single-flight); if that fails, the stale copy is used.
  */
-import type { Config } from './config'
-import { invalidArgsAsToolError, isModern, type ProtocolVersion } from './era'
-import { ErrorCode, errorText, isObject, type RawId } from './jsonrpc'
-import type { ValidationIssue } from './ports'
-import { invalidArgumentsMessage } from './messages'
+import type { Config } from '../config'
+import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../protocol/versions'
+import { ErrorCode, errorText, isObject, type RawId } from '../protocol/jsonrpc'
+import type { ValidationIssue } from '../ports'
+import { invalidArgumentsMessage } from './error-message'
 import { StoreUnavailableError, type ResolvedTool, type ToolListPuller, type ToolRegistry } from './tool-registry'
 
 /** Where and for whom a call is validated. */

@@ -1,5 +1,5 @@
 /**
- * @module messages
+ * @module core/validation/error-message
  * Builds the actionable, safe message for invalid tool arguments (DESIGN.md section 5).
  *
  * Everything here is derived from the declared schema and the failing locations; the received
@@ -11,7 +11,7 @@
  * path, then keyword), so both engines produce the same text. The text is bounded: at most
  * {@link MAX_ISSUES} issues, {@link MAX_MESSAGE_CHARS} characters.
  */
-import type { ValidationIssue } from './ports'
+import type { ValidationIssue } from '../ports'
 
 /** At most this many issues are described (the rest are counted). */
 export const MAX_ISSUES = 8

@@ -1,16 +1,16 @@
 /**
- * @module origin-session
+ * @module core/forwarding/tool-list-pull
  * The edge's own MCP client session to an origin, used to pull the tool list (D7, DESIGN.md
  * section 7): `initialize` and `notifications/initialized` where the era has them, every
  * `tools/list` page (following `nextCursor`), then `DELETE` of the session. Replies may be JSON or
  * SSE. Throws on any failure; callers fail open (D16).
  */
-import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from './era'
-import { isObject } from './jsonrpc'
-import { OriginTimeoutError, type OriginClient, type OriginReply } from './ports'
-import { LinkSignal } from './client-signal'
-import { readSseEvents } from './sse'
-import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan } from './json-text'
+import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from '../protocol/versions'
+import { isObject } from '../protocol/jsonrpc'
+import { OriginTimeoutError, type OriginClient, type OriginReply } from '../ports'
+import { LinkSignal } from '../client-signal'
+import { readSseEvents } from '../sse/sse-transform'
+import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan } from '../request/json-scan'
 
 /** Where to pull from and with which caller headers (e.g. `authorization`). */
 export interface PullOptions {

@@ -1,5 +1,5 @@
 /**
- * @module era
+ * @module core/protocol/versions
  * Protocol versions ("eras") and the per-era rules of DESIGN.md section 3. Pure.
  */
 

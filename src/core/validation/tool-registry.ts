@@ -1,5 +1,5 @@
 /**
- * @module tool-registry
+ * @module core/validation/tool-registry
  * Tool schemas per origin: a KV namespace behind a per-isolate memory cache, plus a bounded cache
  * of compiled validators keyed by dialect and schema text (DESIGN.md section 7).
  *
@@ -20,12 +20,12 @@
  * Refresh (D7): single-flight per origin+scope and rate-limited by `refreshMinIntervalMs`; a full
  * pull also deletes the KV records of tools the origin no longer lists.
  */
-import type { Config } from './config'
-import { dialectOf, type Dialect, type ProtocolVersion } from './era'
-import { isObject } from './jsonrpc'
-import { SchemaUnusableError, type CompiledValidator, type KvStore, type ValidatorEngine } from './ports'
+import type { Config } from '../config'
+import { dialectOf, type Dialect, type ProtocolVersion } from '../protocol/versions'
+import { isObject } from '../protocol/jsonrpc'
+import { SchemaUnusableError, type CompiledValidator, type KvStore, type ValidatorEngine } from '../ports'
 import { portabilityProblem } from './schema-portability'
-import { listScope, PUBLIC_SCOPE } from './scope'
+import { listScope, PUBLIC_SCOPE } from './caller-scope'
 import { normaliseSchema } from './schema-normal-form'
 
 /** The KV namespace failed (binding missing, outage): no schema can be known for now (D8). */

@@ -1,20 +1,20 @@
 /**
- * @module exchange
+ * @module core/grading/exchange
  * What one POST carries through the stages: the ports ({@link EdgeDeps}), the origin it is for,
  * the requests forwarded and still open, and the per-id grade table written as one log line
  * (DESIGN.md section 6). Also the builders of whole-response errors (D2, D9, D13).
  */
-import type { Config } from './config'
-import type { ProtocolVersion } from './era'
-import { ErrorCode, errorText, type RawId, NULL_ID, type RpcError } from './jsonrpc'
-import type { Defer, Logger, OriginClient } from './ports'
-import { gradeHeader, type ForwardedRequest, type GradeRow } from './grade'
-import type { ToolRegistry } from './tool-registry'
-import type { Refusal } from './transport'
-import type { GradeCounters } from './metrics'
-import type { ClientSignal } from './client-signal'
-import { edgeResponse, type EdgeResponse } from './response'
-import type { ResolvedTool } from './tool-registry'
+import type { Config } from '../config'
+import type { ProtocolVersion } from '../protocol/versions'
+import { ErrorCode, errorText, type RawId, NULL_ID, type RpcError } from '../protocol/jsonrpc'
+import type { Defer, Logger, OriginClient } from '../ports'
+import { gradeHeader, type ForwardedRequest, type GradeRow } from './grade-reply'
+import type { ToolRegistry } from '../validation/tool-registry'
+import type { Refusal } from '../request/transport-checks'
+import type { GradeCounters } from './grade-counters'
+import type { ClientSignal } from '../client-signal'
+import { edgeResponse, type EdgeResponse } from '../edge-response'
+import type { ResolvedTool } from '../validation/tool-registry'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -110,7 +110,7 @@ export class Exchange {
   readonly pending = new Map<string, Pending>()
   readonly started: number
   originMs?: number
-  /** The caller's private KV scope (src/core/scope.ts), set by the pipeline before a tools/list or tools/call is forwarded. */
+  /** The caller's private KV scope (src/core/validation/caller-scope.ts), set by the pipeline before a tools/list or tools/call is forwarded. */
   scope?: string
   /** Aborts when the client goes away (the runtime's `request.signal`); passed to the origin request of forwarded requests. */
   signal?: ClientSignal

@@ -1,5 +1,5 @@
 /**
- * @module grade
+ * @module core/grading/grade-reply
  * Stage 7: the origin's answer to one forwarded request -> a grade (DESIGN.md section 6) and,
  * where the edge must change it, the text to send instead. Pure; never throws.
  *
@@ -9,8 +9,8 @@
  * - SEP-1303 / MCP tools "Error Handling": an `isError: true` result is kept as it is.
  * - 2026-07-28: `resultType: "input_required"` results are relayed untouched, never failures.
  */
-import { isObject, resultText, toRawId, type RawId } from './jsonrpc'
-import { memberText, scanJsonText } from './json-text'
+import { isObject, resultText, toRawId, type RawId } from '../protocol/jsonrpc'
+import { memberText, scanJsonText } from '../request/json-scan'
 
 /** Grades of DESIGN.md section 6. */
 export type Grade = 'ok' | 'tool_error' | 'rpc_error' | 'rejected' | 'origin_error' | 'missing' | 'unvalidated'

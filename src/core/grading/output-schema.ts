@@ -1,5 +1,5 @@
 /**
- * @module output-schema
+ * @module core/grading/output-schema
  * D12: a `tools/call` result that is not `isError` is checked against the tool's `outputSchema`
  * (MCP 2025-06-18+ server/tools "Output Schema": servers MUST return conforming structured
  * results, clients SHOULD validate them). Pure; never throws.
@@ -13,10 +13,10 @@
  * official SDK client refuses such a result too). `isError` results, `input_required` results and
  * task handles are never checked (IBM/mcp-context-forge#4202: checking them hid the real error).
  */
-import { isModern, type ProtocolVersion } from './era'
-import { isObject, resultText, type RawId } from './jsonrpc'
-import { publicIssues, type PublicIssue } from './messages'
-import type { ResolvedTool } from './tool-registry'
+import { isModern, type ProtocolVersion } from '../protocol/versions'
+import { isObject, resultText, type RawId } from '../protocol/jsonrpc'
+import { publicIssues, type PublicIssue } from '../validation/error-message'
+import type { ResolvedTool } from '../validation/tool-registry'
 
 /** Upper bound of the strict-mode message, in UTF-16 code units. */
 const MAX_TEXT = 2000

@@ -1,5 +1,5 @@
 /**
- * @module schema-portability
+ * @module core/validation/schema-portability
  * The features a schema may use at the edge, so that a call gets the same verdict on Node (ajv)
  * and on Workers (@cfworker/json-schema). Pure; runtime-neutral.
  *

@@ -1,5 +1,5 @@
 /**
- * @module scope
+ * @module core/validation/caller-scope
  * The KV scope of a tool list (DESIGN.md section 7; spec-2026.md §1.F items 39-41, B7): tool
  * schemas an origin publishes with `cacheScope: "public"` are kept under `public` and serve every
  * caller; a private list (`cacheScope: "private"`, or no valid `cacheScope` in 2026-07-28) is kept
@@ -12,7 +12,7 @@
  * {@link SCOPE_MEMO_SIZE} authorization values seen by this process or isolate are remembered in
  * memory with their digest (memory only, like the request headers themselves).
  */
-import { isModern, type ProtocolVersion } from './era'
+import { isModern, type ProtocolVersion } from '../protocol/versions'
 
 /** The scope of tool lists every caller may use. */
 export const PUBLIC_SCOPE = 'public'

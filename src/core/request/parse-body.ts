@@ -1,11 +1,11 @@
 /**
- * @module parse
+ * @module core/request/parse-body
  * Stage 2: request body bytes -> one message or a batch of messages, or a rejection of the whole
  * body. Never throws and never copies parser text (Node's JSON.parse error quotes the input, which
  * may hold secrets: field case B10).
  */
-import { ErrorCode } from './jsonrpc'
-import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText, type ScannedElement } from './json-text'
+import { ErrorCode } from '../protocol/jsonrpc'
+import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText, type ScannedElement } from './json-scan'
 
 /** One message of the body: its parsed value, its span and members in `text`. */
 export interface ParsedItem {

@@ -1,5 +1,5 @@
 /**
- * @module schema-normal-form
+ * @module core/validation/schema-normal-form
  * One normal form of a schema before either engine compiles it, so ajv (Node) and
  * @cfworker/json-schema (Workers) see the same thing and give the same verdict. Pure; returns a
  * deep copy (engines may annotate or cache the object they are given; the stored record stays
@@ -22,7 +22,7 @@
  * - draft-04 style boolean `exclusiveMinimum`/`exclusiveMaximum` (still emitted by some servers)
  *   become the numeric form: `{minimum: 1, exclusiveMinimum: true}` -> `{exclusiveMinimum: 1}`.
  */
-import type { Dialect } from './era'
+import type { Dialect } from '../protocol/versions'
 
 /** Keys whose values are data, not subschemas. */
 const DATA_KEYS = new Set(['enum', 'const', 'default', 'examples'])

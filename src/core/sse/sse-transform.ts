@@ -1,12 +1,12 @@
 /**
- * @module sse
+ * @module core/sse/sse-transform
  * Server-Sent Events in and out (WHATWG HTML "Server-sent events"; MCP Streamable HTTP).
  * Field parsing uses the eventsource-parser library; this module finds event boundaries (so
  * untouched events are relayed as their own text), re-serialises the events it changes, and
  * holds at most one incomplete event at a time (never the stream).
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import type { ByteSource } from './response'
+import type { ByteSource } from '../edge-response'
 
 /** One SSE event. `data` lines are joined with `\n`. */
 export interface SseEvent {

@@ -1,15 +1,15 @@
 /**
- * @module transport
+ * @module core/request/transport-checks
  * Stage 1: HTTP-level checks before any body is read (MCP Streamable HTTP "Security Warning",
  * "Sending Messages"; DESIGN.md D13, D18). Pure.
  *
  * Order: Host allow-list (403), Origin allow-list (403), Content-Type (415), Accept (406).
  * Body size (413) is enforced while reading the body, by the HTTP layer.
  */
-import type { Config } from './config'
-import { looksModern } from './era'
-import { ErrorCode } from './jsonrpc'
-import { type RequestHeaders } from './response'
+import type { Config } from '../config'
+import { looksModern } from '../protocol/versions'
+import { ErrorCode } from '../protocol/jsonrpc'
+import { type RequestHeaders } from '../edge-response'
 
 /** A refusal of the whole HTTP request: status plus a JSON-RPC error with `id: null` (D13). */
 export interface Refusal {

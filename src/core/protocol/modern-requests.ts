@@ -1,5 +1,5 @@
 /**
- * @module modern
+ * @module core/protocol/modern-requests
  * Era detection for the four protocol versions and the 2026-07-28 request rules: the per-request
  * `_meta` version envelope, the `MCP-Protocol-Version` cross-check, the standard `Mcp-Method` /
  * `Mcp-Name` headers, `Mcp-Param-*` headers for `x-mcp-header` arguments, and the era learned
@@ -8,10 +8,10 @@
  * Follows spec-2026.md §1-I (check order) and §2 (table E1-E24); DESIGN.md section 3, D14, D17.
  * Codes: -32602 envelope (400), -32020 header mismatch (400), -32022 unsupported version (400).
  */
-import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from './era'
+import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from './versions'
 import { ErrorCode, isObject, NULL_ID, type RawId, type RpcError } from './jsonrpc'
-import type { Classified } from './classify'
-import { type RequestHeaders } from './response'
+import type { Classified } from '../request/classify'
+import { type RequestHeaders } from '../edge-response'
 
 /** `_meta` key of the client capabilities (required on every 2026-07-28 request). */
 export const META_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities'

@@ -1,15 +1,15 @@
 /**
- * @module sse-watch
+ * @module core/sse/sse-watch
  * Watches an SSE stream without changing it (WHATWG HTML "Server-sent events"): every chunk the
  * origin sends is relayed as the same bytes, and a decoded copy is fed to eventsource-parser so a
  * caller can react to events (the edge: `notifications/tools/list_changed` on the standalone GET
- * stream). Unlike `transformSse` (sse.ts), nothing is re-serialised, so the client sees exactly
+ * stream). Unlike `transformSse` (sse-transform.ts), nothing is re-serialised, so the client sees exactly
  * the origin's bytes (comments, CRLF, field order, `id:`-only blocks included). Unlike a `tee()`,
  * there is one reader: back-pressure from the client reaches the origin and nothing queues up.
  */
 import { createParser } from 'eventsource-parser'
-import type { ByteSource } from './response'
-import type { SseEvent } from './sse'
+import type { ByteSource } from '../edge-response'
+import type { SseEvent } from './sse-transform'
 
 /**
  * Upper bound of text the watcher holds for one incomplete event, in UTF-16 code units. Beyond

@@ -1,5 +1,5 @@
 /**
- * @module reply-hooks
+ * @module core/forwarding/learn-from-replies
  * What the validation side does with the origin's replies, called from forward.ts where a reply
  * to a forwarded request is graded (one call per hook, so grading stays readable):
  * - {@link onToolsListReply}: learn the schemas of every `tools/list` page that passes through
@@ -7,11 +7,11 @@
  *   the scope its `cacheScope` names (public, or the caller's private scope; ./scope.ts);
  * - {@link onToolsCallReply}: the D12 output-schema check (./output-schema).
  */
-import type { Exchange, Pending } from './exchange'
-import type { GradedResponse } from './grade'
-import { isObject } from './jsonrpc'
-import { checkOutputSchema } from './output-schema'
-import { listScope, PUBLIC_SCOPE } from './scope'
+import type { Exchange, Pending } from '../grading/exchange'
+import type { GradedResponse } from '../grading/grade-reply'
+import { isObject } from '../protocol/jsonrpc'
+import { checkOutputSchema } from '../grading/output-schema'
+import { listScope, PUBLIC_SCOPE } from '../validation/caller-scope'
 
 /**
  * Learns one `tools/list` result page (any page: the cursor does not matter, each tool is keyed by

@@ -1,5 +1,5 @@
 /**
- * @module response
+ * @module core/edge-response
  * What the core answers with: the parts of one HTTP response, as plain data. The Hono app turns
  * them into a web `Response` (`toWebResponse`); the Node entry writes them straight to
  * `node:http`'s `ServerResponse` without building web objects at all (src/adapters/node/

@@ -1,10 +1,10 @@
 /**
- * @module metrics
+ * @module core/grading/grade-counters
  * Grade counters per origin and tool (DESIGN.md section 6), rendered in the Prometheus text
  * exposition format. Kept in core (and not prom-client) because it must run on Workers too, where
  * prom-client's Node dependencies are unavailable; it is a counter map and a formatter, nothing more.
  */
-import type { Grade } from './grade'
+import type { Grade } from './grade-reply'
 
 function label(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').slice(0, 128)

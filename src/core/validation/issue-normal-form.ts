@@ -1,11 +1,11 @@
 /**
- * @module issues
+ * @module core/validation/issue-normal-form
  * One normal form for the issues of every engine, so a caller gets the same message on Node
  * (ajv) and Workers (cfworker): wrapper keywords that only say "a child failed" are dropped when
  * the child's own issue is present, and the branches of `anyOf`/`oneOf`/`not`/`if` collapse into
  * the combinator's issue. Pure.
  */
-import type { ValidationIssue } from './ports'
+import type { ValidationIssue } from '../ports'
 
 /** Keywords that fail only because a sub-schema failed. */
 const WRAPPERS = new Set(['properties', 'patternProperties', 'items', 'prefixItems', 'allOf', '$ref', '$dynamicRef', '$recursiveRef', 'dependentSchemas', 'unevaluatedItems', 'then', 'else', 'if', 'propertyNames'])
@@ -15,7 +15,7 @@ const COMBINATORS = new Set(['anyOf', 'oneOf', 'not', 'contains'])
 /**
  * Normalises engine issues: wrappers removed when a deeper issue explains them, branch issues
  * under a failed combinator removed, a forbidden member reported once, duplicates removed.
- * (The order is fixed later, by messages.ts, against the schema.)
+ * (The order is fixed later, by error-message.ts, against the schema.)
  */
 export function normaliseIssues(input: ValidationIssue[]): ValidationIssue[] {
   // Items past a closed tuple: one `additionalItems` issue at the array (ajv reports it so;
