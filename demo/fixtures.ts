@@ -1,9 +1,9 @@
 /**
  * @module demo/fixtures
  * The fixtures the official MCP conformance suite's server scenarios expect
- * (@modelcontextprotocol/conformance 0.1.16; scenario table in shared/reference/conformance.md,
- * section 3), written against the low-level SDK v1 `Server` so they live on the same session as
- * the demo tools of demo/origin.ts.
+ * (@modelcontextprotocol/conformance 0.1.16; scenario table in docs/conformance.md), written
+ * against the low-level SDK v1 `Server` so they live on the same session as the demo tools of
+ * demo/origin.ts.
  *
  * What is here:
  * - tools `test_*` (text, image, audio, embedded resource, mixed content, logging, progress,

@@ -4,7 +4,7 @@
  * B14 (a notification answered 204 by the origin reaches the client as 202). The scripted origin
  * answers exactly what the row says; the edge runs on Node and on the Worker in workerd.
  * B02's notes also list negative controls; they are added as rows here, with the one place where
- * the project follows DESIGN.md D11 instead (one level down in `data` IS flagged: docs/grading.md).
+ * the project follows docs/design.md D11 instead (one level down in `data` IS flagged: docs/grading.md).
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -83,7 +83,7 @@ for (const row of ROWS) {
 }
 
 // B02's notes: negative controls ("success":"false" as a string, nested, plain prose). Nested one
-// level down in `data` is flagged by DESIGN.md D11, which the project follows (docs/grading.md).
+// level down in `data` is flagged by docs/design.md D11, which the project follows (docs/grading.md).
 const B02 = ROWS.find((r) => r.id === 'B02')!
 const b02 = (id: number, text: string): OriginResponse => ({
   status: 200,

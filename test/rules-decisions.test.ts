@@ -1,5 +1,5 @@
 /**
- * DESIGN.md section 4 decisions D1-D7 and D13-D18, one `describe` each, plus MAX_BATCH,
+ * docs/design.md §4 decisions D1-D7 and D13-D18, one `describe` each, plus MAX_BATCH,
  * MAX_BODY_BYTES and the 2026-07-28 header rules the vectors do not cover, on the Node entry and
  * on the built Worker in workerd, against a real scripted HTTP origin that records what it got.
  */

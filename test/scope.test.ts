@@ -1,5 +1,5 @@
 /**
- * Private tool lists (DESIGN.md section 7; spec-2026.md §1.F items 39-41, B7; docs/scope.md), on
+ * Private tool lists (docs/design.md §7; docs/protocol-rules.md M39-M41, B7; docs/scope.md), on
  * the Node entry and on the built Worker in workerd, against real HTTP origins:
  * - two callers (different `Authorization`) of an origin that publishes a different private list
  *   to each, the same tool name with contradicting schemas: each is validated with its own list
@@ -99,7 +99,7 @@ describe.each(RUNTIMES)('private tool lists on $name', ({ name, start }) => {
   beforeAll(async () => {
     ;[priv, pulled, pub, old] = await Promise.all([startScriptedOrigin(), startScriptedOrigin(), startScriptedOrigin(), startScriptedOrigin()])
     serveModern(priv, 'private')
-    // No cacheScope at all in 2026-07-28: read as private (spec-2026.md B7).
+    // No cacheScope at all in 2026-07-28: read as private (docs/protocol-rules.md B7).
     serveModern(pulled, undefined)
     serveModern(pub, 'public', { [TOKEN_A]: LISTS[TOKEN_A]!, [TOKEN_B]: LISTS[TOKEN_A]!, '': LISTS[TOKEN_A]! })
     serveMcp(old, { pages: [[{ name: 'gamma', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }]] })

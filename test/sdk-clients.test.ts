@@ -4,7 +4,7 @@
  * origin and through the edge: list the tools and call every one with valid arguments, read a
  * resource, get a prompt, receive progress notifications. The edge run must equal the direct run
  * (the one deliberate difference: the demo's `run_query` hides a failure, which the edge marks
- * with `isError: true`, DESIGN.md D11).
+ * with `isError: true`, docs/design.md D11).
  *
  * Clients: SDK v1 (@modelcontextprotocol/sdk 1.32) at 2025-11-25 and at an older negotiated
  * version (2025-06-18); SDK v2 (@modelcontextprotocol/client 2.4) with

@@ -6,7 +6,7 @@
  * - every tool it lists is called with valid arguments (result equal to the direct run, byte for
  *   byte as parsed JSON) and with one invalid argument, which the edge answers itself as the era
  *   requires: an `isError` result at 2025-11-25, JSON-RPC -32602 at 2025-06-18 and 2025-03-26
- *   (DESIGN.md section 3), graded `rejected` in the edge's log, so the origin never saw it;
+ *   (docs/design.md §3), graded `rejected` in the edge's log, so the origin never saw it;
  * - an SDK v2 client in `auto` negotiation mode falls back to 2025-11-25 (the origin is legacy-only)
  *   the same way through the edge as directly.
  * Invalid argument chosen per tool from its own inputSchema (see `invalidArgs`); a tool whose schema

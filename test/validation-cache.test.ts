@@ -1,5 +1,5 @@
 /**
- * The registry's caches with the real engines (DESIGN.md section 7): compiled validators are
+ * The registry's caches with the real engines (docs/design.md §7): compiled validators are
  * keyed by schema, bounded by an LRU, and leave nothing behind inside ajv when evicted; nothing is
  * compiled twice; KV is read at most once per tool per TTL per isolate.
  */

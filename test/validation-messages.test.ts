@@ -1,5 +1,5 @@
 /**
- * The rejection message of DESIGN.md section 5 on both runtimes: exact text, era gating (-32602
+ * The rejection message of docs/design.md §5 on both runtimes: exact text, era gating (-32602
  * with `error.data.issues` up to 2025-06-18, an `isError` result from 2025-11-25), the
  * `INVALID_ARGS` override both ways, missing and forbidden members named, enums listed, bounds
  * stated, bounded length; and the D12 output-schema check in its three modes.
@@ -23,7 +23,7 @@ const WEATHER_OUT = {
 const V11 = { 'mcp-protocol-version': '2025-11-25' }
 const V06 = { 'mcp-protocol-version': '2025-06-18' }
 
-/** The message of DESIGN.md section 5, word for word. */
+/** The message of docs/design.md §5, word for word. */
 const DESIGN_TEXT = [
   'Invalid arguments for tool "get_forecast":',
   '  - units: must be one of: c, f',
@@ -57,7 +57,7 @@ describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ sta
     await origin?.close()
   })
 
-  it('2025-11-25: an isError result whose text is exactly the DESIGN.md section 5 message', async () => {
+  it('2025-11-25: an isError result whose text is exactly the docs/design.md §5 message', async () => {
     const r = await rpc(auto.url, call(1, 'get_forecast', { city: 'Paris', units: 'kelvin', days: 2.5 }), V11)
     expect(r.status).toBe(200)
     expect(r.json).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: DESIGN_TEXT }], isError: true } })

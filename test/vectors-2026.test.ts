@@ -12,7 +12,7 @@ import { assertCase, deploy, expandRows, readVectors, send, type Case, type Depl
 const rows = readVectors('spec-vectors-2026.jsonl')
 const all = expandRows(rows, 'm')
 
-/** The deployment a row needs (spec-2026.md §3 "Default 2026 profile" and the new profile keys). */
+/** The deployment a row needs (the `profile_overrides` of test/fixtures/vectors/README.md). */
 function profileOf(c: Case): 'default' | 'modern-only' | 'legacy-origin' | 'kv-down' {
   const p = c.row.profile_overrides ?? {}
   if (p.kv === 'unavailable') return 'kv-down'

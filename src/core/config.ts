@@ -1,7 +1,7 @@
 /**
  * @module config
  * Environment variables (a plain string record, from `process.env` or Worker vars) to a typed
- * {@link Config} (DESIGN.md section 8). Throws {@link ConfigError} on a bad value, at start-up,
+ * {@link Config} (docs/design.md §8). Throws {@link ConfigError} on a bad value, at start-up,
  * never per request.
  */
 import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './protocol/versions'

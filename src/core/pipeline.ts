@@ -1,6 +1,6 @@
 /**
  * @module pipeline
- * The data path of one `POST /mcp` after the transport checks (DESIGN.md section 2), one call per
+ * The data path of one `POST /mcp` after the transport checks (docs/design.md §2), one call per
  * stage: parse -> batch rule | classify -> era (modern-requests.ts) -> 2026-07-28 headers -> validate ->
  * forward -> grade -> respond. Uses only web-standard Request/Response types and
  * the injected ports, so it runs unchanged on Node and on Workers. Never throws to the caller for
@@ -33,7 +33,7 @@ export function originTarget(config: Config, name: string | undefined): OriginTa
 }
 
 /**
- * The checks of a `POST /mcp` before its body is read (MCP transports; DESIGN.md section 2): Host,
+ * The checks of a `POST /mcp` before its body is read (MCP transports; docs/design.md §2): Host,
  * Origin, Content-Type and Accept ({@link checkPost}), then the declared body size against
  * `MAX_BODY_BYTES` (413). Refusals are logged like every POST.
  * @param declaredBytes the Content-Length, when the client sent one
@@ -80,13 +80,13 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
     return handleBatch(parsed.items.map((it) => classify(it, parsed.text)), headers, ex)
   }
 
-  // Stage 3: classify. Shape errors are answered before the era is decided (spec-2026.md §1-I step 5).
+  // Stage 3: classify. Shape errors are answered before the era is decided (docs/protocol-rules.md C5).
   const c = classify(parsed.item, parsed.text)
   if (c.kind === 'invalid') {
     const h = headerVersion(headers)
     return handleSingle(c, headers, new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION))
   }
-  // Era per request (DESIGN.md section 3; spec-2026.md §2).
+  // Era per request (docs/design.md §3; docs/protocol-rules.md §3).
   const d = decideEra(c, parsed.item.value, eraCtx)
   if (d.kind === 'refuse') {
     const h = headerVersion(headers)
@@ -115,7 +115,7 @@ const scopes = new WeakMap<Exchange, Promise<string>>()
 
 /**
  * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header
- * (src/core/validation/caller-scope.ts; DESIGN.md section 7). Computed only for what reads or learns tool lists.
+ * (src/core/validation/caller-scope.ts; docs/design.md §7). Computed only for what reads or learns tool lists.
  */
 function callerScope(ex: Exchange, headers: RequestHeaders): string | Promise<string> {
   if (ex.scope !== undefined) return ex.scope
@@ -170,7 +170,7 @@ function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHea
 async function decideCallAsync(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, scope: string | Promise<string>): Promise<Decision> {
   const ctx = toolsCallContext(ex, headers, await scope)
   if (isModern(ex.era)) {
-    // Mcp-Param-* headers against the tool's x-mcp-header arguments, before argument validation (spec-2026.md §1-I step 10).
+    // Mcp-Param-* headers against the tool's x-mcp-header arguments, before argument validation (docs/protocol-rules.md C10).
     const p = c.params
     if (p && typeof p.name === 'string' && (p.arguments === undefined || isObject(p.arguments))) {
       const tool = await findTool(ctx, p.name)

@@ -106,7 +106,7 @@ export class OriginReplyTooLargeError extends Error {
   }
 }
 
-/** One structured log record (DESIGN.md section 6). */
+/** One structured log record (docs/design.md §6). */
 export type LogRecord = Record<string, unknown>
 
 /** Sink for one JSON log line per POST. Must not throw. */

@@ -111,7 +111,7 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
 export async function startServerEverything(): Promise<{ proc: Proc; url: string }> {
   const port = await freePort()
   // server-everything calls app.listen(PORT) with no host, i.e. all interfaces; this preload
-  // pins every listen() to loopback (shared/reference/toolchain-node20.md).
+  // pins every listen() to loopback (tests talk to 127.0.0.1 only; docs/peers.md).
   const dir = mkdtempSync(join(tmpdir(), 'peers-se-'))
   const preload = join(dir, 'bind-loopback.cjs')
   writeFileSync(

@@ -1,6 +1,6 @@
 /**
  * @module adapters/node/origin-client
- * {@link OriginClient} on Node: undici over a keep-alive pool (DESIGN.md section 9). Global
+ * {@link OriginClient} on Node: undici over a keep-alive pool (docs/design.md §9). Global
  * `fetch` costs about 400 us of CPU per call on Node 20, undici's `request` about 40 us in this
  * process, and undici's `dispatch` with the handler below about 22 us (issue 7: measured with 16
  * calls in flight against the benchmark's origin). `request` wraps every reply in a Node

@@ -1,6 +1,6 @@
 /**
  * @module adapters/workers
- * Workers entry: KV binding `TOOL_SCHEMAS`, vars as in DESIGN.md section 8, the cfworker engine
+ * Workers entry: KV binding `TOOL_SCHEMAS`, vars as in docs/design.md §8, the cfworker engine
  * (no code generation: workerd forbids `new Function` at request time) and `fetch` to the origin.
  * Ports are built once per isolate.
  */

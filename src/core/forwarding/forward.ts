@@ -82,7 +82,7 @@ function clientGone(ex: Exchange, grader: ReplyGrader): EdgeResponse {
 
 /**
  * True when the POST is a 2026-07-28 `subscriptions/listen`: a long-lived SSE stream that is
- * forwarded with no timeout at all (spec-2026.md section 4 item 6, vector 141); the client ends
+ * forwarded with no timeout at all (docs/protocol-rules.md M6, vector 141); the client ends
  * it by disconnecting, which cancels the origin request.
  */
 function isListen(ex: Exchange): boolean {
@@ -156,7 +156,7 @@ async function readRefusal(reply: OriginReply): Promise<{ text: string; code: nu
 
 /**
  * Grades the messages of one origin reply against the open ids of an {@link Exchange} (D9, D10,
- * D11, DESIGN.md section 6). Each forwarded id is answered exactly once: the first response for it
+ * D11, docs/design.md §6). Each forwarded id is answered exactly once: the first response for it
  * wins; repeated ids, ids never forwarded and messages that are not JSON-RPC are dropped and
  * logged; an error with `"id": null` is kept aside and given to the ids still open at the end.
  */
@@ -419,7 +419,7 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
           if (isObject(value) && value.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id)
           if (isModern(ex.era) && isObject(value) && typeof value.method === 'string' && 'id' in value) {
             // 2026-07-28 servers MUST NOT send requests on a response stream (input_required
-            // results replaced them): dropped and logged (spec-2026.md section 4 item 4).
+            // results replaced them): dropped and logged (docs/protocol-rules.md M4).
             const id = toRawId(value.id)
             ex.drop({ id: id ? idLabel(id) : '-', reason: 'server_request' })
             return null
@@ -461,7 +461,7 @@ function prepend(events: SseEvent[], body: ByteSource): ByteSource {
 
 /**
  * Forwards `GET /mcp` (the standalone SSE stream) or `DELETE /mcp` (session end) untouched,
- * streaming the body (DESIGN.md section 2). 2026-07-28 requests are answered 405 (D18), an
+ * streaming the body (docs/design.md §2). 2026-07-28 requests are answered 405 (D18), an
  * unsupported version header 400 -32022 (D14).
  * The GET stream is relayed byte for byte (the origin's chunks themselves, no re-serialisation);
  * a copy of each chunk is parsed on the side ({@link watchSse}) and a
@@ -470,7 +470,7 @@ function prepend(events: SseEvent[], body: ByteSource): ByteSource {
  */
 export async function handlePassThrough(method: 'GET' | 'DELETE', headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps): Promise<EdgeResponse> {
   const version = headers.get('mcp-protocol-version')?.trim()
-  // D18, spec-2026.md §2 E1: the modern era is POST-only.
+  // D18, docs/protocol-rules.md E1: the modern era is POST-only.
   if (version !== undefined && looksModern(version)) {
     return errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Method Not Allowed: MCP 2026-07-28 has no ${method} endpoint; use POST` }, { allow: 'POST' })
   }

@@ -3,7 +3,7 @@
  * What the validation side does with the origin's replies, called from forward.ts where a reply
  * to a forwarded request is graded (one call per hook, so grading stays readable):
  * - {@link onToolsListReply}: learn the schemas of every `tools/list` page that passes through
- *   (DESIGN.md section 7), in the background (`deps.defer`), so the response is not delayed, under
+ *   (docs/design.md §7), in the background (`deps.defer`), so the response is not delayed, under
  *   the scope its `cacheScope` names (public, or the caller's private scope; ./scope.ts);
  * - {@link onToolsCallReply}: the D12 output-schema check (./output-schema).
  */
@@ -16,7 +16,7 @@ import { listScope, PUBLIC_SCOPE } from '../validation/caller-scope'
 /**
  * Learns one `tools/list` result page (any page: the cursor does not matter, each tool is keyed by
  * name). The origin's `ttlMs` hint (2026-07-28) is kept with the records. The page's `cacheScope`
- * decides the KV scope (spec-2026.md §1.F item 39, B7): `public`, else the caller's private scope
+ * decides the KV scope (docs/protocol-rules.md M39, B7): `public`, else the caller's private scope
  * (`ex.scope`, set by the pipeline); a private page whose caller scope is unknown is not learned.
  * Never throws; the reply is relayed unchanged.
  */

@@ -1,7 +1,7 @@
 /**
  * @module core/forwarding/tool-list-pull
- * The edge's own MCP client session to an origin, used to pull the tool list (D7, DESIGN.md
- * section 7): `initialize` and `notifications/initialized` where the era has them, every
+ * The edge's own MCP client session to an origin, used to pull the tool list (D7, docs/design.md
+ * §7): `initialize` and `notifications/initialized` where the era has them, every
  * `tools/list` page (following `nextCursor`), then `DELETE` of the session. Replies may be JSON or
  * SSE. Throws on any failure; callers fail open (D16).
  */
@@ -145,7 +145,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
     let cursor: string | undefined
     const seen = new Set<string>()
     let ttlMs: number | undefined
-    // The pages' cacheScope (spec-2026.md §1.F item 40: the same on every page); pages that disagree read as private.
+    // The pages' cacheScope (docs/protocol-rules.md M40: the same on every page); pages that disagree read as private.
     let cacheScope: unknown
     for (let page = 0; page < (opts.maxPages ?? 100); page++) {
       const id = nextId++

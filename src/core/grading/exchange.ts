@@ -2,7 +2,7 @@
  * @module core/grading/exchange
  * What one POST carries through the stages: the ports ({@link EdgeDeps}), the origin it is for,
  * the requests forwarded and still open, and the per-id grade table written as one log line
- * (DESIGN.md section 6). Also the builders of whole-response errors (D2, D9, D13).
+ * (docs/design.md §6). Also the builders of whole-response errors (D2, D9, D13).
  */
 import type { Config } from '../config'
 import type { ProtocolVersion } from '../protocol/versions'
@@ -48,7 +48,7 @@ export function notFound(): EdgeResponse {
 /**
  * 500 for a fault inside the edge (an exception no stage turned into an answer): logged as
  * `{ msg: "edge.error", error: <exception name> }`, answered -32603 without any detail, never a
- * stack trace or library text (DESIGN.md section 5).
+ * stack trace or library text (docs/design.md §5).
  * @param deps resolves the ports lazily: a failure to resolve them or to log is swallowed
  */
 export function edgeFault(err: unknown, deps: () => EdgeDeps): EdgeResponse {
@@ -140,7 +140,7 @@ export class Exchange {
   }
   /**
    * Answers the whole POST locally with one JSON-RPC error: logs it graded `rejected` (one log
-   * line per POST) and sets `MCP-Edge-Grade` like every other JSON answer (DESIGN.md section 6).
+   * line per POST) and sets `MCP-Edge-Grade` like every other JSON answer (docs/design.md §6).
    */
   reject(status: number, id: RawId, error: RpcError, method = '', headers: Record<string, string> = {}): EdgeResponse {
     this.row({ id: idLabel(id), method, grade: 'rejected', code: error.code, answeredBy: 'edge' })
@@ -150,7 +150,7 @@ export class Exchange {
 
   /**
    * Writes the one log line of this POST: `{ msg: "mcp.post", origin, era, status, ms, originMs,
-   * grades: GradeRow[], dropped?, clientClosed? }` (DESIGN.md section 6). Only the first call
+   * grades: GradeRow[], dropped?, clientClosed? }` (docs/design.md §6). Only the first call
    * writes; an SSE reply calls it as soon as every id is graded, and again (a no-op) at the end.
    */
   finish(status: number): void {

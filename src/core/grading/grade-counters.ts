@@ -1,6 +1,6 @@
 /**
  * @module core/grading/grade-counters
- * Grade counters per origin and tool (DESIGN.md section 6), rendered in the Prometheus text
+ * Grade counters per origin and tool (docs/design.md §6), rendered in the Prometheus text
  * exposition format. Kept in core (and not prom-client) because it must run on Workers too, where
  * prom-client's Node dependencies are unavailable; it is a counter map and a formatter, nothing more.
  */

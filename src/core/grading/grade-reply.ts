@@ -1,6 +1,6 @@
 /**
  * @module core/grading/grade-reply
- * Stage 7: the origin's answer to one forwarded request -> a grade (DESIGN.md section 6) and,
+ * Stage 7: the origin's answer to one forwarded request -> a grade (docs/design.md §6) and,
  * where the edge must change it, the text to send instead. Pure; never throws.
  *
  * - D10: `result` and `error` together: the error wins, `result` is dropped; `"error": null`
@@ -12,7 +12,7 @@
 import { isObject, resultText, toRawId, type RawId } from '../protocol/jsonrpc'
 import { memberText, scanJsonText } from '../request/json-scan'
 
-/** Grades of DESIGN.md section 6. */
+/** Grades of docs/design.md §6. */
 export type Grade = 'ok' | 'tool_error' | 'rpc_error' | 'rejected' | 'origin_error' | 'missing' | 'unvalidated'
 
 /** Per-id line of the grade table (one log line per POST holds them all). */
@@ -73,7 +73,7 @@ export interface ForwardedRequest {
   unvalidated: boolean
 }
 
-/** Options that change grading (DESIGN.md section 8). */
+/** Options that change grading (docs/design.md §8). */
 export interface GradeOptions {
   hiddenFailures: boolean
 }

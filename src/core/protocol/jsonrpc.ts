@@ -8,7 +8,7 @@
  * request with its response.
  */
 
-/** JSON-RPC 2.0 §5.1 codes, MCP 2026-07-28 codes, and the edge's own gateway codes (DESIGN.md D9). */
+/** JSON-RPC 2.0 §5.1 codes, MCP 2026-07-28 codes, and the edge's own gateway codes (docs/design.md D9). */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,

@@ -5,7 +5,7 @@
  * `Mcp-Name` headers, `Mcp-Param-*` headers for `x-mcp-header` arguments, and the era learned
  * from each origin's answers. Pure apart from the per-isolate origin-era memory; never throws.
  *
- * Follows spec-2026.md §1-I (check order) and §2 (table E1-E24); DESIGN.md section 3, D14, D17.
+ * Follows docs/protocol-rules.md §4 (check order) and §3 (rows E1-E24); docs/design.md §3, D14, D17.
  * Codes: -32602 envelope (400), -32020 header mismatch (400), -32022 unsupported version (400).
  */
 import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from './versions'
@@ -55,7 +55,7 @@ function refuse(status: number, id: RawId, code: number, message: string, data?:
 }
 
 /**
- * 400 -32022 with `data: { supported, requested }` (D14; spec-2026.md §1.B #12). `requested` is
+ * 400 -32022 with `data: { supported, requested }` (D14; docs/protocol-rules.md M12). `requested` is
  * clipped to 64 characters; the message lists the supported versions, newest first.
  */
 export function unsupportedVersion(id: RawId, requested: unknown, supported: readonly ProtocolVersion[]): EraRefusal {
@@ -107,7 +107,7 @@ function servedList(ctx: EraContext): ProtocolVersion[] {
 
 /**
  * Decides the era of one classified message (request, notification or client response) of a
- * non-batch body, spec-2026.md §2 rows E6-E24.
+ * non-batch body, docs/protocol-rules.md E6-E24.
  * @param c the classified message (not `invalid`: shape errors are answered before the era)
  * @param value the parsed message
  */
@@ -186,7 +186,7 @@ function legacyInitialize(c: Extract<Classified, { kind: 'request' }>, value: un
 }
 
 /**
- * The batch rule (spec-2026.md §2 E3-E5; DESIGN.md section 3): arrays only in 2025-03-26 or with
+ * The batch rule (docs/protocol-rules.md E3-E5; docs/design.md §3): arrays only in 2025-03-26 or with
  * no header; an element carrying a modern claim refuses the whole body.
  * @returns the era to process the batch in, or a refusal (400, id null)
  */
@@ -232,7 +232,7 @@ export function decodeHeaderValue(raw: string): string | null {
 const NAME_SOURCE: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
 
 /**
- * Step 9 of spec-2026.md §1-I for a 2026-07-28 request: `Mcp-Method` present and equal to the
+ * Step C9 of docs/protocol-rules.md §4 for a 2026-07-28 request: `Mcp-Method` present and equal to the
  * method; `Mcp-Name` present and equal (after decoding) whenever the body has the mirrored field
  * (B15: absent field, no header required). Failures: 400 -32020 with the id.
  */
@@ -263,7 +263,7 @@ export interface ParamHeader {
 /**
  * The `x-mcp-header` declarations of an `inputSchema`, reached from the root through `properties`
  * only (B11); declarations that break the rules (not a token, duplicate ignoring case, not on a
- * string/integer/boolean property) are skipped (spec-2026.md §1-E #33: enforce only valid ones).
+ * string/integer/boolean property) are skipped (docs/protocol-rules.md M33: enforce only valid ones).
  */
 export function paramHeaders(schema: unknown): ParamHeader[] {
   const out: ParamHeader[] = []
@@ -285,7 +285,7 @@ export function paramHeaders(schema: unknown): ParamHeader[] {
 }
 
 /**
- * Step 10 of spec-2026.md §1-I: each `Mcp-Param-<Name>` declared by the tool must be present and
+ * Step C10 of docs/protocol-rules.md §4: each `Mcp-Param-<Name>` declared by the tool must be present and
  * equal to the argument when the argument has a value; a header for a null or absent value is
  * ignored (B9). Integers compare numerically. Failures: 400 -32020 with the id.
  */
@@ -314,8 +314,8 @@ export interface OriginEraView {
 }
 
 /**
- * The era of each origin, learned from its answers and kept per process or isolate (D17; spec-2026.md
- * §1-D #28): a `server/discover` result (its `supportedVersions`), a -32022 with `data.supported`,
+ * The era of each origin, learned from its answers and kept per process or isolate (D17; docs/protocol-rules.md
+ * M28): a `server/discover` result (its `supportedVersions`), a -32022 with `data.supported`,
  * a `server/discover` answered with any other error (a legacy-only server: -32601 or a 2025 SDK's
  * 400 -32000, as SDK's probe classifier reads it), and `initialize` results (the legacy version
  * they negotiate). Unknown until the origin has answered once.

@@ -1,6 +1,6 @@
 /**
  * @module core/protocol/versions
- * Protocol versions ("eras") and the per-era rules of DESIGN.md section 3. Pure.
+ * Protocol versions ("eras") and the per-era rules of docs/design.md §3. Pure.
  */
 
 /** Protocol versions the edge speaks, newest first (the order used in -32022 `data.supported`). */
@@ -12,7 +12,7 @@ export type ProtocolVersion = (typeof ALL_VERSIONS)[number]
 /** The version assumed when a 2025-era request carries no `MCP-Protocol-Version` header (MCP 2025-06-18 transports). */
 export const DEFAULT_VERSION: ProtocolVersion = '2025-03-26'
 
-/** The 2026-07-28 `_meta` key that carries the per-request version (spec-2026.md §1.B). */
+/** The 2026-07-28 `_meta` key that carries the per-request version (docs/protocol-rules.md M10). */
 export const META_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion'
 
 /** The first modern revision: per-request `_meta` version, standard headers, no sessions. */
@@ -22,13 +22,13 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/
 
 /**
  * True when `v` is a well-formed version string (`YYYY-MM-DD`) naming 2026-07-28 or later. The
- * format is checked first (spec-2026.md §2, B14): SDK's plain string comparison calls "banana" modern.
+ * format is checked first (docs/protocol-rules.md §3, B14): SDK's plain string comparison calls "banana" modern.
  */
 export function looksModern(v: string): boolean {
   return DATE.test(v) && v >= '2026-07-28'
 }
 
-/** `versions` sorted newest first (the order of -32022 `data.supported`, spec-2026.md §1.B #12). */
+/** `versions` sorted newest first (the order of -32022 `data.supported`, docs/protocol-rules.md M12). */
 export function newestFirst(versions: readonly ProtocolVersion[]): ProtocolVersion[] {
   return ALL_VERSIONS.filter((v) => versions.includes(v))
 }

@@ -2,7 +2,7 @@
  * @module core/request/classify
  * Stage 3: one parsed item -> request | notification | response | invalid. Pure; never throws.
  *
- * Rules (JSON-RPC 2.0 §4, §5; MCP basic "Messages"; DESIGN.md D3, D4, D5, D6):
+ * Rules (JSON-RPC 2.0 §4, §5; MCP basic "Messages"; docs/design.md D3, D4, D5, D6):
  * - not an object, duplicate member names, `jsonrpc` not "2.0", `method` not a string,
  *   `params` not an object, an id that is not a string or integer: -32600;
  * - the id is echoed when it could be read as a valid id (D1), else `null`;

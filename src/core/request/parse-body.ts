@@ -17,7 +17,7 @@ export interface ParsedItem {
 export type Parsed =
   | { kind: 'single'; text: string; item: ParsedItem }
   | { kind: 'batch'; text: string; items: ParsedItem[] }
-  /** The whole body is refused (DESIGN.md D2): -32700 for bytes that are not JSON, -32600 for `[]`. */
+  /** The whole body is refused (docs/design.md D2): -32700 for bytes that are not JSON, -32600 for `[]`. */
   | { kind: 'reject'; code: typeof ErrorCode.ParseError | typeof ErrorCode.InvalidRequest; reason: string }
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })

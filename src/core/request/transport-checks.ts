@@ -1,7 +1,7 @@
 /**
  * @module core/request/transport-checks
  * Stage 1: HTTP-level checks before any body is read (MCP Streamable HTTP "Security Warning",
- * "Sending Messages"; DESIGN.md D13, D18). Pure.
+ * "Sending Messages"; docs/design.md D13, D18). Pure.
  *
  * Order: Host allow-list (403), Origin allow-list (403), Content-Type (415), Accept (406).
  * Body size (413) is enforced while reading the body, by the HTTP layer.

@@ -1,6 +1,6 @@
 /**
  * @module core/validation/caller-scope
- * The KV scope of a tool list (DESIGN.md section 7; spec-2026.md §1.F items 39-41, B7): tool
+ * The KV scope of a tool list (docs/design.md §7; docs/protocol-rules.md M39-M41, B7): tool
  * schemas an origin publishes with `cacheScope: "public"` are kept under `public` and serve every
  * caller; a private list (`cacheScope: "private"`, or no valid `cacheScope` in 2026-07-28) is kept
  * under the caller's own scope, `u-<SHA-256 of its authorization context>`, so one user's tools
@@ -78,12 +78,12 @@ export function knownPrivateScope(authorization: string | null): string | undefi
 }
 
 /**
- * Where the tools of one `tools/list` result belong (spec-2026.md §1.F item 39 and B7).
+ * Where the tools of one `tools/list` result belong (docs/protocol-rules.md M39 and B7).
  * - `cacheScope: "public"` -> {@link PUBLIC_SCOPE};
  * - `cacheScope: "private"`, or any other present value -> the caller's scope (SDK 2.4.0 reads a
  *   malformed value as private; the safe side for a shared gateway);
  * - absent: 2026-07-28 -> the caller's scope (the field is required there, so absence is read as
- *   private, B7); earlier revisions have no cache hints -> {@link PUBLIC_SCOPE} (DESIGN.md section 7).
+ *   private, B7); earlier revisions have no cache hints -> {@link PUBLIC_SCOPE} (docs/design.md §7).
  * @param callerScope the caller's {@link privateScope}; undefined when unknown, in which case a
  *   private list gets no scope at all (null: it must not be stored)
  */

@@ -1,10 +1,10 @@
 /**
  * @module core/validation/error-message
- * Builds the actionable, safe message for invalid tool arguments (DESIGN.md section 5).
+ * Builds the actionable, safe message for invalid tool arguments (docs/design.md §5).
  *
  * Everything here is derived from the declared schema and the failing locations; the received
  * values are never read, so a secret in an argument cannot leak into a response or a log line.
- * Member names the caller sent appear only where the schema forbids them (DESIGN.md section 5:
+ * Member names the caller sent appear only where the schema forbids them (docs/design.md §5:
  * "Unknown fields are named"), and only when they look like a field name (an identifier of at most
  * 64 characters); any other name, e.g. a token pasted as a key, is shown as `<unnamed member>`.
  * Array positions are shown as `[n]`. Issues come in a fixed order (schema property order, then
@@ -252,7 +252,7 @@ function describeProperty(root: Schema, name: string): string {
 }
 
 /**
- * The message of DESIGN.md section 5.
+ * The message of docs/design.md §5.
  * @param tool the tool name (from the call; cut to 64 characters)
  * @param issues the failing locations reported by the engine
  * @param schema the tool's declared `inputSchema`

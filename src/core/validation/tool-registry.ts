@@ -1,7 +1,7 @@
 /**
  * @module core/validation/tool-registry
  * Tool schemas per origin: a KV namespace behind a per-isolate memory cache, plus a bounded cache
- * of compiled validators keyed by dialect and schema text (DESIGN.md section 7).
+ * of compiled validators keyed by dialect and schema text (docs/design.md §7).
  *
  * KV layout (one namespace, all values JSON text):
  * - `tools:<originId>:<scope>:<toolName>` -> {@link ToolRecord}
@@ -120,7 +120,7 @@ interface MemoryEntry {
 /**
  * Fetches an origin's whole tool list (all pages) with the edge's own client session, on behalf of
  * one caller (its authorization). `cacheScope` is the origin's hint as found on the pages
- * (spec-2026.md §1.F item 39): it decides where the list is stored.
+ * (docs/protocol-rules.md M39): it decides where the list is stored.
  */
 export type ToolListPuller = () => Promise<{ tools: unknown[]; era: ProtocolVersion; ttlMs?: number; cacheScope?: unknown }>
 

@@ -4,7 +4,7 @@
  * {@link ToolRegistry}; never throws.
  *
  * - malformed params (no `name`, `name` not a string, `arguments` not an object): -32602 in every
- *   era (MCP tools "Error Handling": protocol errors; DESIGN.md D3). Missing `arguments` is `{}`.
+ *   era (MCP tools "Error Handling": protocol errors; docs/design.md D3). Missing `arguments` is `{}`.
  * - unknown tool: one single-flight refresh of the origin's list, then -32602 (D7), unless
  *   `UNKNOWN_TOOL=forward`; a failed refresh fails open (D16), or -32603 with `ON_SCHEMA_ERROR=reject`.
  * - arguments failing `inputSchema`: -32602 up to 2025-06-18, an `isError: true` result from
