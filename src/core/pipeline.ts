@@ -100,7 +100,7 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
     if (r) return refusal(ex, r, c.method)
   }
   const res = await handleSingle(c, headers, ex)
-  // 2026-07-28 has no sessions: never echo or mint a session id (SH §Earlier revisions).
+  // 2026-07-28 has no sessions: never echo or mint a session id (MCP 2026-07-28 Streamable HTTP §Earlier Streamable HTTP Revisions).
   delete res.headers['mcp-session-id']
   return res
 }

@@ -150,7 +150,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
     for (let page = 0; page < (opts.maxPages ?? 100); page++) {
       const id = nextId++
       const params: Record<string, unknown> = cursor ? { cursor } : {}
-      // 2026-07-28 envelope: version and client capabilities are required on every request (IX §_meta).
+      // 2026-07-28 envelope: version and client capabilities are required on every request (MCP 2026-07-28 Basic §_meta).
       if (isModern(era)) params._meta = { [META_VERSION_KEY]: era, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'mcp-edge-validator', version: '0.1.0' } }
       const reply = await post({ jsonrpc: '2.0', id, method: 'tools/list', params }, true)
       const msg = await readRpcResponse(reply!, id)

@@ -76,7 +76,7 @@ function claimOf(value: unknown): { present: boolean; version?: unknown; meta?: 
   return { present: true, version: meta[META_VERSION_KEY], meta }
 }
 
-/** Envelope problems (IX §_meta): missing or malformed required fields, malformed optional ones. */
+/** Envelope problems (MCP 2026-07-28 Basic §_meta): missing or malformed required fields, malformed optional ones. */
 function envelopeIssues(meta: Record<string, unknown> | undefined): { missing: string[]; invalid: string[] } {
   const missing: string[] = []
   const invalid: string[] = []
@@ -203,7 +203,7 @@ const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
- * Decodes a standard-header value (SH §Value Encoding): optional whitespace trimmed; the exact
+ * Decodes a standard-header value (MCP 2026-07-28 Streamable HTTP §Value Encoding): optional whitespace trimmed; the exact
  * lower-case `=?base64?…?=` sentinel holds canonical Base64 of UTF-8. Anything else is literal.
  * @returns the value, or null for a sentinel whose payload is not canonical Base64 of UTF-8
  */
@@ -228,7 +228,7 @@ export function decodeHeaderValue(raw: string): string | null {
   }
 }
 
-/** Methods whose body field `Mcp-Name` mirrors (SH §Standard Request Headers). */
+/** Methods whose body field `Mcp-Name` mirrors (MCP 2026-07-28 Streamable HTTP §Standard Request Headers). */
 const NAME_SOURCE: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
 
 /**
@@ -253,7 +253,7 @@ export function checkStandardHeaders(c: Extract<Classified, { kind: 'request' }>
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
-/** One valid `x-mcp-header` declaration: header name and the argument path (SH §Schema Extension). */
+/** One valid `x-mcp-header` declaration: header name and the argument path (MCP 2026-07-28 Streamable HTTP §Schema Extension). */
 export interface ParamHeader {
   header: string
   path: string[]
