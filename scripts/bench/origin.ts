@@ -6,7 +6,7 @@
  *   (`application/json`); with a JSON-RPC batch -> an array of results, one per request.
  * - `POST /sse` -> `text/event-stream` with `SSE_EVENTS` events: `SSE_EVENTS - 1`
  *   `notifications/progress` events, then the result (scenario 6).
- * - `GET /stats` -> `{ calls }` (POSTs received), so a run can prove the origin was not touched.
+ * - `GET /stats` -> `{ calls }` (POSTs holding a `tools/call`), so a run can prove no call was forwarded.
  *
  * The reply text is built from fixed templates plus the id's exact JSON text; the body is parsed
  * only to find the ids (one JSON.parse, as a minimal real server would).
@@ -33,10 +33,12 @@ const server = createServer((req, res) => {
   const chunks: Buffer[] = []
   req.on('data', (c: Buffer) => chunks.push(c))
   req.on('end', () => {
-    calls++
     let msg: unknown
     try {
       msg = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      // Only tool calls count: the edge's own tool-list pulls (a rejection by a schema older than
+      // SCHEMA_RECHECK_MS is rechecked first) are not calls the edge forwarded.
+      if ((Array.isArray(msg) ? msg : [msg]).some((m) => (m as { method?: unknown } | null)?.method === 'tools/call')) calls++
     } catch {
       res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')
       return

@@ -34,7 +34,13 @@ const scratchKv = new MemoryKv()
 const scratch = new ToolRegistry({ kv: scratchKv, engine: createCfworkerEngine(), schemaTtlS: 3600, validatorCacheSize: 1, refreshMinIntervalMs: 0 })
 await scratch.learn('default', 'public', tools, '2025-06-18')
 const kv = await mf.getKVNamespace('TOOL_SCHEMAS')
-for (const key of await scratchKv.keys()) await kv.put(key, (await scratchKv.get(key))!)
+// Written as an operator's `wrangler kv` push would be: without `fetchedAt`, so the records are
+// never stale and a rejection is not rechecked against the bench origin (which only answers calls).
+for (const key of await scratchKv.keys()) {
+  const record = JSON.parse((await scratchKv.get(key))!) as Record<string, unknown>
+  delete record.fetchedAt
+  await kv.put(key, JSON.stringify(record))
+}
 process.send!({ url: new URL('/mcp', base).toString() })
 process.on('disconnect', () => {
   void mf.dispose().finally(() => process.exit(0))

@@ -38,6 +38,15 @@ export interface Config {
   refreshMinIntervalMs: number
   /** Tool-list pulls one origin may be sent per minute, over every caller together (`REFRESH_BUDGET_PER_MIN`). */
   refreshBudgetPerMin: number
+  /**
+   * A call is rejected with a schema learned more than this many ms ago (or before this process
+   * started) only after one refresh confirms it (`SCHEMA_RECHECK_MS`): no false reds.
+   */
+  schemaRecheckMs: number
+  /** Milliseconds an SSE reply may go without a complete event or comment (`STREAM_IDLE_MS`; 0: no bound). */
+  streamIdleMs: number
+  /** Longest a relayed stream (SSE reply or standalone GET) may last, in ms (`STREAM_MAX_MS`; 0: no bound). */
+  streamMaxMs: number
   /** Overall deadline of one tool-list pull by the edge (initialize, every page), in ms (`TOOL_LIST_TIMEOUT_MS`). */
   toolListTimeoutMs: number
 }
@@ -117,5 +126,8 @@ export function loadConfig(
     refreshMinIntervalMs: int(env, 'REFRESH_MIN_INTERVAL_MS', 5_000, 0),
     refreshBudgetPerMin: int(env, 'REFRESH_BUDGET_PER_MIN', 30, 1),
     toolListTimeoutMs: int(env, 'TOOL_LIST_TIMEOUT_MS', 10_000, 1),
+    schemaRecheckMs: int(env, 'SCHEMA_RECHECK_MS', 30_000, 0),
+    streamIdleMs: int(env, 'STREAM_IDLE_MS', 300_000, 0),
+    streamMaxMs: int(env, 'STREAM_MAX_MS', 3_600_000, 0),
   }
 }

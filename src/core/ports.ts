@@ -59,6 +59,11 @@ export interface OriginRequest {
   /** Milliseconds before the origin client aborts with {@link OriginTimeoutError}. */
   timeoutMs: number
   /**
+   * Silence allowed between two chunks of the body, in ms, before {@link OriginTimeoutError};
+   * default `timeoutMs`; 0: none (a standalone GET stream may be quiet for hours).
+   */
+  bodyTimeoutMs?: number
+  /**
    * Aborts the request (headers or body) when it fires, e.g. because the client went away; the
    * client then rejects with the runtime's abort error. Optional.
    */

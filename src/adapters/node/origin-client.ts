@@ -249,7 +249,7 @@ export function createUndiciOriginClient(options: { connections?: number } = {})
           headers: req.headers,
           body: req.body ?? null,
           headersTimeout: req.timeoutMs,
-          bodyTimeout: req.timeoutMs,
+          bodyTimeout: req.bodyTimeoutMs ?? req.timeoutMs,
         },
         call
       )

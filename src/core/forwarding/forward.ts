@@ -171,6 +171,12 @@ class ReplyGrader {
     this.open = open
   }
 
+  /** The reply held something that is not a JSON-RPC message (open ids will get -31001 at the end). */
+  invalid(): void {
+    this.sawInvalid = true
+    this.ex.drop({ id: '-', reason: 'invalid' })
+  }
+
   /** True when every forwarded id has its answer. */
   get done(): boolean {
     return this.open === 0
@@ -275,7 +281,10 @@ export async function forwardRequests(body: string, localTexts: string[], header
   if (ok && isSse(reply)) return streamReply(reply, localTexts, ex, grader, asBatch)
   if (!ok) {
     const refusal = await readRefusal(reply)
-    if (refusal && (!asBatch || localTexts.length === 0)) {
+    // A 4xx JSON-RPC error is the origin's transport refusal (no session, unknown session,
+    // 2026-07-28 header errors): relayed with its status. A 5xx one is an answer to the ids: each
+    // open id gets it under its own id, as the same body under 200 would (issue 17).
+    if (refusal && reply.status < 500 && (!asBatch || localTexts.length === 0)) {
       // The origin's own JSON-RPC error with its status, relayed unchanged (D9; vectors 82, 83).
       for (const p of ex.pending.values()) {
         if (p.answered) continue
@@ -287,7 +296,7 @@ export async function forwardRequests(body: string, localTexts: string[], header
       return edgeResponse(refusal.text, reply.status, { ...relayHeaders(reply), 'content-type': 'application/json', 'mcp-edge-grade': gradeHeader(ex.rows) })
     }
     if (refusal) {
-      // A batch with local answers: the origin's error goes to each forwarded id.
+      // A batch with local answers, or a 5xx: the origin's error goes to each forwarded id.
       grader.message({ ...refusal.msg, id: null }, refusal.text)
       return respondJson(localTexts, grader.close('end'), ex, asBatch, relaySessionOnly(reply))
     }
@@ -400,7 +409,10 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
         try {
           value = JSON.parse(ev.data)
         } catch {
-          return undefined // not JSON: passed through as it came
+          // Starts like JSON but does not parse (cut off by the stream's end, or garbage): never
+          // relayed as a message; open ids get -31001 as after a truncated JSON reply (D9).
+          grader.invalid()
+          return null
         }
         let result: string | null | undefined
         if (Array.isArray(value)) {
@@ -439,7 +451,12 @@ function streamReply(reply: OriginReply, localTexts: string[], ex: Exchange, gra
       },
     },
     // One SSE event is bounded like a JSON reply (MAX_REPLY_BYTES, counted in characters).
-    { idleMs: isListen(ex) ? 0 : ex.deps.config.originTimeoutMs, maxEventChars: ex.deps.config.maxReplyBytes }
+    {
+      idleMs: isListen(ex) ? 0 : ex.deps.config.originTimeoutMs,
+      eventIdleMs: isListen(ex) ? 0 : ex.deps.config.streamIdleMs,
+      maxMs: ex.deps.config.streamMaxMs,
+      maxEventChars: ex.deps.config.maxReplyBytes,
+    }
   )
   const withHead = head.length ? prepend(head, body) : body
   return edgeResponse(withHead, reply.status, headers)
@@ -480,7 +497,9 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Reque
   }
   let reply: OriginReply
   try {
-    reply = await deps.origin({ method, url: target.url, headers: forwardHeaders(headers), timeoutMs: method === 'GET' ? 0 : deps.config.originTimeoutMs })
+    // The headers of a GET stream are bounded like any reply (an origin that never answers must not
+    // hold the client forever); its body may stay silent, bounded only by STREAM_MAX_MS below.
+    reply = await deps.origin({ method, url: target.url, headers: forwardHeaders(headers), timeoutMs: deps.config.originTimeoutMs, ...(method === 'GET' ? { bodyTimeoutMs: 0 } : {}) })
   } catch (e) {
     const code = e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable
     return errorResponse(502, NULL_ID, gatewayError(code))
@@ -488,9 +507,13 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Reque
   const source = reply.status === 204 || reply.status === 304 ? (reply.discard(), null) : reply.stream()
   const body =
     source && method === 'GET' && isSse(reply)
-      ? watchSse(source, (ev) => {
-          if (isMessageEvent(ev) && ev.data.includes('notifications/tools/list_changed') && carriesListChanged(ev.data)) deps.registry.invalidate(target.id)
-        })
+      ? watchSse(
+          source,
+          (ev) => {
+            if (isMessageEvent(ev) && ev.data.includes('notifications/tools/list_changed') && carriesListChanged(ev.data)) deps.registry.invalidate(target.id)
+          },
+          deps.config.streamMaxMs
+        )
       : source
   return edgeResponse(body, reply.status, relayHeaders(reply))
 }

@@ -59,6 +59,14 @@ export interface SseOptions {
    * Default {@link MAX_EVENT_CHARS}.
    */
   maxEventChars?: number
+  /**
+   * Milliseconds without a complete block (an event, a comment, a `retry`) before the stream is
+   * ended with `timeout` (0: never). Unlike `idleMs`, bytes that complete nothing do not count:
+   * an origin trickling one byte a second into an event that never ends is cut here (issue 17).
+   */
+  eventIdleMs?: number
+  /** Longest the stream may last, in ms, before it is ended with `timeout` (0: unbounded). */
+  maxMs?: number
 }
 
 /** Default bound of one SSE event (16 Mi code units, the default `MAX_REPLY_BYTES`). */
@@ -204,8 +212,10 @@ export function transformSse(source: ByteSource, hooks: SseHooks, options: SseOp
   const endInside = (text: string, watched: boolean) => {
     if (/^[\r\n]*$/.test(text)) return void pending.push(text)
     const completed = text + (line.lineEmpty && !line.afterCr ? '\n' : '\n\n')
-    if (watched) event(completed)
-    else pending.push(completed)
+    // Always offered to the hooks, watched or not (one parse at the end of a stream): an event cut
+    // off by the stream's end must not reach the client as half a JSON-RPC message (issue 17).
+    void watched
+    event(completed)
   }
   /**
    * Splits newly received text into events. Runs of complete events without a watched pattern
@@ -309,6 +319,19 @@ export function transformSse(source: ByteSource, hooks: SseHooks, options: SseOp
     if (tail.length) queue.push(encoder.encode(tail.map(formatEvent).join('')))
   }
   const idleMs = options.idleMs ?? 0
+  const eventIdleMs = options.eventIdleMs ?? 0
+  const startedAt = Date.now()
+  const endBy = options.maxMs ? startedAt + options.maxMs : Infinity
+  // When the last complete block went out (for eventIdleMs).
+  let lastBlockAt = startedAt
+  /** Milliseconds the next read may wait: the least of the byte idle, the block idle and the whole stream's bound; 0 = unbounded. */
+  const waitBound = (): number => {
+    const now = Date.now()
+    let wait = idleMs > 0 ? idleMs : Infinity
+    if (eventIdleMs > 0) wait = Math.min(wait, lastBlockAt + eventIdleMs - now)
+    wait = Math.min(wait, endBy - now)
+    return wait === Infinity ? 0 : Math.max(1, wait)
+  }
   return {
     async read() {
       // Reads until at least one complete event (or the end) is ready: a chunk holding half an
@@ -317,7 +340,8 @@ export function transformSse(source: ByteSource, hooks: SseHooks, options: SseOp
         let timer: ReturnType<typeof setTimeout> | undefined
         try {
           const read = source.read()
-          const next = idleMs > 0 ? await Promise.race([read, new Promise<'idle'>((r) => (timer = setTimeout(() => r('idle'), idleMs)))]) : await read
+          const wait = waitBound()
+          const next = wait > 0 ? await Promise.race([read, new Promise<'idle'>((r) => (timer = setTimeout(() => r('idle'), wait)))]) : await read
           if (next === 'idle') {
             source.cancel().catch(() => undefined)
             finish('timeout')
@@ -337,6 +361,7 @@ export function transformSse(source: ByteSource, hooks: SseHooks, options: SseOp
             finish('error', new Error('SSE event too large'))
             break
           }
+          if (pending.length > 0) lastBlockAt = Date.now()
           flush()
         } catch (e) {
           finish('error', e)

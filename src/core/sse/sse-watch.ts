@@ -23,10 +23,13 @@ export const MAX_WATCHED_EVENT = 1024 * 1024
  * completes it is passed on. `onEvent` must not throw (errors are swallowed: watching never
  * breaks the stream). Cancelling the result cancels `source`.
  * @param source UTF-8 bytes of an SSE body
+ * @param maxMs longest the stream may last (`STREAM_MAX_MS`), in ms; 0: unbounded
  * @returns the same bytes, chunk for chunk
  */
-export function watchSse(source: ByteSource, onEvent: (ev: SseEvent) => void): ByteSource {
+export function watchSse(source: ByteSource, onEvent: (ev: SseEvent) => void, maxMs = 0): ByteSource {
   const decoder = new TextDecoder()
+  // STREAM_MAX_MS: past it the stream ends (the origin's is cancelled); the client reconnects.
+  const endBy = maxMs > 0 ? Date.now() + maxMs : Infinity
   let held = 0
   const parser = createParser({
     onEvent(msg) {
@@ -40,7 +43,17 @@ export function watchSse(source: ByteSource, onEvent: (ev: SseEvent) => void): B
   })
   return {
     async read() {
-      const r = await source.read()
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const read = source.read()
+      const r =
+        endBy === Infinity
+          ? await read
+          : await Promise.race([read, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(1, endBy - Date.now()))))]).finally(() => clearTimeout(timer))
+      if (r === 'late') {
+        read.catch(() => undefined)
+        source.cancel().catch(() => undefined)
+        return { done: true }
+      }
       if (r.done) return r
       const text = decoder.decode(r.value, { stream: true })
       held += text.length

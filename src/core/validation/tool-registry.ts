@@ -68,6 +68,8 @@ export interface ResolvedTool {
   outputValidate?: CompiledValidator | null
   /** Set when the tool declares an `outputSchema` the edge cannot use: a safe reason. */
   outputUnusable?: string
+  /** When a rejection by this entry was last rechecked against the origin (epoch ms; {@link ToolRegistry.needsRecheck}). */
+  recheckedAt?: number
   /** True when the record is past its freshness (TTL or list_changed); the caller refreshes. */
   stale?: boolean
 }
@@ -139,9 +141,32 @@ export class ToolRegistry {
   /** Counters for tests and metrics: KV reads and writes of tool records, compiles, refreshes started. */
   readonly stats = { kvReads: 0, kvWrites: 0, compiles: 0, refreshes: 0, refreshesRefused: 0 }
 
+  /** When this registry (the process or isolate) started, in epoch ms. */
+  readonly startedAt: number
+
   constructor(private readonly opts: ToolRegistryOptions) {
     this.now = opts.now ?? Date.now
+    this.startedAt = this.now()
     this.memory = new BoundedMap(Math.min(MAX_MEMORY_ENTRIES, opts.validatorCacheSize))
+  }
+
+  /**
+   * True when a rejection by `tool` must first be checked against a fresh tool list: its record
+   * was learned from the origin (it has `fetchedAt`) more than `recheckMs` ago, or before this
+   * process or isolate started (a persisted store outlives the origin's changes). Records pushed
+   * by hand without `fetchedAt` are the operator's word and are never rechecked. A true answer
+   * marks the entry as rechecked now (`recheckedAt`): the caller is expected to refresh.
+   */
+  needsRecheck(tool: ResolvedTool, recheckMs: number): boolean {
+    const at = tool.record.fetchedAt
+    if (typeof at !== 'number') return false
+    const now = this.now()
+    // One recheck per tool entry per bound: when the pull fails (or is refused), the held copy
+    // stands until then instead of a pull attempt with every rejection.
+    if (tool.recheckedAt !== undefined && now - tool.recheckedAt <= recheckMs) return false
+    if (at >= this.startedAt && now - at <= recheckMs) return false
+    tool.recheckedAt = now
+    return true
   }
 
   /** The engine's name (`ajv` or `cfworker`). */

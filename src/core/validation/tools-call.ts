@@ -26,7 +26,7 @@ export interface ValidateContext {
   originId: string
   scope: string
   era: ProtocolVersion
-  config: Pick<Config, 'invalidArgs' | 'unknownTool' | 'onSchemaError'>
+  config: Pick<Config, 'invalidArgs' | 'unknownTool' | 'onSchemaError' | 'schemaRecheckMs'>
   pull: ToolListPuller
 }
 
@@ -124,8 +124,31 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
   return checkWithTool(id, name, args, tool, ctx, taskAugmented)
 }
 
-/** Stage 5 with the tool in hand: validate `args` against its schema (no I/O). */
-function checkWithTool(id: RawId, name: string, args: Record<string, unknown>, tool: ResolvedTool, ctx: ValidateContext, taskAugmented: boolean): CallVerdict {
+/**
+ * No false reds: the edge is about to reject a call with a schema that may be out of date
+ * ({@link ToolRegistry.needsRecheck}). The tool list is refreshed once (single-flight and within
+ * the refresh rate limit and budget) and the call is judged again with what the origin says now;
+ * it is rejected only if the fresh schema still rejects it. A rejection is the edge's word against
+ * the origin's: after an origin loosened a limit (16 -> 30), the old schema had refused
+ * now-valid calls for up to SCHEMA_TTL_S, across restarts too (issue 17). A failed or
+ * rate-limited refresh keeps the copy held (the MCP 2026-07-28 caching rule: a stale copy still validates).
+ */
+async function recheckBeforeRejecting(id: RawId, name: string, args: Record<string, unknown>, ctx: ValidateContext, taskAugmented: boolean, held: ResolvedTool): Promise<CallVerdict> {
+  let tool: ResolvedTool | null = held
+  try {
+    if (await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull)) tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
+  } catch (e) {
+    if (!(e instanceof StoreUnavailableError)) throw e
+  }
+  if (!tool) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownTool(id, name)
+  return checkWithTool(id, name, args, tool, ctx, taskAugmented, true)
+}
+
+/**
+ * Stage 5 with the tool in hand: validate `args` against its schema. No I/O, except when a
+ * rejection needs a fresh schema first ({@link recheckBeforeRejecting}); `rechecked` says that was done.
+ */
+function checkWithTool(id: RawId, name: string, args: Record<string, unknown>, tool: ResolvedTool, ctx: ValidateContext, taskAugmented: boolean, rechecked = false): CallVerdict | Promise<CallVerdict> {
   if (!tool.validate) {
     if (ctx.config.onSchemaError === 'reject') return cannotValidate(id, name, tool.unusable ?? 'no usable schema')
     return { kind: 'forward', tool: name, unvalidated: true }
@@ -138,6 +161,7 @@ function checkWithTool(id: RawId, name: string, args: Record<string, unknown>, t
     return ctx.config.onSchemaError === 'reject' ? cannotValidate(id, name, 'its inputSchema could not be applied') : { kind: 'forward', tool: name, unvalidated: true }
   }
   if (!issues) return { kind: 'forward', tool: name, unvalidated: false, resolved: tool }
+  if (!rechecked && ctx.registry.needsRecheck(tool, ctx.config.schemaRecheckMs)) return recheckBeforeRejecting(id, name, args, ctx, taskAugmented, tool)
 
   // A task-augmented call (params.task, MCP 2025-11-25 tasks) expects a CreateTaskResult, which an
   // isError CallToolResult is not: a JSON-RPC -32602 is the answer every client can read there.
