@@ -51,21 +51,72 @@ export interface Config {
   toolListTimeoutMs: number
 }
 
-/** A configuration value that cannot be used; the message names the variable, never secrets. */
-export class ConfigError extends Error {}
+/**
+ * A configuration value that cannot be used. The message is one line naming the variable, the
+ * value and what is expected (`MAX_BATCH=abc: expected an integer >= 1`); a password in a URL is
+ * shown as `***` and secrets (ADMIN_TOKEN) are never shown. `variable` and `expected` let a CLI
+ * name its flag instead (`--max-batch abc: expected ...`, docs/configuration.md).
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+  constructor(
+    message: string,
+    /** The variable concerned, e.g. `MAX_BATCH` (unset for errors that concern several). */
+    readonly variable?: string,
+    /** The value as shown (bounded, password redacted). */
+    readonly shown?: string,
+    /** What is expected, e.g. `an integer >= 1`. */
+    readonly expected?: string
+  ) {
+    super(message)
+  }
+
+  /** `<variable>=<value>: expected <expected>`, with the value bounded to 80 characters. */
+  static bad(variable: string, value: string, expected: string): ConfigError {
+    const shown = showValue(value)
+    return new ConfigError(`${variable}=${shown}: expected ${expected}`, variable, shown, expected)
+  }
+}
+
+/**
+ * A value as a configuration message shows it: a URL's password replaced by `***`, control
+ * characters escaped, at most 80 characters (then `...`); an empty value as `""`.
+ */
+export function showValue(value: string): string {
+  let v = value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, '$1:***@')
+  v = JSON.stringify(v).slice(1, -1)
+  if (v === '') return '""'
+  return v.length > 80 ? `${v.slice(0, 80)}...` : v
+}
+
+/**
+ * Parses an origin URL with `new URL`: http or https, with a host.
+ * @throws ConfigError naming `variable` otherwise (`ORIGIN_URL=http://` is refused here)
+ */
+export function parseOriginUrl(variable: string, value: string): URL {
+  const expected = 'an http:// or https:// URL with a host, such as http://127.0.0.1:3000/mcp'
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw ConfigError.bad(variable, value, expected)
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') throw ConfigError.bad(variable, value, expected)
+  return url
+}
 
 function int(env: Record<string, string | undefined>, name: string, def: number, min = 0): number {
   const v = env[name]
   if (v === undefined || v === '') return def
   const n = Number(v)
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}`)
+  if (!/^\s*-?\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min) throw ConfigError.bad(name, v, `an integer >= ${min}`)
   return n
 }
 
 function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, values: readonly T[], def: T): T {
   const v = env[name]
   if (v === undefined || v === '') return def
-  if (!(values as readonly string[]).includes(v)) throw new ConfigError(`${name} must be one of: ${values.join(', ')}`)
+  if (!(values as readonly string[]).includes(v)) throw ConfigError.bad(name, v, `one of ${values.join(', ')}`)
   return v as T
 }
 
@@ -94,15 +145,18 @@ export function loadConfig(
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error()
       origins = parsed as Record<string, string>
     } catch {
-      throw new ConfigError('ORIGINS must be a JSON object of name -> URL')
+      throw ConfigError.bad('ORIGINS', env.ORIGINS, 'a JSON object of name -> URL, such as {"weather":"http://127.0.0.1:9000/mcp"}')
+    }
+    for (const [name, url] of Object.entries(origins)) {
+      if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw ConfigError.bad('ORIGINS', env.ORIGINS, `origin names of letters, digits, '_', '.' and '-' (not ${showValue(name)})`)
+      if (typeof url !== 'string') throw ConfigError.bad('ORIGINS', env.ORIGINS, `a URL string for origin ${name}`)
+      parseOriginUrl(`ORIGINS.${name}`, url)
     }
   }
-  for (const url of [originUrl, ...Object.values(origins)]) {
-    if (url && !/^https?:\/\//.test(url)) throw new ConfigError('origin URLs must start with http:// or https://')
-  }
+  if (originUrl) parseOriginUrl(env.ORIGIN_URL ? 'ORIGIN_URL' : 'origin URL', originUrl)
   const versions = env.SUPPORTED_VERSIONS ? list(env.SUPPORTED_VERSIONS) : [...ALL_VERSIONS]
   for (const v of versions) {
-    if (!isKnownVersion(v)) throw new ConfigError(`SUPPORTED_VERSIONS may list only: ${ALL_VERSIONS.join(', ')}`)
+    if (!isKnownVersion(v)) throw ConfigError.bad('SUPPORTED_VERSIONS', env.SUPPORTED_VERSIONS ?? '', `a comma-separated list of ${ALL_VERSIONS.join(', ')}`)
   }
   return {
     originUrl,

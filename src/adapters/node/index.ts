@@ -20,6 +20,8 @@ import { FileKv } from './file-kv'
 import { isLoopbackHost } from '../../core/request/transport-checks'
 import { createUndiciOriginClient } from './origin-client'
 import { createNodeListener, responseCloseSignal } from './post-listener'
+import { drainServer, InFlightRequests, type StopReport } from './graceful-stop'
+import { listenError, loadNodeListenConfig } from './node-config'
 import type { ServerResponse } from 'node:http'
 import type { Context } from 'hono'
 import type { ClientSignal } from '../../core/client-signal'
@@ -42,7 +44,14 @@ export interface RunningEdge {
   url: string
   port: number
   deps: EdgeDeps
+  /** Stops at once: every connection is closed, requests in flight are cut. */
   close(): Promise<void>
+  /**
+   * Graceful stop (graceful-stop.ts): stops accepting, waits up to `graceMs` for requests and SSE
+   * streams in flight, answers what is still open with -31002, then flushes the log and the store.
+   * Nothing listens once it resolves.
+   */
+  stop(graceMs: number): Promise<StopReport>
 }
 
 /** The client-gone signal of a Hono route on Node: {@link responseCloseSignal} of @hono/node-server's response. */
@@ -64,7 +73,7 @@ const LOG_BATCH_LINES = 256
  * The line is built as `{"ts":"<ISO time>",` + the record's own JSON minus its `{`, and the ISO
  * time is formatted once per millisecond.
  */
-function stdoutLogger(): (r: LogRecord) => void {
+function stdoutLogger(): ((r: LogRecord) => void) & { flush(): Promise<void> } {
   let buf: string[] = []
   let lastMs = 0
   let lastIso = ''
@@ -78,7 +87,7 @@ function stdoutLogger(): (r: LogRecord) => void {
     process.stdout.write(out)
   }
   process.once('exit', flush)
-  return (r) => {
+  const log = (r: LogRecord) => {
     const now = Date.now()
     if (now !== lastMs) {
       lastMs = now
@@ -89,6 +98,12 @@ function stdoutLogger(): (r: LogRecord) => void {
     if (buf.length >= LOG_BATCH_LINES) flush()
     else if (!timer) timer = setTimeout(flush, LOG_FLUSH_MS)
   }
+  // Resolves once the pending lines are handed to the OS (stdout's write callback).
+  const flushNow = () => {
+    flush()
+    return new Promise<void>((resolve) => process.stdout.write('', () => resolve()))
+  }
+  return Object.assign(log, { flush: flushNow })
 }
 
 /**
@@ -101,20 +116,31 @@ export function deferCompile(task: () => void): void {
 }
 
 /** Builds the Node ports from a config. */
-export function nodeDeps(config: Config, opts: StartEdgeOptions = {}): EdgeDeps & { closeOrigin(): Promise<void> } {
+export function nodeDeps(
+  config: Config,
+  opts: StartEdgeOptions = {}
+): EdgeDeps & { closeOrigin(): Promise<void>; expireOrigin(): void; flushLog(): Promise<void>; flushStore(): Promise<void> } {
   const env = opts.env ?? process.env
   const kv = opts.kv ?? (env.STORE_FILE === 'memory' ? new MemoryKv() : new FileKv(env.STORE_FILE || '.edge-data/kv.json'))
   const undiciClient = opts.origin ? null : createUndiciOriginClient()
+  const logger = opts.log ?? stdoutLogger()
   return {
     config,
     // A tool's first calls are validated by the engine that compiles nothing; ajv takes over once the tool is called often (validators/tiered.ts).
     registry: createToolRegistry(config, kv, opts.engine ?? createTieredEngine(createCfworkerEngine(), createAjvEngine(), { defer: deferCompile })),
     origin: opts.origin ?? undiciClient!,
-    log: opts.log ?? stdoutLogger(),
+    log: logger,
     defer: (p) => void p.catch(() => undefined),
     metrics: new GradeCounters(),
     closeOrigin: async () => {
       await undiciClient?.close()
+    },
+    expireOrigin: () => undiciClient?.expire(),
+    flushLog: async () => {
+      if ('flush' in logger && typeof logger.flush === 'function') await (logger.flush as () => Promise<void>)()
+    },
+    flushStore: async () => {
+      if (kv instanceof FileKv) kv.flush()
     },
   }
 }
@@ -122,19 +148,33 @@ export function nodeDeps(config: Config, opts: StartEdgeOptions = {}): EdgeDeps 
 /**
  * Starts the edge on Node.
  * @throws ConfigError for a bad configuration value
+ * @throws ListenError (node-config.ts) when the port is in use or not allowed, or the host is not local
  */
 export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdge> {
   const env = opts.env ?? process.env
-  const host = opts.host ?? env.HOST ?? '127.0.0.1'
+  const listen = loadNodeListenConfig(env)
+  const host = opts.host ?? listen.host
   const config = loadConfig(env)
   // DNS-rebinding protection: an edge bound to loopback only answers loopback Host names.
   if (config.allowedHosts === null && isLoopbackHost(host)) config.allowedHosts = ['localhost']
   const deps = nodeDeps(config, opts)
   const app = createApp(() => deps, { clientSignal: socketCloseSignal })
-  const port = opts.port ?? Number(env.PORT ?? 8787)
+  const port = opts.port ?? listen.port
   // POST /mcp goes straight to the core; the rest through @hono/node-server (post-listener.ts).
-  const server = createServer(createNodeListener(app, deps))
-  await new Promise<void>((resolve) => server.listen(port, host, () => resolve()))
+  const inFlight = new InFlightRequests()
+  const server = createServer(inFlight.wrap(createNodeListener(app, deps)))
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+  } catch (e) {
+    await deps.closeOrigin()
+    throw listenError(e, host, port)
+  }
   const actual = (server.address() as AddressInfo).port
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}/mcp`,
@@ -146,5 +186,13 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
         server.close(() => resolve())
         void deps.closeOrigin()
       }),
+    stop: async (graceMs) => {
+      const report = await drainServer(server, inFlight, graceMs, () => deps.expireOrigin())
+      deps.log({ msg: 'edge.stop', ...report })
+      await deps.closeOrigin()
+      await deps.flushStore()
+      await deps.flushLog()
+      return report
+    },
   }
 }

@@ -54,7 +54,9 @@ class OriginCall implements Dispatcher.DispatchHandler {
   constructor(
     private readonly req: OriginRequest,
     private readonly resolve: (reply: OriginReply) => void,
-    private readonly reject: (e: unknown) => void
+    private readonly reject: (e: unknown) => void,
+    /** Called once when the call is over (ended or failed): the client's set of live calls. */
+    private readonly settled?: (call: OriginCall) => void
   ) {}
 
   /**
@@ -79,6 +81,7 @@ class OriginCall implements Dispatcher.DispatchHandler {
     // Still queued for a connection: the caller gets its answer now; onRequestStart aborts it.
     this.failure = reason
     this.stopDeadline()
+    this.settled?.(this)
     this.reject(originError(reason))
   }
 
@@ -129,11 +132,13 @@ class OriginCall implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     this.ended = true
     this.stopDeadline()
+    this.settled?.(this)
     this.wake()
   }
 
   onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
     this.stopDeadline()
+    this.settled?.(this)
     const first = this.failure === undefined
     this.failure = error
     if (!this.started) {
@@ -225,15 +230,21 @@ function target(url: string): { origin: string; path: string } {
  * Creates the client. `connections` bounds each pool per origin. GET requests (standalone SSE
  * streams, open as long as a session lives) have a pool of their own, so sessions holding their
  * streams never leave POSTs queued for a connection.
+ * `expire()` (the graceful stop's bound, graceful-stop.ts) aborts every request in flight with
+ * {@link OriginTimeoutError}: a call waiting for its reply, or a reply still streaming, ends as
+ * if `ORIGIN_TIMEOUT_MS` had passed, so each open id gets -31002 (D9).
  */
-export function createUndiciOriginClient(options: { connections?: number } = {}): OriginClient & { close(): Promise<void> } {
+export function createUndiciOriginClient(options: { connections?: number } = {}): OriginClient & { close(): Promise<void>; expire(): void } {
   const pool = () => new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 128, pipelining: 1 })
   const agent = pool()
   const streams = pool()
+  const live = new Set<OriginCall>()
+  const settled = (call: OriginCall) => void live.delete(call)
   const client = (req: OriginRequest): Promise<OriginReply> =>
     new Promise<OriginReply>((resolve, reject) => {
       const { origin, path } = target(req.url)
-      const call = new OriginCall(req, resolve, reject)
+      const call = new OriginCall(req, resolve, reject, settled)
+      live.add(call)
       call.startDeadline(req.timeoutMs)
       const signal = req.signal
       if (signal) {
@@ -254,5 +265,8 @@ export function createUndiciOriginClient(options: { connections?: number } = {})
         call
       )
     })
-  return Object.assign(client, { close: () => Promise.all([agent.close(), streams.close()]).then(() => undefined) })
+  const expire = () => {
+    for (const call of [...live]) call.abort(new OriginTimeoutError())
+  }
+  return Object.assign(client, { close: () => Promise.all([agent.close(), streams.close()]).then(() => undefined), expire })
 }

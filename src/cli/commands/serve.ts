@@ -1,0 +1,165 @@
+/**
+ * @module cli/commands/serve
+ * `mcp-edge serve`: the production edge on Node (docs/cli.md, docs/configuration.md). Every
+ * variable of the configuration is also a flag (the flag wins); without an origin it refuses to
+ * start unless `--demo` is given (then it starts the bundled demo origin and fronts it). On
+ * SIGTERM/SIGINT it stops gracefully (adapters/node/graceful-stop.ts) and exits 0.
+ *
+ * Exit statuses: 0 after a graceful stop, 1 for a configuration or start-up error (one line on
+ * stderr naming the variable or flag, the value and what is expected), 2 for a bad command line.
+ */
+import { Option, type Command } from 'commander'
+import { startEdge, type RunningEdge } from '../../adapters/node/index'
+import { loadNodeListenConfig } from '../../adapters/node/node-config'
+import { ConfigError, loadConfig } from '../../core/config'
+
+/**
+ * Every variable `serve` reads, with its flag (`--` + the name in lower case, `_` as `-`) and what
+ * the flag takes. docs/configuration.md has defaults and examples; a test checks that every
+ * variable core/config.ts reads is here.
+ */
+export const SERVE_VARIABLES: readonly { name: string; arg: string; help: string }[] = [
+  { name: 'ORIGIN_URL', arg: 'url', help: 'MCP endpoint of the origin, served at /mcp (also --origin)' },
+  { name: 'ORIGINS', arg: 'json', help: 'more origins by name, JSON {"name":"url"}, served at /mcp/<name>' },
+  { name: 'HOST', arg: 'address', help: 'interface to listen on (default 127.0.0.1)' },
+  { name: 'PORT', arg: 'port', help: 'TCP port to listen on (default 8787; 0 picks a free one)' },
+  { name: 'STORE_FILE', arg: 'path', help: 'the embedded store on disk (default .edge-data/kv.json; "memory" for none)' },
+  { name: 'ALLOWED_ORIGINS', arg: 'list', help: 'comma-separated browser Origin allow-list ("*" for any)' },
+  { name: 'ALLOWED_HOSTS', arg: 'list', help: 'comma-separated Host allow-list ("localhost" = loopback names)' },
+  { name: 'MAX_BODY_BYTES', arg: 'bytes', help: 'largest request body (413 above it; default 4194304)' },
+  { name: 'MAX_BATCH', arg: 'n', help: 'largest batch (-32600 above it; default 100)' },
+  { name: 'MAX_JSON_DEPTH', arg: 'n', help: 'deepest nesting of a request body or origin reply (default 64)' },
+  { name: 'MAX_REPLY_BYTES', arg: 'bytes', help: "largest origin reply or SSE event (-31001 above it; default 16777216)" },
+  { name: 'ORIGIN_TIMEOUT_MS', arg: 'ms', help: 'origin deadline (-31002 after it; default 30000)' },
+  { name: 'SCHEMA_TTL_S', arg: 's', help: 'tool schema freshness in seconds (default 300)' },
+  { name: 'REFRESH_MIN_INTERVAL_MS', arg: 'ms', help: 'least time between two tool-list pulls per origin and scope (default 5000)' },
+  { name: 'REFRESH_BUDGET_PER_MIN', arg: 'n', help: 'tool-list pulls per origin per minute (default 30)' },
+  { name: 'TOOL_LIST_TIMEOUT_MS', arg: 'ms', help: "deadline of the edge's own tool-list pull (default 10000)" },
+  { name: 'VALIDATOR_CACHE_SIZE', arg: 'n', help: 'compiled validators kept in memory (default 1000)' },
+  { name: 'INVALID_ARGS', arg: 'mode', help: 'auto | rpc-error | tool-error (default auto)' },
+  { name: 'UNKNOWN_TOOL', arg: 'mode', help: 'reject | forward (default reject)' },
+  { name: 'ON_SCHEMA_ERROR', arg: 'mode', help: 'forward | reject (default forward)' },
+  { name: 'OUTPUT_SCHEMA', arg: 'mode', help: 'off | warn | strict (default warn)' },
+  { name: 'HIDDEN_FAILURES', arg: 'on|off', help: 'add isError: true to results hiding a failure (default on)' },
+  { name: 'SUPPORTED_VERSIONS', arg: 'list', help: 'protocol versions accepted, comma-separated (default all four)' },
+  { name: 'ADMIN_TOKEN', arg: 'token', help: 'bearer token of the admin API (prefer the variable: a flag shows in ps)' },
+  { name: 'SHUTDOWN_GRACE_MS', arg: 'ms', help: 'how long a stop waits for requests in flight (default 10000)' },
+  { name: 'DEMO_PORT', arg: 'port', help: "the demo origin's port with --demo (default 3000)" },
+]
+
+/** `ORIGIN_URL` -> `--origin-url`. */
+export function flagOf(variable: string): string {
+  return `--${variable.toLowerCase().replaceAll('_', '-')}`
+}
+
+/** `--origin-url` -> the options key commander uses (`originUrl`). */
+function keyOf(variable: string): string {
+  return variable.toLowerCase().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())
+}
+
+/** Registers `serve` on the program. */
+export function addServeCommand(program: Command): void {
+  const cmd = program
+    .command('serve')
+    .description('Run the edge on Node in front of one or more MCP origins (every option is also an environment variable; the flag wins).')
+    .option('--origin <url>', 'MCP endpoint of the origin (same as --origin-url / ORIGIN_URL)')
+    .option('--demo', 'with no origin given, start the bundled demo origin on DEMO_PORT and front it')
+  for (const v of SERVE_VARIABLES) cmd.addOption(new Option(`${flagOf(v.name)} <${v.arg}>`, `${v.help} [${v.name}]`))
+  cmd.addHelpText(
+    'after',
+    `
+Exit statuses: 0 after a graceful stop (SIGTERM or SIGINT), 1 for a configuration or start-up
+error (one line on stderr), 2 for a bad command line.
+
+Examples:
+  mcp-edge serve --origin http://127.0.0.1:9000/mcp
+  ORIGIN_URL=https://tools.example.com/mcp PORT=8080 HOST=0.0.0.0 mcp-edge serve
+  mcp-edge serve --demo`
+  )
+  cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
+    process.exitCode = await serve(opts)
+  })
+}
+
+/**
+ * Runs the edge until SIGTERM/SIGINT.
+ * @returns the exit status (0 after a graceful stop, 1 when it could not start)
+ */
+async function serve(opts: Record<string, string | boolean | undefined>): Promise<number> {
+  const env: Record<string, string | undefined> = { ...process.env }
+  const fromFlag = new Set<string>()
+  const set = (name: string, value: unknown) => {
+    if (typeof value !== 'string') return
+    env[name] = value
+    fromFlag.add(name)
+  }
+  set('ORIGIN_URL', opts.origin)
+  for (const v of SERVE_VARIABLES) set(v.name, opts[keyOf(v.name)])
+  let demo: { url: string; close(): Promise<void> } | null = null
+  let edge: RunningEdge
+  try {
+    const listen = loadNodeListenConfig(env)
+    loadConfig(env) // every policy checked before anything starts
+    if (!env.ORIGIN_URL && !env.ORIGINS) {
+      if (!opts.demo) throw new ConfigError('no origin: set ORIGIN_URL (or --origin <url>), or ORIGINS, or give --demo to front the bundled demo origin')
+      const { startDemoOrigin } = await import('../../../demo/origin')
+      demo = await startDemoOrigin({ port: listen.demoPort, fixtures: true })
+      env.ORIGIN_URL = demo.url
+      process.stderr.write(`demo origin: ${demo.url}\n`)
+    }
+    edge = await startEdge({ env })
+  } catch (e) {
+    await demo?.close()
+    process.stderr.write(`mcp-edge serve: ${startError(e, fromFlag)}\n`)
+    return 1
+  }
+  const graceMs = loadNodeListenConfig(env).shutdownGraceMs
+  const target = env.ORIGIN_URL ? redactedUrl(env.ORIGIN_URL) : 'ORIGINS'
+  process.stderr.write(`mcp-edge-validator: ${edge.url} -> ${target}\n`)
+  await new Promise<void>((resolve) => {
+    let stopping = false
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        // A second signal while stopping: stop now.
+        process.stderr.write(`mcp-edge serve: ${signal} again, exiting without waiting\n`)
+        process.exit(1)
+      }
+      stopping = true
+      process.stderr.write(`mcp-edge serve: ${signal}, stopping (up to ${graceMs} ms for requests in flight)\n`)
+      void edge
+        .stop(graceMs)
+        .then(() => demo?.close())
+        .catch((e: unknown) => process.stderr.write(`mcp-edge serve: while stopping: ${oneLine(e)}\n`))
+        .finally(resolve)
+    }
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+  })
+  return 0
+}
+
+/** A start-up failure as one line: a flag's name when the value came from a flag. */
+function startError(e: unknown, fromFlag: Set<string>): string {
+  if (e instanceof ConfigError && e.variable && e.shown !== undefined && e.expected !== undefined) {
+    const base = e.variable.split('.')[0]!
+    if (fromFlag.has(base)) return `${base === 'ORIGIN_URL' ? '--origin' : flagOf(base)} ${e.shown}: expected ${e.expected}`
+  }
+  return oneLine(e)
+}
+
+/** An error's message, first line only (never a stack trace). */
+function oneLine(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e)
+  return text.split('\n')[0]!
+}
+
+/** A URL with its password replaced by `***` (for the start line). */
+function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.href
+  } catch {
+    return url
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * `mcp-edge serve` refuses each misconfiguration with one line on stderr naming the variable or
+ * flag, the value and what is expected, exit status 1, no stack trace, no secret (the built
+ * command as a real process). Also: usage errors exit 2, `--help` lists a flag for every variable
+ * core/config.ts reads.
+ */
+import { readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REPO, runCli } from '../helpers/cli-process'
+import { SERVE_VARIABLES, flagOf } from '../../src/cli/commands/serve'
+
+const ORIGIN = 'http://127.0.0.1:9/mcp'
+let held: Server
+let heldPort = 0
+
+beforeAll(async () => {
+  held = createServer()
+  await new Promise<void>((r) => held.listen(0, '127.0.0.1', () => r()))
+  heldPort = (held.address() as { port: number }).port
+})
+afterAll(() => new Promise<void>((r) => held.close(() => r())))
+
+interface Case {
+  name: string
+  args?: string[]
+  env?: Record<string, string>
+  /** Substrings the one line must hold. */
+  says: string[]
+  /** Substrings it must not hold (secrets). */
+  never?: string[]
+  /** Run as this uid (EACCES as root). */
+  uid?: number
+}
+
+const CASES: Case[] = [
+  { name: 'no origin at all', says: ['no origin', 'ORIGIN_URL', '--origin', '--demo'] },
+  { name: 'ORIGIN_URL=http:// (no host)', env: { ORIGIN_URL: 'http://' }, says: ['ORIGIN_URL=http://:', 'expected an http:// or https:// URL with a host'] },
+  { name: 'ORIGIN_URL not a URL', env: { ORIGIN_URL: 'localhost:3000/mcp' }, says: ['ORIGIN_URL=localhost:3000/mcp:', 'expected an http:// or https:// URL'] },
+  { name: '--origin ftp://', args: ['--origin', 'ftp://files.example/mcp'], says: ['--origin ftp://files.example/mcp:', 'expected an http:// or https:// URL'] },
+  { name: 'password in a bad URL is redacted', env: { ORIGIN_URL: 'http://alice:hunter2pw@' }, says: ['ORIGIN_URL=http://alice:***@:'], never: ['hunter2pw'] },
+  { name: 'ORIGINS not JSON', env: { ORIGINS: '{weather:' }, says: ['ORIGINS={weather::', 'expected a JSON object of name -> URL'] },
+  { name: 'ORIGINS with a bad URL', env: { ORIGINS: '{"weather":"http://"}' }, says: ['ORIGINS.weather=http://:', 'expected an http:// or https:// URL'] },
+  { name: 'PORT=abc', env: { ORIGIN_URL: ORIGIN, PORT: 'abc' }, says: ['PORT=abc:', 'expected a TCP port number from 0 to 65535'] },
+  { name: '--port 70000', args: ['--origin', ORIGIN, '--port', '70000'], says: ['--port 70000:', 'expected a TCP port number'] },
+  { name: 'HOST with a space', env: { ORIGIN_URL: ORIGIN, HOST: 'my host' }, says: ['HOST=my host:', 'expected an interface address or host name'] },
+  { name: 'MAX_BATCH=0', env: { ORIGIN_URL: ORIGIN, MAX_BATCH: '0' }, says: ['MAX_BATCH=0:', 'expected an integer >= 1'] },
+  { name: '--max-body-bytes 4MB', args: ['--origin', ORIGIN, '--max-body-bytes', '4MB'], says: ['--max-body-bytes 4MB:', 'expected an integer >= 1'] },
+  { name: 'ORIGIN_TIMEOUT_MS=1.5', env: { ORIGIN_URL: ORIGIN, ORIGIN_TIMEOUT_MS: '1.5' }, says: ['ORIGIN_TIMEOUT_MS=1.5:', 'expected an integer >= 1'] },
+  { name: 'INVALID_ARGS=maybe', env: { ORIGIN_URL: ORIGIN, INVALID_ARGS: 'maybe' }, says: ['INVALID_ARGS=maybe:', 'expected one of auto, rpc-error, tool-error'] },
+  { name: '--hidden-failures yes', args: ['--origin', ORIGIN, '--hidden-failures', 'yes'], says: ['--hidden-failures yes:', 'expected one of on, off'] },
+  { name: 'SUPPORTED_VERSIONS unknown', env: { ORIGIN_URL: ORIGIN, SUPPORTED_VERSIONS: '2025-06-18,2024-01-01' }, says: ['SUPPORTED_VERSIONS=2025-06-18,2024-01-01:', 'expected a comma-separated list of', '2025-03-26'] },
+  { name: 'SHUTDOWN_GRACE_MS=-5', env: { ORIGIN_URL: ORIGIN, SHUTDOWN_GRACE_MS: '-5' }, says: ['SHUTDOWN_GRACE_MS=-5:', 'expected an integer >= 0 (milliseconds)'] },
+  { name: 'ADMIN_TOKEN is never echoed', env: { ORIGIN_URL: ORIGIN, ADMIN_TOKEN: 'tok-very-secret-42', MAX_BATCH: 'x' }, says: ['MAX_BATCH=x:'], never: ['tok-very-secret-42'] },
+  { name: 'port in use (EADDRINUSE)', env: { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory' }, args: ['--port', 'HELD'], says: ['is already in use (EADDRINUSE)', 'choose another PORT'] },
+  { name: 'port 80 without privileges (EACCES)', env: { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory', PORT: '80' }, uid: 65534, says: ['PORT=80:', 'no permission to listen on 127.0.0.1:80 (EACCES)'] },
+  { name: 'HOST not an address of this machine (EADDRNOTAVAIL)', env: { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory', HOST: '203.0.113.7', PORT: '0' }, says: ['HOST=203.0.113.7:', 'EADDRNOTAVAIL'] },
+]
+
+describe('mcp-edge serve: each misconfiguration is one clear line and exit 1', () => {
+  it.each(CASES)('$name', async (c) => {
+    const args = (c.args ?? []).map((a) => (a === 'HELD' ? String(heldPort) : a))
+    const asOther = c.uid !== undefined && process.getuid?.() === 0
+    const run = await runCli(['serve', ...args], c.env, asOther ? { spawn: { uid: c.uid, gid: c.uid } } : {})
+    expect(run.code, run.stderr).toBe(1)
+    const lines = run.stderr.split('\n').filter((l) => l !== '')
+    expect(lines, run.stderr).toHaveLength(1)
+    const line = lines[0]!
+    expect(line.startsWith('mcp-edge serve: ')).toBe(true)
+    for (const s of c.says) expect(line).toContain(s)
+    for (const s of c.never ?? []) expect(run.stderr + run.stdout).not.toContain(s)
+    expect(line).not.toMatch(/\n\s+at |Error:|node:internal/)
+    expect(run.stdout).toBe('')
+  })
+})
+
+describe('mcp-edge serve: command line', () => {
+  it('a bad command line exits 2', async () => {
+    const run = await runCli(['serve', '--no-such-flag'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain("unknown option '--no-such-flag'")
+  })
+
+  it('--help exits 0 and names a flag for every variable core/config.ts reads', async () => {
+    const run = await runCli(['serve', '--help'])
+    expect(run.code).toBe(0)
+    const source = readFileSync(resolve(REPO, 'src/core/config.ts'), 'utf8')
+    const read = new Set<string>()
+    for (const m of source.matchAll(/env\.([A-Z][A-Z_]+)|\(env, '([A-Z][A-Z_]+)'/g)) read.add((m[1] ?? m[2])!)
+    expect(read.size).toBeGreaterThanOrEqual(20)
+    const listed = new Set(SERVE_VARIABLES.map((v) => v.name))
+    for (const name of read) {
+      expect(listed.has(name), name).toBe(true)
+      expect(run.stdout).toContain(`${flagOf(name)} <`)
+      expect(run.stdout).toContain(`[${name}]`)
+    }
+    expect(run.stdout).toContain('Exit statuses: 0')
+  })
+
+  it('mcp-edge --help lists serve', async () => {
+    const run = await runCli(['--help'])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/serve \[options\]/)
+  })
+})
