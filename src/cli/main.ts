@@ -6,7 +6,7 @@
  * the program.
  *
  * Exit statuses: 0 and 1 as the subcommand decides, 2 for a bad command line (commander's own
- * errors included), others per subcommand (docs/check.md; serve and schemas: docs/cli.md).
+ * errors included), others per subcommand (docs/cli.md).
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

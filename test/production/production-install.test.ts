@@ -1,0 +1,112 @@
+/**
+ * A production install, as a user (or the Dockerfile's runtime stage) makes it: the package is
+ * packed with `npm pack` (dist/cli.js built by the package's build script), installed into a fresh
+ * folder with production dependencies only (no esbuild, tsx, vitest or wrangler there), and
+ * `node_modules/.bin/mcp-edge serve` (what `npx mcp-edge serve` runs; a process manager runs the
+ * bin itself, since npx does not pass SIGTERM on to it) runs in front of a real MCP server (the demo origin, an official-SDK
+ * server). A real SDK client makes a valid and an invalid call; a schema is pushed through the
+ * admin API; SIGTERM follows within 50 ms of its 200; the edge exits 0; a restart on the same
+ * store file still validates against the pushed schema. This is the Dockerfile's proof (no
+ * container engine runs here).
+ */
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDemoOrigin, type RunningOrigin } from '../../demo/origin'
+import { CLI, isListening, MCP_HEADERS, REPO, startServe, type ServeProcess } from '../helpers/cli-process'
+
+let work: string
+let app: string
+let origin: RunningOrigin
+const running: ServeProcess[] = []
+const TOKEN = 'prod-install-admin-token'
+
+/** npm with the npm of the Node running the tests (Node 20 or 22 alike). */
+function npm(args: string[], cwd: string): string {
+  return execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } })
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'mcp-edge-prod-'))
+  // Pack: a staging copy of what the package ships (package.json, README, dist/cli.js from the
+  // build the global setup ran), so the test never rewrites the repo's dist/ under other tests.
+  const stage = join(work, 'stage')
+  mkdirSync(join(stage, 'dist'), { recursive: true })
+  for (const f of ['package.json', 'README.md']) copyFileSync(resolve(REPO, f), join(stage, f))
+  copyFileSync(CLI, join(stage, 'dist/cli.js'))
+  npm(['pack', '--silent', '--pack-destination', work], stage)
+  const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'))!
+  app = join(work, 'app')
+  mkdirSync(app)
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'edge-app', version: '1.0.0', private: true }))
+  npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(work, tgz)], app)
+  origin = await startDemoOrigin({ port: 0 })
+}, 240_000)
+
+afterAll(async () => {
+  for (const p of running) p.kill()
+  await origin?.close()
+  rmSync(work, { recursive: true, force: true })
+})
+
+async function serve(): Promise<ServeProcess> {
+  const p = await startServe(['--origin', origin.url, '--port', '0', '--store-file', join(app, 'data/kv.json')], { ADMIN_TOKEN: TOKEN }, { command: [join(app, 'node_modules/.bin/mcp-edge')], cwd: app, readyMs: 60_000 })
+  running.push(p)
+  return p
+}
+
+describe('production install of the packed package (the Dockerfile proof)', () => {
+  it('holds only production dependencies and runs the built JavaScript', () => {
+    const mods = join(app, 'node_modules')
+    expect(existsSync(join(mods, 'mcp-edge-validator/dist/cli.js'))).toBe(true)
+    expect(existsSync(join(mods, '.bin/mcp-edge'))).toBe(true)
+    for (const dev of ['esbuild', 'tsx', 'typescript', 'vitest', 'wrangler', 'miniflare']) expect(existsSync(join(mods, dev)), dev).toBe(false)
+    expect(existsSync(join(mods, 'mcp-edge-validator/src'))).toBe(false)
+  })
+
+  it('mcp-edge serve from the install fronts a real MCP server: valid and invalid call, schema pushed, SIGTERM within 50 ms, restart keeps it', async () => {
+    const edge = await serve()
+    const client = new Client({ name: 'prod-install', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(edge.url)))
+    const valid = await client.callTool({ name: 'get_forecast', arguments: { city: 'Paris', days: 3 } })
+    expect(valid.isError).not.toBe(true)
+    expect(JSON.stringify(valid.content)).toContain('Paris')
+    let invalidText = ''
+    try {
+      const invalid = await client.callTool({ name: 'get_forecast', arguments: { city: 'Paris', days: 30 } })
+      expect(invalid.isError).toBe(true)
+      invalidText = JSON.stringify(invalid.content)
+    } catch (e) {
+      invalidText = String((e as Error).message) // -32602 for clients before 2025-11-25
+    }
+    expect(invalidText).toContain('days: must be <= 16')
+    expect(origin.stats.calls.get_forecast).toBe(1) // the invalid call never reached the origin
+    await client.close()
+
+    const push = await fetch(edge.url.replace(/\/mcp$/, '/admin/tools/default'), {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tools: [{ name: 'pushed_tool', inputSchema: { type: 'object', properties: { n: { type: 'integer', maximum: 5 } }, required: ['n'] } }] }),
+    })
+    expect(push.status).toBe(200)
+    const t = Date.now()
+    edge.child.kill('SIGTERM')
+    expect(Date.now() - t).toBeLessThan(50)
+    expect(await edge.exited).toBe(0)
+    expect(await isListening(edge.port)).toBe(false)
+
+    const again = await serve()
+    const r = await fetch(again.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'pushed_tool', arguments: { n: 9 } } }) })
+    const body = (await r.json()) as { error?: { code: number; message: string } }
+    // Validated against the pushed schema (an unknown tool would say "Unknown tool").
+    expect(body.error?.code).toBe(-32602)
+    expect(body.error?.message).toContain('Invalid arguments for tool "pushed_tool"')
+    expect(body.error?.message).toContain('n: must be <= 5')
+    again.child.kill('SIGTERM')
+    expect(await again.exited).toBe(0)
+  })
+})

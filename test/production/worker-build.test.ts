@@ -1,0 +1,45 @@
+/**
+ * The Worker as it is deployed: `wrangler deploy --dry-run` (what `npm run build:worker` runs)
+ * builds the bundle, scripts/worker-size.mjs prints its size, and the gzip size stays within
+ * {@link WORKER_GZIP_BUDGET_BYTES}. The Env type checked in (worker-configuration.d.ts) is what
+ * `wrangler types` generates from wrangler.toml now (`wrangler types --check`, offline).
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const REPO = resolve(import.meta.dirname, '../..')
+const WRANGLER = resolve(REPO, 'node_modules/.bin/wrangler')
+const ENV = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true', NO_COLOR: '1' }
+
+/**
+ * 100 KiB gzip. The bundle is 74.2 KiB gzip today (306 KiB raw: hono, @cfworker/json-schema,
+ * safe-regex2 and the core). Cloudflare's own limit (3 MB gzip on the Free plan) is far away;
+ * this budget is about what a Worker pays per cold start (the isolate parses the whole script)
+ * and about catching a dependency pulled in by accident: ajv with its formats (about 35 KiB
+ * gzip), the MCP SDK or zod (more) would each break it, while the core's own growth over a
+ * release (a few KiB) does not.
+ */
+export const WORKER_GZIP_BUDGET_BYTES = 100 * 1024
+
+const out = mkdtempSync(join(tmpdir(), 'worker-build-'))
+afterAll(() => rmSync(out, { recursive: true, force: true }))
+
+describe('Worker build', () => {
+  it(`the deployable bundle's gzip size is printed and stays within ${WORKER_GZIP_BUDGET_BYTES} bytes`, () => {
+    execFileSync(WRANGLER, ['deploy', '--dry-run', '--outdir', out, '--env='], { cwd: REPO, env: ENV, stdio: 'pipe' })
+    const line = execFileSync(process.execPath, ['scripts/worker-size.mjs', out], { cwd: REPO, encoding: 'utf8' })
+    const m = /gzip [\d.]+ KiB \((\d+) bytes\)/.exec(line)
+    expect(m, line).not.toBeNull()
+    const gzip = Number(m![1])
+    expect(gzip).toBeGreaterThan(20 * 1024) // a real bundle, not an empty file
+    expect(gzip, line).toBeLessThanOrEqual(WORKER_GZIP_BUDGET_BYTES)
+  }, 120_000)
+
+  it('worker-configuration.d.ts is what `wrangler types` generates from wrangler.toml', () => {
+    // --check exits non-zero when the file is out of date (e.g. a binding added to wrangler.toml).
+    execFileSync(WRANGLER, ['types', '--include-runtime=false', '--strict-vars=false', '--check'], { cwd: REPO, env: ENV, stdio: 'pipe' })
+  }, 60_000)
+})
