@@ -109,9 +109,12 @@ describe('mcp-edge serve: graceful stop', () => {
   })
 })
 
-describe('npm start: SIGTERM to the npm parent', () => {
-  it('stops the edge and the demo origin; npm exits 0; nothing left listening', async () => {
-    const npm = spawn('npm', ['start', '--silent'], { cwd: REPO, env: childEnv({ PORT: '0', DEMO_PORT: '0', STORE_FILE: 'memory' }), stdio: ['ignore', 'pipe', 'pipe'] })
+describe('npm start: a signal to the npm parent', () => {
+  it.each([
+    { how: 'SIGTERM to npm only', group: false, signal: 'SIGTERM' as const },
+    { how: 'Ctrl-C (SIGINT to the process group: npm and the edge both get one, npm forwards its own)', group: true, signal: 'SIGINT' as const },
+  ])('$how: stops the edge and the demo origin; npm exits 0; nothing left listening', async ({ group, signal }) => {
+    const npm = spawn('npm', ['start', '--silent'], { cwd: REPO, detached: group, env: childEnv({ PORT: '0', DEMO_PORT: '0', STORE_FILE: 'memory' }), stdio: ['ignore', 'pipe', 'pipe'] })
     let err = ''
     npm.stderr!.on('data', (d: Buffer) => (err += d.toString()))
     npm.stdout!.resume()
@@ -125,13 +128,15 @@ describe('npm start: SIGTERM to the npm parent', () => {
       }
       const [edgePort, demoPort] = [Number(m[1]), Number(m[2])]
       expect(await isListening(edgePort)).toBe(true)
-      npm.kill('SIGTERM') // the npm process only, not its group
+      if (group) process.kill(-npm.pid!, signal)
+      else npm.kill(signal) // the npm process only, not its group
       expect(await exited).toBe(0)
+      expect(err).not.toContain('exiting without waiting')
       await sleep(200)
       expect(await isListening(edgePort)).toBe(false)
       expect(await isListening(demoPort)).toBe(false)
     } finally {
-      if (npm.exitCode === null) npm.kill('SIGKILL')
+      if (npm.exitCode === null) process.kill(group ? -npm.pid! : npm.pid!, 'SIGKILL')
     }
   })
 })

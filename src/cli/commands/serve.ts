@@ -120,14 +120,16 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
   const target = env.ORIGIN_URL ? redactedUrl(env.ORIGIN_URL) : 'ORIGINS'
   process.stderr.write(`mcp-edge-validator: ${edge.url} -> ${target}\n`)
   await new Promise<void>((resolve) => {
-    let stopping = false
+    let stoppingSince = 0
     const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        // A second signal while stopping: stop now.
+      if (stoppingSince) {
+        // Ctrl-C under `npm start` arrives twice at once (the terminal signals the process group,
+        // and npm forwards its own copy): only a signal a second or more later means "stop now".
+        if (Date.now() - stoppingSince < 1_000) return
         process.stderr.write(`mcp-edge serve: ${signal} again, exiting without waiting\n`)
         process.exit(1)
       }
-      stopping = true
+      stoppingSince = Date.now()
       process.stderr.write(`mcp-edge serve: ${signal}, stopping (up to ${graceMs} ms for requests in flight)\n`)
       void edge
         .stop(graceMs)
