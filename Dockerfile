@@ -35,7 +35,9 @@ EXPOSE 8787
 # `localhost` in its list when you set it, or the probe gets 403).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8787)+'/healthz',{headers:{host:'localhost'}}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# The bin itself as PID 1's child-free entrypoint: SIGTERM (docker stop) reaches the edge, which
-# stops gracefully within SHUTDOWN_GRACE_MS and exits 0. Give `docker stop -t` more than that.
-ENTRYPOINT ["node", "/app/node_modules/mcp-edge-validator/dist/cli.js"]
+# The package's bin itself (a `#!/usr/bin/env node` script, so PID 1 is node, with no shell or
+# npm in between): SIGTERM (docker stop) reaches the edge, which stops gracefully within
+# SHUTDOWN_GRACE_MS and exits 0. Give `docker stop -t` more than that.
+# production-install.test.ts runs this ENTRYPOINT and the HEALTHCHECK command above as written.
+ENTRYPOINT ["/app/node_modules/.bin/mcp-edge"]
 CMD ["serve"]

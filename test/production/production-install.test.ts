@@ -9,10 +9,10 @@
  * store file still validates against the pushed schema. This is the Dockerfile's proof (no
  * container engine runs here).
  */
-import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -34,11 +34,14 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'mcp-edge-prod-'))
   // Pack: a staging copy of what the package ships (package.json, README, dist/cli.js from the
   // build the global setup ran), so the test never rewrites the repo's dist/ under other tests.
+  // The bundle is self-contained apart from the package's dependencies, so it stands at whatever
+  // path package.json's `bin` names.
   const stage = join(work, 'stage')
-  mkdirSync(join(stage, 'dist'), { recursive: true })
+  const bin = (JSON.parse(readFileSync(resolve(REPO, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-edge']!
+  mkdirSync(dirname(join(stage, bin)), { recursive: true })
   for (const f of ['package.json', 'README.md']) copyFileSync(resolve(REPO, f), join(stage, f))
-  copyFileSync(CLI, join(stage, 'dist/cli.js'))
-  npm(['pack', '--silent', '--pack-destination', work], stage)
+  copyFileSync(CLI, join(stage, bin))
+  npm(['pack', '--silent', '--ignore-scripts', '--pack-destination', work], stage)
   const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'))!
   app = join(work, 'app')
   mkdirSync(app)
@@ -53,8 +56,19 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true })
 })
 
+/** The Dockerfile's JSON-form instruction `name [...]` (continuation lines joined), as an array. */
+function dockerfileArray(name: 'ENTRYPOINT' | 'HEALTHCHECK'): string[] {
+  const text = readFileSync(resolve(REPO, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ')
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `))!
+  return JSON.parse(line.slice(line.indexOf('[')))
+}
+/** The image's /app is the test's app folder. */
+const inApp = (arg: string) => arg.replace(/^\/app\//, `${app}/`)
+
 async function serve(): Promise<ServeProcess> {
-  const p = await startServe(['--origin', origin.url, '--port', '0', '--store-file', join(app, 'data/kv.json')], { ADMIN_TOKEN: TOKEN }, { command: [join(app, 'node_modules/.bin/mcp-edge')], cwd: app, readyMs: 60_000 })
+  // The image's entrypoint, as the Dockerfile writes it, with `serve` (its CMD) and test options.
+  const entrypoint = dockerfileArray('ENTRYPOINT').map(inApp)
+  const p = await startServe(['--origin', origin.url, '--port', '0', '--store-file', join(app, 'data/kv.json')], { ADMIN_TOKEN: TOKEN }, { command: entrypoint, cwd: app, readyMs: 60_000 })
   running.push(p)
   return p
 }
@@ -62,7 +76,6 @@ async function serve(): Promise<ServeProcess> {
 describe('production install of the packed package (the Dockerfile proof)', () => {
   it('holds only production dependencies and runs the built JavaScript', () => {
     const mods = join(app, 'node_modules')
-    expect(existsSync(join(mods, 'mcp-edge-validator/dist/cli.js'))).toBe(true)
     expect(existsSync(join(mods, '.bin/mcp-edge'))).toBe(true)
     for (const dev of ['esbuild', 'tsx', 'typescript', 'vitest', 'wrangler', 'miniflare']) expect(existsSync(join(mods, dev)), dev).toBe(false)
     expect(existsSync(join(mods, 'mcp-edge-validator/src'))).toBe(false)
@@ -87,6 +100,12 @@ describe('production install of the packed package (the Dockerfile proof)', () =
     expect(origin.stats.calls.get_forecast).toBe(1) // the invalid call never reached the origin
     await client.close()
 
+    // The image's HEALTHCHECK command, as written, against this edge: healthy now.
+    const health = dockerfileArray('HEALTHCHECK')
+    expect(health[0]).toBe('node')
+    const probe = (port: number) => spawnSync(process.execPath, health.slice(1), { env: { ...process.env, PORT: String(port) }, timeout: 10_000 }).status
+    expect(probe(edge.port)).toBe(0)
+
     const push = await fetch(edge.url.replace(/\/mcp$/, '/admin/tools/default'), {
       method: 'PUT',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -98,6 +117,7 @@ describe('production install of the packed package (the Dockerfile proof)', () =
     expect(Date.now() - t).toBeLessThan(50)
     expect(await edge.exited).toBe(0)
     expect(await isListening(edge.port)).toBe(false)
+    expect(probe(edge.port)).toBe(1) // and unhealthy once stopped
 
     const again = await serve()
     const r = await fetch(again.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'pushed_tool', arguments: { n: 9 } } }) })
