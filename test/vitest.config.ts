@@ -1,15 +1,35 @@
 import { defineConfig } from 'vitest/config'
 import { resolve } from 'node:path'
 
+/**
+ * Two tiers, one run (`npm test` runs both; `npm run test:unit` only the first):
+ * - `unit`: the pure core, imported directly (test/unit/ mirrors src/core/); no processes, no
+ *   Worker build, so it runs in seconds;
+ * - `e2e`: everything else, through real Node servers, the Worker bundle under Miniflare and real
+ *   MCP SDK peers (the global setup builds the Worker bundle once).
+ */
 export default defineConfig({
   root: resolve(import.meta.dirname, '..'),
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
     // workerd and origins are real processes: keep the 2-core machine from thrashing.
     maxWorkers: 2,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 10_000 },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/unit/**', '**/node_modules/**'],
+          globalSetup: ['test/helpers/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 })
