@@ -95,3 +95,29 @@ describe('the core boundary', () => {
     expect(bad).toEqual([])
   })
 })
+
+describe('one writer of JSON-RPC envelopes', () => {
+  const SRC = resolve(CORE, '..')
+  const WRITER = join(CORE, 'protocol', 'jsonrpc.ts')
+  /** An envelope written as text (`"jsonrpc":"2.0"`) or as an object member (`jsonrpc: '2.0'`). */
+  const ENVELOPE = /"jsonrpc"\s*:\s*"2\.0"|\bjsonrpc\s*:\s*['"`]2\.0['"`]|['"]jsonrpc['"]\s*:\s*['"`]2\.0/
+
+  it('the pattern finds both spellings and not a check of the member', () => {
+    expect(ENVELOPE.test('`{"jsonrpc":"2.0","id":${id}}`')).toBe(true)
+    expect(ENVELOPE.test("post({ jsonrpc: '2.0', method })")).toBe(true)
+    expect(ENVELOPE.test("if (v.jsonrpc !== '2.0') return")).toBe(false)
+  })
+
+  it('only src/core/protocol/jsonrpc.ts writes "jsonrpc":"2.0"', () => {
+    const found = coreFiles(SRC)
+      .filter((f) => f !== WRITER)
+      .flatMap((f) =>
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .map((line, i) => [line, i] as const)
+          .filter(([line]) => ENVELOPE.test(line) && !/^\s*(\*|\/\/)/.test(line))
+          .map(([, i]) => `${relative(SRC, f)}:${i + 1}`)
+      )
+    expect(found).toEqual([])
+  })
+})

@@ -6,7 +6,7 @@
  * SSE. Throws on any failure; callers fail open (D16).
  */
 import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from '../protocol/versions'
-import { isObject } from '../protocol/jsonrpc'
+import { isObject, requestMessage } from '../protocol/jsonrpc'
 import { OriginTimeoutError, type OriginClient, type OriginReply } from '../ports'
 import { LinkSignal } from '../client-signal'
 import { readSseEvents } from '../sse/sse-transform'
@@ -131,7 +131,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
     if (!isModern(era)) {
       const id = nextId++
       const reply = await post(
-        { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: era, capabilities: {}, clientInfo: { name: 'mcp-edge-validator', version: '0.1.0' } } },
+        requestMessage('initialize', { protocolVersion: era, capabilities: {}, clientInfo: { name: 'mcp-edge-validator', version: '0.1.0' } }, id),
         true
       )
       sessionId = reply!.headers['mcp-session-id'] || undefined
@@ -139,7 +139,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
       if (!isObject(init.result)) throw new Error('initialize failed')
       const v = init.result.protocolVersion
       if (isKnownVersion(v)) era = v
-      await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, false)
+      await post(requestMessage('notifications/initialized'), false)
     }
     const tools: unknown[] = []
     let cursor: string | undefined
@@ -152,7 +152,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
       const params: Record<string, unknown> = cursor ? { cursor } : {}
       // 2026-07-28 envelope: version and client capabilities are required on every request (MCP 2026-07-28 Basic §_meta).
       if (isModern(era)) params._meta = { [META_VERSION_KEY]: era, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'mcp-edge-validator', version: '0.1.0' } }
-      const reply = await post({ jsonrpc: '2.0', id, method: 'tools/list', params }, true)
+      const reply = await post(requestMessage('tools/list', params, id), true)
       const msg = await readRpcResponse(reply!, id)
       const result = msg.result
       if (!isObject(result) || !Array.isArray(result.tools)) throw new Error('tools/list failed')

@@ -9,7 +9,7 @@
  * - SEP-1303 / MCP tools "Error Handling": an `isError: true` result is kept as it is.
  * - 2026-07-28: `resultType: "input_required"` results are relayed untouched, never failures.
  */
-import { isObject, resultText, toRawId, type RawId } from '../protocol/jsonrpc'
+import { isObject, responseText, resultText, toRawId, type RawId } from '../protocol/jsonrpc'
 import { memberText, scanJsonText } from '../request/json-scan'
 
 /** Grades of docs/design.md §6. */
@@ -114,9 +114,9 @@ export function gradeResponse(msg: Record<string, unknown>, sourceText: string, 
     if ('result' in msg) {
       // D10: error wins; the error object is kept as the origin wrote it, the result is dropped.
       const el = scanJsonText(sourceText).elements[0]
-      out.text = `{"jsonrpc":"2.0","id":${idOf(msg, sourceText, req).raw},"error":${memberText(sourceText, el, 'error') ?? JSON.stringify(err)}}`
+      out.text = responseText(idOf(msg, sourceText, req), 'error', memberText(sourceText, el, 'error') ?? JSON.stringify(err))
     } else if ('error' in msg && msg.id === null) {
-      out.text = `{"jsonrpc":"2.0","id":${req.id.raw},"error":${JSON.stringify(err)}}`
+      out.text = responseText(req.id, 'error', JSON.stringify(err))
     }
     return out
   }
@@ -129,7 +129,7 @@ export function gradeResponse(msg: Record<string, unknown>, sourceText: string, 
     text = resultText(idOf(msg, sourceText, req), result)
     const el = scanJsonText(sourceText).elements[0]
     const raw = memberText(sourceText, el, 'result')
-    if (raw !== undefined) text = `{"jsonrpc":"2.0","id":${idOf(msg, sourceText, req).raw},"result":${raw}}`
+    if (raw !== undefined) text = responseText(idOf(msg, sourceText, req), 'result', raw)
   }
   const withText = (g: GradedResponse): GradedResponse => (text !== undefined && g.text === undefined ? { ...g, text } : g)
   if (req.method !== 'tools/call' || !isObject(result)) return withText({ grade: base })

@@ -63,14 +63,37 @@ export function toRawId(value: unknown, rawToken?: string): RawId | null {
   return null
 }
 
+/**
+ * The text of one JSON-RPC 2.0 response (§5) whose member is already JSON text:
+ * `{"jsonrpc":"2.0","id":<id token as sent>,"<member>":<json>}`. Every response text the edge
+ * writes goes through here; `json` is written as given (the origin's own `error` or `result` text
+ * is relayed byte for byte, D10), so it must be one JSON value.
+ */
+export function responseText(id: RawId, member: 'result' | 'error', json: string): string {
+  return `{"jsonrpc":"2.0","id":${id.raw},"${member}":${json}}`
+}
+
 /** Serialises an error response `{"jsonrpc":"2.0","id":…,"error":…}` with the id token as sent. */
 export function errorText(id: RawId, error: RpcError): string {
-  return `{"jsonrpc":"2.0","id":${id.raw},"error":${JSON.stringify(error)}}`
+  return responseText(id, 'error', JSON.stringify(error))
 }
 
 /** Serialises a result response with the id token as sent. `result` must be JSON-serialisable. */
 export function resultText(id: RawId, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${id.raw},"result":${JSON.stringify(result)}}`
+  return responseText(id, 'result', JSON.stringify(result))
+}
+
+/**
+ * A JSON-RPC 2.0 request (§4; `id` given) or notification (§4.1; `id` omitted) as a value, for the
+ * edge's own client session with an origin (forwarding/tool-list-pull.ts). `params` is omitted when
+ * undefined.
+ */
+export function requestMessage(method: string, params?: Record<string, unknown>, id?: number | string): Record<string, unknown> {
+  const msg: Record<string, unknown> = { jsonrpc: '2.0' }
+  if (id !== undefined) msg.id = id
+  msg.method = method
+  if (params !== undefined) msg.params = params
+  return msg
 }
 
 /** The canonical JSON-RPC 2.0 §5.1 message for a standard code. */

@@ -15,7 +15,7 @@
  */
 import type { Config } from '../config'
 import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../protocol/versions'
-import { ErrorCode, errorText, isObject, type RawId } from '../protocol/jsonrpc'
+import { ErrorCode, errorText, isObject, responseText, type RawId } from '../protocol/jsonrpc'
 import type { ValidationIssue } from '../ports'
 import { invalidArgumentsMessage } from './error-message'
 import { StoreUnavailableError, type ResolvedTool, type ToolListPuller, type ToolRegistry } from './tool-registry'
@@ -168,8 +168,8 @@ function checkWithTool(id: RawId, name: string, args: Record<string, unknown>, t
   const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era) && !taskAugmented)
   const form = asToolError ? (isModern(ctx.era) ? 'result-modern' : 'result') : 'error'
   const body = rejectionBody(tool, name, issues, form)
-  if (asToolError) return { kind: 'answer', tool: name, isError: true, text: `{"jsonrpc":"2.0","id":${id.raw},"result":${body}}` }
-  return { kind: 'answer', tool: name, code: ErrorCode.InvalidParams, text: `{"jsonrpc":"2.0","id":${id.raw},"error":${body}}` }
+  if (asToolError) return { kind: 'answer', tool: name, isError: true, text: responseText(id, 'result', body) }
+  return { kind: 'answer', tool: name, code: ErrorCode.InvalidParams, text: responseText(id, 'error', body) }
 }
 
 /** Rejection bodies remembered per tool (at most this many issue lists each, oldest dropped first). */
