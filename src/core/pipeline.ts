@@ -8,13 +8,14 @@
  */
 import { DEFAULT_VERSION, isKnownVersion, isModern, MODERN_VERSION } from './protocol/versions'
 import { classify, type Classified } from './request/classify'
-import { ErrorCode, errorText, isObject, NULL_ID } from './protocol/jsonrpc'
+import { ErrorCode, isObject } from './protocol/jsonrpc'
 import { parseBody } from './request/parse-body'
-import { checkParamHeaders, checkStandardHeaders, decideBatchEra, decideEra, headerVersion, originErasFor, type EraContext, type EraRefusal } from './protocol/modern-requests'
-import { gradeHeader, type GradeRow } from './grading/grade-reply'
+import { checkParamHeaders, checkStandardHeaders, decideBatchEra, decideEra, headerVersion, originErasFor, type EraContext } from './protocol/modern-requests'
+import { gradeHeader } from './grading/grade-reply'
 import { pullToolList } from './forwarding/tool-list-pull'
 import { findTool, validateToolsCall, type CallVerdict } from './validation/tools-call'
-import { errorResponse, Exchange, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type OriginTarget, type Pending } from './grading/exchange'
+import { answerRow, Exchange, JSON_HEADERS, type EdgeDeps, type OriginTarget, type Pending } from './grading/exchange'
+import { localResponse, toWire, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
 import { callOrigin, forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { knownPrivateScope, privateScope } from './validation/caller-scope'
 import type { ClientSignal } from './client-signal'
@@ -41,14 +42,14 @@ export function originTarget(config: Config, name: string | undefined): OriginTa
  */
 export function admitPost(headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps, declaredBytes?: number): EdgeResponse | null {
   const refusal = checkPost(headers, deps.config)
-  if (refusal) return new Exchange(deps, target, DEFAULT_VERSION).reject(refusal.status, NULL_ID, { code: refusal.code, message: refusal.message }, '', refusal.headers)
+  if (refusal) return new Exchange(deps, target, DEFAULT_VERSION).answer(refusal)
   if (declaredBytes !== undefined && declaredBytes > deps.config.maxBodyBytes) return payloadTooLarge(target, deps)
   return null
 }
 
 /** 413 -32600 for a body past `MAX_BODY_BYTES` (declared, or found while reading), logged as `rejected`. */
 export function payloadTooLarge(target: OriginTarget, deps: EdgeDeps): EdgeResponse {
-  return new Exchange(deps, target, DEFAULT_VERSION).reject(413, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${deps.config.maxBodyBytes} bytes` })
+  return new Exchange(deps, target, DEFAULT_VERSION).answer({ kind: 'transport', status: 413, message: `Payload Too Large: the body exceeds ${deps.config.maxBodyBytes} bytes` })
 }
 
 /**
@@ -63,19 +64,17 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
   const { config } = deps
   // Stage 2: parse.
   const parsed = parseBody(body, config.maxJsonDepth)
-  if (parsed.kind === 'reject') {
-    return new Exchange(deps, target, DEFAULT_VERSION).reject(400, NULL_ID, { code: parsed.code, message: parsed.code === ErrorCode.ParseError ? 'Parse error: ' + parsed.reason : 'Invalid Request: ' + parsed.reason })
-  }
+  if (parsed.kind === 'body') return new Exchange(deps, target, DEFAULT_VERSION).answer(parsed)
   const eraCtx: EraContext = { headers, supported: config.supportedVersions, origin: originErasFor(deps).view(target.id) }
 
   // Stage 4: the batch rule (arrays only in 2025-03-26 or with no version header), then each element.
   if (parsed.kind === 'batch') {
     const d = decideBatchEra(parsed.items.map((it) => it.value), eraCtx)
-    if (d.kind === 'refuse') return refusal(new Exchange(deps, target, DEFAULT_VERSION), d)
+    if (d.kind === 'protocol') return new Exchange(deps, target, DEFAULT_VERSION).answer(d)
     const ex = new Exchange(deps, target, d.era)
     ex.signal = signal
     if (parsed.items.length > config.maxBatch) {
-      return ex.reject(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${config.maxBatch} messages` })
+      return ex.answer({ kind: 'body', code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${config.maxBatch} messages` })
     }
     return handleBatch(parsed.items.map((it) => classify(it, parsed.text)), headers, ex)
   }
@@ -88,26 +87,21 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
   }
   // Era per request (docs/design.md §3; docs/protocol-rules.md §3).
   const d = decideEra(c, parsed.item.value, eraCtx)
-  if (d.kind === 'refuse') {
+  if (d.kind === 'protocol') {
     const h = headerVersion(headers)
-    return refusal(new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION), d, c.kind === 'request' ? c.method : '')
+    return new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION).answer(d, c.kind === 'request' ? c.method : '')
   }
   const ex = new Exchange(deps, target, d.kind === 'legacy' ? d.era : MODERN_VERSION)
   ex.signal = signal
   if (d.kind === 'legacy') return handleSingle(c, headers, ex)
   if (c.kind === 'request') {
     const r = checkStandardHeaders(c, headers)
-    if (r) return refusal(ex, r, c.method)
+    if (r) return ex.answer(r, c.method)
   }
   const res = await handleSingle(c, headers, ex)
   // 2026-07-28 has no sessions: never echo or mint a session id (MCP 2026-07-28 Streamable HTTP §Earlier Streamable HTTP Revisions).
   delete res.headers['mcp-session-id']
   return res
-}
-
-/** Answers an {@link EraRefusal}: its status and one JSON-RPC error, logged as `rejected`. */
-function refusal(ex: Exchange, r: EraRefusal, method = ''): EdgeResponse {
-  return ex.reject(r.status, r.id, r.error, method)
 }
 
 /** One digest per POST, shared by the elements of a batch. */
@@ -147,8 +141,8 @@ function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: string) 
   }
 }
 
-/** Stage 5's outcome for one request. */
-type Decision = { answer: string; row: GradeRow } | { forward: Pending } | { refuse: EraRefusal }
+/** Stage 5's outcome for one request: forward it, or answer it locally. */
+type Decision = { kind: 'forward'; pending: Pending } | CallAnswer | ProtocolRefusal
 
 /**
  * Stage 5 for one request: a local answer text, or what to forward. Synchronous when nothing has
@@ -158,7 +152,7 @@ function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHea
   const s = c.method === 'tools/call' || c.method === 'tools/list' ? callerScope(ex, headers) : ''
   if (c.method !== 'tools/call') {
     // tools/list replies are learned under the caller's scope when the list is private (learn-from-replies.ts).
-    const forward = { forward: { id: c.id, method: c.method, unvalidated: false, answered: false } }
+    const forward: Decision = { kind: 'forward', pending: { id: c.id, method: c.method, unvalidated: false, answered: false } }
     return typeof s === 'string' ? forward : s.then(() => forward)
   }
   if (typeof s !== 'string' || isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
@@ -175,31 +169,21 @@ async function decideCallAsync(c: Extract<Classified, { kind: 'request' }>, head
     if (p && typeof p.name === 'string' && (p.arguments === undefined || isObject(p.arguments))) {
       const tool = await findTool(ctx, p.name)
       const r = tool ? checkParamHeaders(c.id, tool.record.inputSchema, (p.arguments as Record<string, unknown> | undefined) ?? {}, headers) : null
-      if (r) return { refuse: r }
+      if (r) return r
     }
   }
   return fromVerdict(c, await validateToolsCall(c.id, c.params, ctx))
 }
 
 function fromVerdict(c: Extract<Classified, { kind: 'request' }>, verdict: CallVerdict): Decision {
-  if (verdict.kind === 'answer') {
-    const row: GradeRow = { id: idLabel(c.id), method: c.method, grade: 'rejected', answeredBy: 'edge' }
-    if (verdict.tool !== undefined) row.tool = verdict.tool
-    if (verdict.unknownTool) row.unknownTool = true
-    if (verdict.code !== undefined) row.code = verdict.code
-    if (verdict.isError) row.isError = true
-    return { answer: verdict.text, row }
-  }
-  const forward: Pending = { id: c.id, method: c.method, tool: verdict.tool, unvalidated: verdict.unvalidated, answered: false }
-  if (verdict.resolved) forward.resolved = verdict.resolved
-  return { forward }
+  if (verdict.kind === 'call') return verdict
+  const pending: Pending = { id: c.id, method: c.method, tool: verdict.tool, unvalidated: verdict.unvalidated, answered: false }
+  if (verdict.resolved) pending.resolved = verdict.resolved
+  return { kind: 'forward', pending }
 }
 
 async function handleSingle(c: Classified, headers: RequestHeaders, ex: Exchange): Promise<EdgeResponse> {
-  if (c.kind === 'invalid') {
-    const status = c.id === NULL_ID || c.responseShaped || c.notification ? 400 : 200
-    return ex.reject(status, c.responseShaped || c.notification ? NULL_ID : c.id, c.error)
-  }
+  if (c.kind === 'invalid') return ex.answer(c)
   if (c.kind === 'notification' || c.kind === 'response') {
     // A `notifications/tools/list_changed` from the client is forwarded but not believed: the
     // notification is the server's to send (MCP Tools, "List Changed Notification"), and trusting
@@ -208,13 +192,8 @@ async function handleSingle(c: Classified, headers: RequestHeaders, ex: Exchange
   }
   const decided = decide(c, headers, ex)
   const d = decided instanceof Promise ? await decided : decided
-  if ('refuse' in d) return refusal(ex, d.refuse, c.method)
-  if ('answer' in d) {
-    ex.row(d.row)
-    ex.finish(200)
-    return edgeResponse(d.answer, 200, { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) })
-  }
-  ex.pending.set(c.id.key, d.forward)
+  if (d.kind !== 'forward') return ex.answer(d, c.method)
+  ex.pending.set(c.id.key, d.pending)
   return forwardRequests(c.text, [], headers, ex, false)
 }
 
@@ -229,7 +208,7 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
   const hasRequests = items.some((c) => c.kind === 'request' || c.kind === 'notification')
   if (hasResponses && hasRequests) {
     // MCP 2025-03-26 transports: a POST holds requests/notifications, or responses, never both.
-    return ex.reject(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: a batch mixes requests and responses' })
+    return ex.answer({ kind: 'body', code: ErrorCode.InvalidRequest, message: 'Invalid Request: a batch mixes requests and responses' })
   }
   // Local answers and forwarded texts keep the element's position.
   const local: (string | null)[] = new Array(items.length).fill(null)
@@ -237,16 +216,19 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
   const forwarded: Pending[] = []
   const seen = new Set<string>()
   const decisions: Promise<void>[] = []
+  /** Answers element `i` locally: its grade row, and its text in the element's place. */
+  const answerHere = (i: number, a: LocalAnswer, method: string) => {
+    const w = toWire(a)
+    ex.row(answerRow(a, w, method))
+    local[i] = w.text
+  }
+  const refuseHere = (i: number, c: Extract<Classified, { kind: 'request' }>, message: string) =>
+    answerHere(i, { kind: 'invalid', id: c.id, error: { code: ErrorCode.InvalidRequest, message }, responseShaped: false, notification: false }, c.method)
   items.forEach((c, i) => {
     if (c.kind === 'invalid') {
-      if (c.notification) {
-        // D15: MCP-invalid notifications inside a batch get no entry
-        ex.row({ id: 'null', method: '', grade: 'rejected', code: c.error.code, answeredBy: 'edge' })
-        return
-      }
-      const id = c.responseShaped ? NULL_ID : c.id
-      ex.row({ id: idLabel(id), method: '', grade: 'rejected', code: c.error.code, answeredBy: 'edge' })
-      local[i] = errorText(id, c.error)
+      // D15: MCP-invalid notifications inside a batch get no entry (only their grade row).
+      if (c.notification) ex.row(answerRow(c, toWire(c), ''))
+      else answerHere(i, c, '')
       return
     }
     if (c.kind === 'notification' || c.kind === 'response') {
@@ -254,31 +236,16 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
       out[i] = c.text
       return
     }
-    if (seen.has(c.id.key)) {
-      // D4: the first of a repeated id is processed; later ones are refused locally.
-      ex.row({ id: idLabel(c.id), method: c.method, grade: 'rejected', code: ErrorCode.InvalidRequest, answeredBy: 'edge' })
-      local[i] = errorText(c.id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: this id is already used in the batch' })
-      return
-    }
+    // D4: the first of a repeated id is processed; later ones are refused locally.
+    if (seen.has(c.id.key)) return refuseHere(i, c, 'Invalid Request: this id is already used in the batch')
     seen.add(c.id.key)
-    if (c.method === 'initialize') {
-      // MCP 2025-03-26 lifecycle: the initialize request MUST NOT be part of a JSON-RPC batch.
-      ex.row({ id: idLabel(c.id), method: c.method, grade: 'rejected', code: ErrorCode.InvalidRequest, answeredBy: 'edge' })
-      local[i] = errorText(c.id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize must be sent on its own, not inside a batch' })
-      return
-    }
+    // MCP 2025-03-26 lifecycle: the initialize request MUST NOT be part of a JSON-RPC batch.
+    if (c.method === 'initialize') return refuseHere(i, c, 'Invalid Request: initialize must be sent on its own, not inside a batch')
     decisions.push(
       Promise.resolve(decide(c, headers, ex)).then((d) => {
-        if ('refuse' in d) {
-          ex.row({ id: idLabel(c.id), method: c.method, grade: 'rejected', code: d.refuse.error.code, answeredBy: 'edge' })
-          local[i] = errorText(c.id, d.refuse.error)
-        } else if ('answer' in d) {
-          ex.row(d.row)
-          local[i] = d.answer
-        } else {
-          out[i] = c.text
-          forwarded.push(d.forward)
-        }
+        if (d.kind !== 'forward') return answerHere(i, d, c.method)
+        out[i] = c.text
+        forwarded.push(d.pending)
       })
     )
   })
@@ -289,7 +256,7 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
     if (localTexts.length === 0) {
       // Only MCP-invalid notifications: refused as one (D5, D15).
       ex.finish(400)
-      return errorResponse(400, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: notifications must carry object params' }, { 'mcp-edge-grade': gradeHeader(ex.rows) })
+      return localResponse({ kind: 'body', code: ErrorCode.InvalidRequest, message: 'Invalid Request: notifications must carry object params' }, { 'mcp-edge-grade': gradeHeader(ex.rows) })
     }
     // Vector 13: a batch whose every entry has a null id is refused as a whole (docs/rules.md).
     const allNull = ex.rows.every((r) => r.id === 'null')
@@ -300,12 +267,12 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
   for (const p of forwarded) ex.pending.set(p.id.key, p)
   if (forwarded.length === 0) {
     // Only notifications/responses go out: 202 unless local entries need an answer.
-    const reply = await callOrigin(ex, headers, `[${forward.join(',')}]`)
-    if (!('fault' in reply)) reply.discard()
+    const sent = await callOrigin(ex, headers, `[${forward.join(',')}]`)
+    if (sent.kind === 'reply') sent.reply.discard()
     if (localTexts.length === 0) {
-      if ('fault' in reply) {
+      if (sent.kind === 'gateway') {
         ex.finish(502)
-        return errorResponse(502, NULL_ID, gatewayError(reply.fault))
+        return localResponse(sent)
       }
       ex.finish(202)
       return edgeResponse(null, 202)

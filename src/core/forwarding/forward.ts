@@ -15,7 +15,8 @@ import { watchSse } from '../sse/sse-watch'
 import { LinkSignal, type ClientSignal } from '../client-signal'
 import { originErasFor, unsupportedVersion } from '../protocol/modern-requests'
 import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
-import { errorResponse, gatewayError, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from '../grading/exchange'
+import { answerRow, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from '../grading/exchange'
+import { gatewayError, localResponse, toWire, wireResponse, type GatewayFault } from '../local-answer'
 import { edgeResponse, type ByteSource, type EdgeResponse, type RequestHeaders } from '../edge-response'
 
 /** Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), framing, and encodings the edge must read. */
@@ -40,6 +41,9 @@ function relayHeaders(reply: OriginReply): Record<string, string> {
   return out
 }
 
+/** What asking the origin gave: its reply, or the gateway fault that stands for it (D9). */
+export type OriginCall = { kind: 'reply'; reply: OriginReply } | GatewayFault
+
 /**
  * Sends one POST body to the origin with the client's headers (hop-by-hop ones dropped),
  * `ORIGIN_TIMEOUT_MS` and `MAX_REPLY_BYTES`; records `ex.originMs` (milliseconds until the headers).
@@ -47,9 +51,9 @@ function relayHeaders(reply: OriginReply): Record<string, string> {
  *   when its sender leaves). It aborts the origin request until the headers arrive, and through a
  *   JSON body; an SSE reply is unlinked from it, since the client cancelling the stream already
  *   cancels the origin's (and grades the open ids `missing`, see streamReply).
- * @returns the origin's reply, or `{ fault }` with the D9 code (-31002 timeout, -31001 anything else)
+ * @returns the origin's reply, or a {@link GatewayFault} with the D9 code (-31002 timeout, -31001 anything else)
  */
-export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: string, signal?: ClientSignal): Promise<OriginReply | { fault: number }> {
+export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: string, signal?: ClientSignal): Promise<OriginCall> {
   const t0 = Date.now()
   const link = signal ? new LinkSignal() : undefined
   const onAbort = () => link!.abort()
@@ -60,11 +64,11 @@ export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: st
     const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs, maxReplyBytes: ex.deps.config.maxReplyBytes, ...(link ? { signal: link } : {}) })
     ex.originMs = Date.now() - t0
     if (isSse(reply)) signal?.removeEventListener('abort', onAbort)
-    return reply
+    return { kind: 'reply', reply }
   } catch (e) {
     ex.originMs = Date.now() - t0
     signal?.removeEventListener('abort', onAbort)
-    return { fault: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable }
+    return { kind: 'gateway', code: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable }
   }
 }
 
@@ -100,12 +104,14 @@ function isJson(reply: OriginReply): boolean {
 
 /** Notifications and client responses: forward, then 202 with no body (MCP transports, item 4). */
 export async function forwardWithoutReply(text: string, headers: RequestHeaders, ex: Exchange): Promise<EdgeResponse> {
-  const reply = await callOrigin(ex, headers, text)
-  if ('fault' in reply) {
-    ex.row({ id: 'null', method: '', grade: 'origin_error', code: reply.fault, answeredBy: 'edge' })
+  const sent = await callOrigin(ex, headers, text)
+  if (sent.kind === 'gateway') {
+    const w = toWire(sent)
+    ex.row(answerRow(sent, w, ''))
     ex.finish(502)
-    return errorResponse(502, NULL_ID, gatewayError(reply.fault))
+    return wireResponse(w)
   }
+  const reply = sent.reply
   if (reply.status >= 200 && reply.status < 300) {
     // 200 with an empty body and 204 are normalised to 202 (field case B14).
     reply.discard()
@@ -273,10 +279,11 @@ class ReplyGrader {
  * @param asBatch answer with a JSON array (the client sent a batch)
  */
 export async function forwardRequests(body: string, localTexts: string[], headers: RequestHeaders, ex: Exchange, asBatch: boolean): Promise<EdgeResponse> {
-  const reply = await callOrigin(ex, headers, body, ex.signal)
+  const sent = await callOrigin(ex, headers, body, ex.signal)
   const grader = new ReplyGrader(ex)
-  if ('fault' in reply && ex.signal?.aborted) return clientGone(ex, grader)
-  if ('fault' in reply) return respondJson(localTexts, grader.close(reply.fault === ErrorCode.OriginTimeout ? 'timeout' : 'error'), ex, asBatch, {})
+  if (sent.kind === 'gateway' && ex.signal?.aborted) return clientGone(ex, grader)
+  if (sent.kind === 'gateway') return respondJson(localTexts, grader.close(sent.code === ErrorCode.OriginTimeout ? 'timeout' : 'error'), ex, asBatch, {})
+  const reply = sent.reply
   const ok = reply.status >= 200 && reply.status < 300
   if (ok && isSse(reply)) return streamReply(reply, localTexts, ex, grader, asBatch)
   if (!ok) {
@@ -489,11 +496,10 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Reque
   const version = headers.get('mcp-protocol-version')?.trim()
   // D18, docs/protocol-rules.md E1: the modern era is POST-only.
   if (version !== undefined && looksModern(version)) {
-    return errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: `Method Not Allowed: MCP 2026-07-28 has no ${method} endpoint; use POST` }, { allow: 'POST' })
+    return localResponse({ kind: 'transport', status: 405, message: `Method Not Allowed: MCP 2026-07-28 has no ${method} endpoint; use POST`, headers: { allow: 'POST' } })
   }
   if (version !== undefined && !(isKnownVersion(version) && deps.config.supportedVersions.includes(version))) {
-    const r = unsupportedVersion(NULL_ID, version, deps.config.supportedVersions)
-    return errorResponse(r.status, r.id, r.error)
+    return localResponse(unsupportedVersion(NULL_ID, version, deps.config.supportedVersions))
   }
   let reply: OriginReply
   try {
@@ -501,8 +507,7 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Reque
     // hold the client forever); its body may stay silent, bounded only by STREAM_MAX_MS below.
     reply = await deps.origin({ method, url: target.url, headers: forwardHeaders(headers), timeoutMs: deps.config.originTimeoutMs, ...(method === 'GET' ? { bodyTimeoutMs: 0 } : {}) })
   } catch (e) {
-    const code = e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable
-    return errorResponse(502, NULL_ID, gatewayError(code))
+    return localResponse({ kind: 'gateway', code: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable })
   }
   const source = reply.status === 204 || reply.status === 304 ? (reply.discard(), null) : reply.stream()
   const body =

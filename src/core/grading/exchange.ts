@@ -6,14 +6,14 @@
  */
 import type { Config } from '../config'
 import type { ProtocolVersion } from '../protocol/versions'
-import { ErrorCode, errorText, type RawId, NULL_ID, type RpcError } from '../protocol/jsonrpc'
+import { errorText, type RawId, type RpcError } from '../protocol/jsonrpc'
 import type { Defer, Logger, OriginClient } from '../ports'
 import { gradeHeader, type ForwardedRequest, type GradeRow } from './grade-reply'
 import type { ToolRegistry } from '../validation/tool-registry'
-import type { Refusal } from '../request/transport-checks'
 import type { GradeCounters } from './grade-counters'
 import type { ClientSignal } from '../client-signal'
-import { edgeResponse, type EdgeResponse } from '../edge-response'
+import { type EdgeResponse } from '../edge-response'
+import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from '../local-answer'
 import type { ResolvedTool } from '../validation/tool-registry'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
@@ -33,16 +33,20 @@ export interface OriginTarget {
   url: string
 }
 
-/** Headers of every JSON body the edge writes itself. */
-export const JSON_HEADERS = { 'content-type': 'application/json' }
-/** A JSON body response with one JSON-RPC error (D2, D13). */
+export { gatewayError, JSON_HEADERS }
+
+/**
+ * A JSON body response with one JSON-RPC error, for callers outside the core that have no
+ * {@link LocalAnswer} kind of their own (the Hono routes' 404 and 405); the core's answers go
+ * through {@link localResponse}.
+ */
 export function errorResponse(status: number, id: RawId, error: RpcError, headers: Record<string, string> = {}): EdgeResponse {
-  return edgeResponse(errorText(id, error), status, { ...JSON_HEADERS, ...headers })
+  return wireResponse({ status, id, text: errorText(id, error), code: error.code }, headers)
 }
 
 /** 404 for a path that is not an MCP endpoint (no origin named there). */
 export function notFound(): EdgeResponse {
-  return errorResponse(404, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Not Found: the MCP endpoint is /mcp' })
+  return localResponse({ kind: 'transport', status: 404, message: 'Not Found: the MCP endpoint is /mcp' })
 }
 
 /**
@@ -57,26 +61,30 @@ export function edgeFault(err: unknown, deps: () => EdgeDeps): EdgeResponse {
   } catch {
     // logging must not turn one fault into two
   }
-  return errorResponse(500, NULL_ID, { code: ErrorCode.InternalError, message: 'Internal error in the edge' })
+  return localResponse({ kind: 'fault' })
 }
 
-/** The response for a transport {@link Refusal}. */
-export function refusalResponse(r: Refusal, id: RawId = NULL_ID): EdgeResponse {
-  return errorResponse(r.status, id, { code: r.code, message: r.message, ...(r.data !== undefined ? { data: r.data } : {}) }, r.headers)
+/** The response for a {@link TransportRefusal} (not logged: GET and DELETE have no grade table). */
+export function refusalResponse(r: TransportRefusal): EdgeResponse {
+  return localResponse(r)
 }
 
 /**
- * A gateway error for one id (D9): `{ code: -31001 | -31002 | -31003, message, data: { source:
- * "edge", originStatus? } }`. Never the origin's body, never an isError result.
+ * The grade row of a local answer (docs/design.md §6): `rejected` and answered by the edge, with
+ * the answer's code; a `call` answer also names its tool; a `gateway` fault is `origin_error`.
+ * @param w the answer's {@link toWire} form (its id and code)
+ * @param method the request's method, or `` when unknown
  */
-export function gatewayError(code: number, originStatus?: number): RpcError {
-  const message =
-    code === ErrorCode.OriginTimeout
-      ? 'Origin timeout: the tool server did not answer in time'
-      : code === ErrorCode.OriginNoAnswer
-        ? 'Origin never answered this request'
-        : 'Origin unavailable or sent an invalid response'
-  return { code, message, data: { source: 'edge', ...(originStatus !== undefined ? { originStatus } : {}) } }
+export function answerRow(a: LocalAnswer, w: WireAnswer, method: string): GradeRow {
+  if (a.kind === 'call') {
+    const row: GradeRow = { id: idLabel(a.id), method, grade: 'rejected', answeredBy: 'edge' }
+    if (a.tool !== undefined) row.tool = a.tool
+    if (a.unknownTool) row.unknownTool = true
+    if (a.code !== undefined) row.code = a.code
+    if (a.isError) row.isError = true
+    return row
+  }
+  return { id: idLabel(w.id), method, grade: a.kind === 'gateway' ? 'origin_error' : 'rejected', code: w.code!, answeredBy: 'edge' }
 }
 
 /**
@@ -139,13 +147,16 @@ export class Exchange {
     if (this.dropped.length < 100) this.dropped.push(d)
   }
   /**
-   * Answers the whole POST locally with one JSON-RPC error: logs it graded `rejected` (one log
-   * line per POST) and sets `MCP-Edge-Grade` like every other JSON answer (docs/design.md §6).
+   * Answers the whole POST locally ({@link LocalAnswer}, mapped by {@link toWire}): adds its grade
+   * row ({@link answerRow}), writes the one log line of the POST and sets `MCP-Edge-Grade` like
+   * every other JSON answer (docs/design.md §6).
+   * @param method the request's method, or `` when unknown
    */
-  reject(status: number, id: RawId, error: RpcError, method = '', headers: Record<string, string> = {}): EdgeResponse {
-    this.row({ id: idLabel(id), method, grade: 'rejected', code: error.code, answeredBy: 'edge' })
-    this.finish(status)
-    return errorResponse(status, id, error, { ...headers, 'mcp-edge-grade': gradeHeader(this.rows) })
+  answer(a: LocalAnswer, method = ''): EdgeResponse {
+    const w = toWire(a)
+    this.row(answerRow(a, w, method))
+    this.finish(w.status)
+    return wireResponse(w, { 'mcp-edge-grade': gradeHeader(this.rows) })
   }
 
   /**

@@ -9,7 +9,8 @@
  * Codes: -32602 envelope (400), -32020 header mismatch (400), -32022 unsupported version (400).
  */
 import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from './versions'
-import { ErrorCode, isObject, NULL_ID, type RawId, type RpcError } from './jsonrpc'
+import { ErrorCode, isObject, NULL_ID, type RawId } from './jsonrpc'
+import type { ProtocolRefusal } from '../local-answer'
 import type { Classified } from '../request/classify'
 import { type RequestHeaders } from '../edge-response'
 
@@ -20,13 +21,8 @@ export const META_CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo'
 /** `_meta` key of the per-request log level (optional). */
 export const META_LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel'
 
-/** A refusal of the message: HTTP status plus one JSON-RPC error for `id`. */
-export interface EraRefusal {
-  kind: 'refuse'
-  status: number
-  id: RawId
-  error: RpcError
-}
+/** A refusal of the message: HTTP status plus one JSON-RPC error for `id` ({@link ProtocolRefusal}). */
+export type EraRefusal = ProtocolRefusal
 
 /** The era a message is served in, or why it is refused. */
 export type EraDecision = { kind: 'legacy'; era: ProtocolVersion } | { kind: 'modern' } | EraRefusal
@@ -51,7 +47,7 @@ export function headerVersion(headers: RequestHeaders): string | null {
 }
 
 function refuse(status: number, id: RawId, code: number, message: string, data?: unknown): EraRefusal {
-  return { kind: 'refuse', status, id, error: { code, message, ...(data !== undefined ? { data } : {}) } }
+  return { kind: 'protocol', status, id, error: { code, message, ...(data !== undefined ? { data } : {}) } }
 }
 
 /**

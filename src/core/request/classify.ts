@@ -10,7 +10,8 @@
  * - a message with `result` or `error` and no `method` is a response (the client answering a
  *   server request); both members, or neither with no method, is invalid.
  */
-import { ErrorCode, NULL_ID, isObject, toRawId, type RawId, type RpcError } from '../protocol/jsonrpc'
+import { ErrorCode, NULL_ID, isObject, toRawId, type RawId } from '../protocol/jsonrpc'
+import type { InvalidMessage } from '../local-answer'
 import { memberText } from './json-scan'
 import type { ParsedItem } from './parse-body'
 
@@ -45,10 +46,10 @@ export type Classified =
   | { kind: 'request'; id: RawId; method: string; params: Record<string, unknown> | undefined; text: string }
   | { kind: 'notification'; method: string; params: Record<string, unknown> | undefined; text: string }
   | { kind: 'response'; id: RawId | null; text: string }
-  /** `mcpInvalid`: a notification JSON-RPC accepts but MCP does not (D5, D15): never forwarded. */
-  | { kind: 'invalid'; id: RawId; error: RpcError; responseShaped: boolean; notification: boolean }
+  /** Answered locally ({@link InvalidMessage}); `notification`: one JSON-RPC accepts but MCP does not (D5, D15), never forwarded. */
+  | InvalidMessage
 
-function invalid(id: RawId, message: string, code: number = ErrorCode.InvalidRequest, extra: Partial<Extract<Classified, { kind: 'invalid' }>> = {}): Classified {
+function invalid(id: RawId, message: string, code: number = ErrorCode.InvalidRequest, extra: Partial<InvalidMessage> = {}): Classified {
   return { kind: 'invalid', id, error: { code, message }, responseShaped: false, notification: false, ...extra }
 }
 

@@ -5,6 +5,7 @@
  * may hold secrets: field case B10).
  */
 import { ErrorCode } from '../protocol/jsonrpc'
+import type { BodyRefusal } from '../local-answer'
 import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText, type ScannedElement } from './json-scan'
 
 /** One message of the body: its parsed value, its span and members in `text`. */
@@ -18,7 +19,7 @@ export type Parsed =
   | { kind: 'single'; text: string; item: ParsedItem }
   | { kind: 'batch'; text: string; items: ParsedItem[] }
   /** The whole body is refused (docs/design.md D2): -32700 for bytes that are not JSON, -32600 for `[]`. */
-  | { kind: 'reject'; code: typeof ErrorCode.ParseError | typeof ErrorCode.InvalidRequest; reason: string }
+  | BodyRefusal
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
@@ -28,7 +29,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
  * parse runs (RFC 8259 §9 lets a parser limit nesting; {@link nestsDeeperThan} says why).
  * @param body raw bytes, or text already decoded
  * @param maxDepth the deepest nesting accepted (`MAX_JSON_DEPTH`)
- * @returns the parsed body or a whole-body rejection; the rejection reason is a fixed phrase
+ * @returns the parsed body or a whole-body refusal ({@link BodyRefusal}); its message is a fixed phrase
  */
 export function parseBody(body: Uint8Array | string, maxDepth = DEFAULT_MAX_JSON_DEPTH): Parsed {
   let text: string
@@ -37,19 +38,19 @@ export function parseBody(body: Uint8Array | string, maxDepth = DEFAULT_MAX_JSON
     try {
       text = decoder.decode(body)
     } catch {
-      return { kind: 'reject', code: ErrorCode.ParseError, reason: 'the body could not be read as UTF-8 text' }
+      return { kind: 'body', code: ErrorCode.ParseError, message: 'Parse error: the body could not be read as UTF-8 text' }
     }
   }
-  if (nestsDeeperThan(text, maxDepth)) return { kind: 'reject', code: ErrorCode.ParseError, reason: `the body nests arrays and objects deeper than ${maxDepth} levels` }
+  if (nestsDeeperThan(text, maxDepth)) return { kind: 'body', code: ErrorCode.ParseError, message: `Parse error: the body nests arrays and objects deeper than ${maxDepth} levels` }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    return { kind: 'reject', code: ErrorCode.ParseError, reason: 'the body could not be read as JSON' }
+    return { kind: 'body', code: ErrorCode.ParseError, message: 'Parse error: the body could not be read as JSON' }
   }
   const scan = scanJsonText(text)
   if (Array.isArray(value)) {
-    if (value.length === 0) return { kind: 'reject', code: ErrorCode.InvalidRequest, reason: 'an empty batch' }
+    if (value.length === 0) return { kind: 'body', code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch' }
     const items = value.map((v, i) => ({ value: v, el: scan.elements[i]! }))
     return { kind: 'batch', text, items }
   }

@@ -8,17 +8,11 @@
  */
 import type { Config } from '../config'
 import { looksModern } from '../protocol/versions'
-import { ErrorCode } from '../protocol/jsonrpc'
 import { type RequestHeaders } from '../edge-response'
+import type { TransportRefusal } from '../local-answer'
 
-/** A refusal of the whole HTTP request: status plus a JSON-RPC error with `id: null` (D13). */
-export interface Refusal {
-  status: number
-  code: number
-  message: string
-  data?: unknown
-  headers?: Record<string, string>
-}
+/** A refusal of the whole HTTP request (D13); see {@link TransportRefusal}. */
+export type Refusal = TransportRefusal
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i
 
@@ -70,11 +64,11 @@ function hostAllowed(host: string, allowed: string[]): boolean {
 /** Host and Origin checks shared by POST, GET and DELETE (DNS-rebinding protection). */
 export function checkHostAndOrigin(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>): Refusal | null {
   if (config.allowedHosts && !hostAllowed(headers.get('host') ?? '', config.allowedHosts)) {
-    return { status: 403, code: ErrorCode.InvalidRequest, message: 'Forbidden: this Host is not allowed' }
+    return { kind: 'transport', status: 403, message: 'Forbidden: this Host is not allowed' }
   }
   const origin = headers.get('origin')
   if (origin !== null && !originAllowed(origin, config.allowedOrigins)) {
-    return { status: 403, code: ErrorCode.InvalidRequest, message: 'Forbidden: this Origin is not allowed' }
+    return { kind: 'transport', status: 403, message: 'Forbidden: this Origin is not allowed' }
   }
   return null
 }
@@ -101,7 +95,7 @@ export function checkPost(headers: RequestHeaders, config: Pick<Config, 'allowed
   if (hostOrOrigin) return hostOrOrigin
   const type = headers.get('content-type') ?? ''
   if (type !== 'application/json' && type.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
-    return { status: 415, code: ErrorCode.InvalidRequest, message: 'Unsupported Media Type: Content-Type must be application/json' }
+    return { kind: 'transport', status: 415, message: 'Unsupported Media Type: Content-Type must be application/json' }
   }
   const accept = headers.get('accept') ?? ''
   // D18: a 2026-07-28 request may accept application/json alone; 2025 eras need both types.
@@ -111,8 +105,8 @@ export function checkPost(headers: RequestHeaders, config: Pick<Config, 'allowed
   const ok = modern ? (admits & ACCEPTS_JSON) !== 0 : admits === (ACCEPTS_JSON | ACCEPTS_SSE)
   if (!ok) {
     return {
+      kind: 'transport',
       status: 406,
-      code: ErrorCode.InvalidRequest,
       message: modern ? 'Not Acceptable: Accept must include application/json' : 'Not Acceptable: Accept must include application/json and text/event-stream',
     }
   }

@@ -18,6 +18,7 @@ import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../proto
 import { ErrorCode, errorText, isObject, responseText, type RawId } from '../protocol/jsonrpc'
 import type { ValidationIssue } from '../ports'
 import { invalidArgumentsMessage } from './error-message'
+import type { CallAnswer } from '../local-answer'
 import { StoreUnavailableError, type ResolvedTool, type ToolListPuller, type ToolRegistry } from './tool-registry'
 
 /** Where and for whom a call is validated. */
@@ -30,10 +31,8 @@ export interface ValidateContext {
   pull: ToolListPuller
 }
 
-/** The verdict on one call: forward it (maybe unvalidated) or answer with `text`. */
-export type CallVerdict =
-  | { kind: 'forward'; tool: string; unvalidated: boolean; resolved?: ResolvedTool }
-  | { kind: 'answer'; tool?: string; text: string; code?: number; isError?: boolean; unknownTool?: boolean }
+/** The verdict on one call: forward it (maybe unvalidated) or answer it locally ({@link CallAnswer}). */
+export type CallVerdict = { kind: 'forward'; tool: string; unvalidated: boolean; resolved?: ResolvedTool } | CallAnswer
 
 function clip(s: string): string {
   return s.length > 64 ? s.slice(0, 63) + '…' : s
@@ -45,13 +44,14 @@ export const MAX_TOOL_NAME = 256
 /** The D7 answer for a tool the origin does not list: -32602 naming it (cut to 64 characters). */
 function unknownTool(id: RawId, name: string): CallVerdict {
   const text = errorText(id, { code: ErrorCode.InvalidParams, message: `Unknown tool: "${clip(name)}". Call tools/list to see the tools this server offers.`, data: { tool: clip(name) } })
-  return { kind: 'answer', tool: name, code: ErrorCode.InvalidParams, text, unknownTool: true }
+  return { kind: 'call', id, tool: name, code: ErrorCode.InvalidParams, text, unknownTool: true }
 }
 
 /** ON_SCHEMA_ERROR=reject: the call cannot be validated (-32603 naming the tool and a safe reason). */
 function cannotValidate(id: RawId, name: string, reason: string): CallVerdict {
   return {
-    kind: 'answer',
+    kind: 'call',
+    id,
     tool: name,
     code: ErrorCode.InternalError,
     text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": ${reason}.`, data: { source: 'edge', tool: clip(name) } }),
@@ -61,7 +61,8 @@ function cannotValidate(id: RawId, name: string, reason: string): CallVerdict {
 /** A local -32602 answer (JSON-RPC 2.0 §5.1; MCP tools "Error Handling": protocol errors). */
 function invalidParamsAnswer(id: RawId, message: string, tool?: string): CallVerdict {
   return {
-    kind: 'answer',
+    kind: 'call',
+    id,
     ...(tool !== undefined ? { tool } : {}),
     code: ErrorCode.InvalidParams,
     text: errorText(id, { code: ErrorCode.InvalidParams, message }),
@@ -95,7 +96,7 @@ async function checkWithLookup(id: RawId, name: string, args: Record<string, unk
     if (!(e instanceof StoreUnavailableError)) throw e
     // D8: no schema can be read; fail open, or refuse with ON_SCHEMA_ERROR=reject.
     return ctx.config.onSchemaError === 'reject'
-      ? { kind: 'answer', tool: name, code: ErrorCode.InternalError, text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": the tool schema store is unavailable.`, data: { source: 'edge', tool: clip(name) } }) }
+      ? { kind: 'call', id, tool: name, code: ErrorCode.InternalError, text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": the tool schema store is unavailable.`, data: { source: 'edge', tool: clip(name) } }) }
       : { kind: 'forward', tool: name, unvalidated: true }
   }
 }
@@ -168,8 +169,8 @@ function checkWithTool(id: RawId, name: string, args: Record<string, unknown>, t
   const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era) && !taskAugmented)
   const form = asToolError ? (isModern(ctx.era) ? 'result-modern' : 'result') : 'error'
   const body = rejectionBody(tool, name, issues, form)
-  if (asToolError) return { kind: 'answer', tool: name, isError: true, text: responseText(id, 'result', body) }
-  return { kind: 'answer', tool: name, code: ErrorCode.InvalidParams, text: responseText(id, 'error', body) }
+  if (asToolError) return { kind: 'call', id, tool: name, isError: true, text: responseText(id, 'result', body) }
+  return { kind: 'call', id, tool: name, code: ErrorCode.InvalidParams, text: responseText(id, 'error', body) }
 }
 
 /** Rejection bodies remembered per tool (at most this many issue lists each, oldest dropped first). */
