@@ -1,7 +1,7 @@
 /**
  * @module pipeline
  * The data path of one `POST /mcp` after the transport checks (docs/design.md §2), one call per
- * stage: parse -> batch rule | classify -> era (modern-requests.ts) -> 2026-07-28 headers -> validate ->
+ * stage: parse -> batch rule | classify -> era (protocol/era-decision.ts) -> 2026-07-28 headers -> validate ->
  * forward -> grade -> respond. Uses only web-standard Request/Response types and
  * the injected ports, so it runs unchanged on Node and on Workers. Never throws to the caller for
  * bad input or origin faults; every request id gets exactly one answer.
@@ -10,11 +10,13 @@ import { DEFAULT_VERSION, isKnownVersion, isModern, MODERN_VERSION } from './pro
 import { classify, type Classified } from './request/classify'
 import { ErrorCode, isObject } from './protocol/jsonrpc'
 import { parseBody } from './request/parse-body'
-import { checkParamHeaders, checkStandardHeaders, decideBatchEra, decideEra, headerVersion, originErasFor, type EraContext } from './protocol/modern-requests'
+import { decideBatchEra, decideEra, headerVersion, type EraContext } from './protocol/era-decision'
+import { checkStandardHeaders } from './protocol/standard-headers'
+import { checkParamHeaders } from './protocol/param-headers'
 import { gradeHeader } from './grading/grade-reply'
 import { pullToolList } from './forwarding/tool-list-pull'
 import { findTool, validateToolsCall, type CallVerdict } from './validation/tools-call'
-import { answerRow, Exchange, JSON_HEADERS, type EdgeDeps, type OriginTarget, type Pending } from './grading/exchange'
+import { answerRow, Exchange, headerMemos, JSON_HEADERS, originEras, type EdgeDeps, type OriginTarget, type Pending } from './grading/exchange'
 import { localResponse, toWire, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
 import { callOrigin, forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { knownPrivateScope, privateScope } from './validation/caller-scope'
@@ -41,7 +43,7 @@ export function originTarget(config: Config, name: string | undefined): OriginTa
  * @returns the refusal to send, or null when the body may be read
  */
 export function admitPost(headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps, declaredBytes?: number): EdgeResponse | null {
-  const refusal = checkPost(headers, deps.config)
+  const refusal = checkPost(headers, deps.config, headerMemos(deps))
   if (refusal) return new Exchange(deps, target, DEFAULT_VERSION).answer(refusal)
   if (declaredBytes !== undefined && declaredBytes > deps.config.maxBodyBytes) return payloadTooLarge(target, deps)
   return null
@@ -65,7 +67,7 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
   // Stage 2: parse.
   const parsed = parseBody(body, config.maxJsonDepth)
   if (parsed.kind === 'body') return new Exchange(deps, target, DEFAULT_VERSION).answer(parsed)
-  const eraCtx: EraContext = { headers, supported: config.supportedVersions, origin: originErasFor(deps).view(target.id) }
+  const eraCtx: EraContext = { headers, supported: config.supportedVersions, origin: originEras(deps).view(target.id) }
 
   // Stage 4: the batch rule (arrays only in 2025-03-26 or with no version header), then each element.
   if (parsed.kind === 'batch') {
@@ -104,9 +106,6 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
   return res
 }
 
-/** One digest per POST, shared by the elements of a batch. */
-const scopes = new WeakMap<Exchange, Promise<string>>()
-
 /**
  * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header
  * (src/core/validation/caller-scope.ts; docs/design.md §7). Computed only for what reads or learns tool lists.
@@ -120,8 +119,8 @@ function callerScope(ex: Exchange, headers: RequestHeaders): string | Promise<st
 }
 
 async function awaitScope(ex: Exchange, headers: RequestHeaders): Promise<string> {
-  let p = scopes.get(ex)
-  if (!p) scopes.set(ex, (p = privateScope(headers.get('authorization'))))
+  // One digest per POST, shared by the elements of a batch.
+  const p = (ex.scopePending ??= privateScope(headers.get('authorization')))
   return (ex.scope = await p)
 }
 

@@ -13,9 +13,9 @@ import { gradeHeader, gradeResponse, isResponse, type GradeRow } from '../gradin
 import { formatEvent, transformSse, type SseEndReason, type SseEvent } from '../sse/sse-transform'
 import { watchSse } from '../sse/sse-watch'
 import { LinkSignal, type ClientSignal } from '../client-signal'
-import { originErasFor, unsupportedVersion } from '../protocol/modern-requests'
+import { unsupportedVersion } from '../protocol/protocol-refusals'
 import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
-import { answerRow, idLabel, JSON_HEADERS, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from '../grading/exchange'
+import { answerRow, idLabel, JSON_HEADERS, originEras, type EdgeDeps, type Exchange, type OriginTarget, type Pending } from '../grading/exchange'
 import { gatewayError, localResponse, toWire, wireResponse, type GatewayFault } from '../local-answer'
 import { edgeResponse, type ByteSource, type EdgeResponse, type RequestHeaders } from '../edge-response'
 
@@ -224,7 +224,7 @@ class ReplyGrader {
     const ex = this.ex
     p.answered = true
     this.open--
-    originErasFor(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
+    originEras(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
     // Validation hooks (src/core/forwarding/learn-from-replies.ts): learn tools/list pages in the background; D12 output schema.
     onToolsListReply(ex, p, msg)
     const checked = onToolsCallReply(ex, p, msg, gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures }))
@@ -296,7 +296,7 @@ export async function forwardRequests(body: string, localTexts: string[], header
       for (const p of ex.pending.values()) {
         if (p.answered) continue
         p.answered = true
-        originErasFor(ex.deps).observe(ex.target.id, p.method, refusal.msg, reply.status) // D17: learn the origin's era
+        originEras(ex.deps).observe(ex.target.id, p.method, refusal.msg, reply.status) // D17: learn the origin's era
         ex.row({ id: idLabel(p.id), method: p.method, ...(p.tool ? { tool: p.tool } : {}), grade: 'rpc_error', code: refusal.code, answeredBy: 'origin', ...(ex.originMs !== undefined ? { originMs: ex.originMs } : {}) })
       }
       ex.finish(reply.status)

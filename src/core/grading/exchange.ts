@@ -12,6 +12,8 @@ import { gradeHeader, type ForwardedRequest, type GradeRow } from './grade-reply
 import type { ToolRegistry } from '../validation/tool-registry'
 import type { GradeCounters } from './grade-counters'
 import type { ClientSignal } from '../client-signal'
+import { OriginEras } from '../protocol/origin-eras'
+import { HeaderMemos } from '../request/transport-checks'
 import { type EdgeResponse } from '../edge-response'
 import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from '../local-answer'
 import type { ResolvedTool } from '../validation/tool-registry'
@@ -25,6 +27,23 @@ export interface EdgeDeps {
   defer: Defer
   metrics: GradeCounters
   now?: () => number
+  /**
+   * What this edge instance has learned of its origins' eras (D17). Per instance, like the
+   * registry; {@link originEras} creates it on first use when the entry did not.
+   */
+  eras?: OriginEras
+  /** The instance's remembered Host and Accept verdicts; {@link headerMemos} creates them on first use. */
+  headerMemos?: HeaderMemos
+}
+
+/** The {@link OriginEras} of one edge instance, held on its deps object. */
+export function originEras(deps: EdgeDeps): OriginEras {
+  return (deps.eras ??= new OriginEras())
+}
+
+/** The {@link HeaderMemos} of one edge instance, held on its deps object. */
+export function headerMemos(deps: EdgeDeps): HeaderMemos {
+  return (deps.headerMemos ??= new HeaderMemos())
 }
 
 /** The origin a request is for: its name (KV `originId`) and endpoint URL. */
@@ -120,6 +139,8 @@ export class Exchange {
   originMs?: number
   /** The caller's private KV scope (src/core/validation/caller-scope.ts), set by the pipeline before a tools/list or tools/call is forwarded. */
   scope?: string
+  /** The digest of {@link scope} while it is computed: one per POST, shared by the elements of a batch. */
+  scopePending?: Promise<string>
   /** Aborts when the client goes away (the runtime's `request.signal`); passed to the origin request of forwarded requests. */
   signal?: ClientSignal
   constructor(

@@ -52,18 +52,28 @@ class ValueMemo<V> {
   }
 }
 
-/** Host verdicts per ALLOWED_HOSTS list (one list per configuration). */
-const hostMemos = new WeakMap<string[], ValueMemo<boolean>>()
-
-function hostAllowed(host: string, allowed: string[]): boolean {
-  let memo = hostMemos.get(allowed)
-  if (!memo) hostMemos.set(allowed, (memo = new ValueMemo()))
-  return memo.get(host, (h) => allowed.includes('*') || allowed.includes(h) || (allowed.includes('localhost') && isLoopbackHost(h)))
+/**
+ * The remembered verdicts of one edge instance (one configuration): Host values against its
+ * `ALLOWED_HOSTS`, and what each Accept value admits. Held on the instance's deps object
+ * (grading/exchange.ts `EdgeDeps.headerMemos`); the checks give the same verdicts without one.
+ */
+export class HeaderMemos {
+  readonly host = new ValueMemo<boolean>()
+  readonly accept = new ValueMemo<number>()
 }
 
-/** Host and Origin checks shared by POST, GET and DELETE (DNS-rebinding protection). */
-export function checkHostAndOrigin(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>): Refusal | null {
-  if (config.allowedHosts && !hostAllowed(headers.get('host') ?? '', config.allowedHosts)) {
+function hostAllowed(host: string, allowed: string[]): boolean {
+  return allowed.includes('*') || allowed.includes(host) || (allowed.includes('localhost') && isLoopbackHost(host))
+}
+
+/**
+ * Host and Origin checks shared by POST, GET and DELETE (DNS-rebinding protection).
+ * @param memos the instance's remembered verdicts (the POST path passes them; same verdicts without)
+ */
+export function checkHostAndOrigin(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>, memos?: HeaderMemos): Refusal | null {
+  const allowed = config.allowedHosts
+  const host = headers.get('host') ?? ''
+  if (allowed && !(memos ? memos.host.get(host, (h) => hostAllowed(h, allowed)) : hostAllowed(host, allowed))) {
     return { kind: 'transport', status: 403, message: 'Forbidden: this Host is not allowed' }
   }
   const origin = headers.get('origin')
@@ -82,16 +92,20 @@ function accepts(accept: string, type: 'application/json' | 'text/event-stream')
 }
 
 /** What an Accept value admits: 1 = application/json, 2 = text/event-stream. */
-const acceptMemo = new ValueMemo<number>()
 const ACCEPTS_JSON = 1
 const ACCEPTS_SSE = 2
 
+function admitted(accept: string): number {
+  return (accepts(accept, 'application/json') ? ACCEPTS_JSON : 0) | (accepts(accept, 'text/event-stream') ? ACCEPTS_SSE : 0)
+}
+
 /**
  * Checks a POST before its body is read.
+ * @param memos the instance's remembered verdicts ({@link HeaderMemos}), when it has them
  * @returns a refusal, or null to go on
  */
-export function checkPost(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>): Refusal | null {
-  const hostOrOrigin = checkHostAndOrigin(headers, config)
+export function checkPost(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>, memos?: HeaderMemos): Refusal | null {
+  const hostOrOrigin = checkHostAndOrigin(headers, config, memos)
   if (hostOrOrigin) return hostOrOrigin
   const type = headers.get('content-type') ?? ''
   if (type !== 'application/json' && type.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
@@ -101,7 +115,7 @@ export function checkPost(headers: RequestHeaders, config: Pick<Config, 'allowed
   // D18: a 2026-07-28 request may accept application/json alone; 2025 eras need both types.
   const version = headers.get('mcp-protocol-version')
   const modern = version !== null && looksModern(version.trim())
-  const admits = acceptMemo.get(accept, (a) => (accepts(a, 'application/json') ? ACCEPTS_JSON : 0) | (accepts(a, 'text/event-stream') ? ACCEPTS_SSE : 0))
+  const admits = memos ? memos.accept.get(accept, admitted) : admitted(accept)
   const ok = modern ? (admits & ACCEPTS_JSON) !== 0 : admits === (ACCEPTS_JSON | ACCEPTS_SSE)
   if (!ok) {
     return {

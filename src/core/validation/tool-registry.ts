@@ -72,6 +72,12 @@ export interface ResolvedTool {
   recheckedAt?: number
   /** True when the record is past its freshness (TTL or list_changed); the caller refreshes. */
   stale?: boolean
+  /**
+   * The JSON bodies that answered invalid arguments for this tool, per form and issue list
+   * (validation/tools-call.ts `rejectionBody`; bounded there). Built from the schema and the issue
+   * list only, never from the rejected values.
+   */
+  rejections?: Map<string, string>
 }
 
 /** 32-bit FNV-1a of a string, as 8 hex digits. */

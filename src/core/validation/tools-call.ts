@@ -175,19 +175,18 @@ function checkWithTool(id: RawId, name: string, args: Record<string, unknown>, t
 
 /** Rejection bodies remembered per tool (at most this many issue lists each, oldest dropped first). */
 const REJECTIONS_PER_TOOL = 32
-const rejections = new WeakMap<ResolvedTool, Map<string, string>>()
 
 /**
  * The JSON of the `error` (-32602 with `data.issues`) or `result` (isError CallToolResult) that
  * answers invalid arguments, without the id. The message depends only on the tool's schema and
  * the issue list (never on the rejected values), so it is built once per tool and issue list and
- * remembered with the compiled tool: an agent repeating the same mistake is the common case, and
+ * remembered on the compiled tool (`ResolvedTool.rejections`): an agent repeating the same mistake is the common case, and
  * building the message was most of the edge's CPU per rejected call (issue 7 profile).
  */
 function rejectionBody(tool: ResolvedTool, name: string, issues: ValidationIssue[], form: 'error' | 'result' | 'result-modern'): string {
   let key = form
   for (const i of issues) key += `\n${i.path}\t${i.keyword}\t${i.schemaPath}\t${i.property ?? ''}`
-  let memo = rejections.get(tool)
+  let memo = tool.rejections
   const hit = memo?.get(key)
   if (hit !== undefined) return hit
   const msg = invalidArgumentsMessage(name, issues, tool.messageSchema ?? tool.record.inputSchema)
@@ -198,7 +197,7 @@ function rejectionBody(tool: ResolvedTool, name: string, issues: ValidationIssue
     if (form === 'result-modern') result.resultType = 'complete'
     body = JSON.stringify(result)
   }
-  if (!memo) rejections.set(tool, (memo = new Map()))
+  if (!memo) tool.rejections = memo = new Map()
   memo.set(key, body)
   if (memo.size > REJECTIONS_PER_TOOL) memo.delete(memo.keys().next().value as string)
   return body
