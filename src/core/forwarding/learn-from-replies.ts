@@ -1,6 +1,6 @@
 /**
  * @module core/forwarding/learn-from-replies
- * What the validation side does with the origin's replies, called from forward.ts where a reply
+ * What the validation side does with the origin's replies, called from reply-grader.ts where a reply
  * to a forwarded request is graded (one call per hook, so grading stays readable):
  * - {@link onToolsListReply}: learn the schemas of every `tools/list` page that passes through
  *   (docs/design.md §7), in the background (`deps.defer`), so the response is not delayed, under

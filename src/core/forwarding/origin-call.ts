@@ -1,0 +1,123 @@
+/**
+ * @module core/forwarding/origin-call
+ * Stage 6, the origin call: one POST to the origin with the client's headers (hop-by-hop ones
+ * dropped), `ORIGIN_TIMEOUT_MS` and `MAX_REPLY_BYTES`, and what the edge reads of the reply's
+ * headers (which to relay, JSON or SSE, a refusal's JSON-RPC error). A failed call is a
+ * {@link GatewayFault} (docs/design.md D9).
+ */
+import { ErrorCode, isObject } from '../protocol/jsonrpc'
+import { OriginTimeoutError, type OriginReply } from '../ports'
+import { isResponse } from '../grading/grade-reply'
+import { LinkSignal, type ClientSignal } from '../client-signal'
+import type { Exchange } from '../grading/exchange'
+import type { GatewayFault } from '../local-answer'
+import { type RequestHeaders } from '../edge-response'
+
+/** Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), framing, and encodings the edge must read. */
+const DROP_REQUEST = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-connection', 'content-length', 'accept-encoding', 'expect'])
+/** Reply headers relayed to the client. */
+const RELAY_REPLY = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'cache-control', 'www-authenticate', 'retry-after', 'allow']
+
+/** The client's request headers to send to the origin: all but the hop-by-hop and framing ones. */
+export function forwardHeaders(headers: RequestHeaders): Record<string, string> {
+  const out: Record<string, string> = {}
+  headers.forEach((value, name) => {
+    if (!DROP_REQUEST.has(name)) out[name] = value
+  })
+  return out
+}
+
+/** The origin's reply headers to relay to the client (content type, session, version, caching, auth challenge). */
+export function relayHeaders(reply: OriginReply): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const h of RELAY_REPLY) {
+    const v = reply.headers[h]
+    if (v !== undefined) out[h] = v
+  }
+  return out
+}
+
+/** What asking the origin gave: its reply, or the gateway fault that stands for it (D9). */
+export type OriginCall = { kind: 'reply'; reply: OriginReply } | GatewayFault
+
+/**
+ * Sends one POST body to the origin with the client's headers (hop-by-hop ones dropped),
+ * `ORIGIN_TIMEOUT_MS` and `MAX_REPLY_BYTES`; records `ex.originMs` (milliseconds until the headers).
+ * @param signal the client's signal (forwarded requests only: a notification is delivered even
+ *   when its sender leaves). It aborts the origin request until the headers arrive, and through a
+ *   JSON body; an SSE reply is unlinked from it, since the client cancelling the stream already
+ *   cancels the origin's (and grades the open ids `missing`, see streamReply).
+ * @returns the origin's reply, or a {@link GatewayFault} with the D9 code (-31002 timeout, -31001 anything else)
+ */
+export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: string, signal?: ClientSignal): Promise<OriginCall> {
+  const t0 = Date.now()
+  const link = signal ? new LinkSignal() : undefined
+  const onAbort = () => link!.abort()
+  if (signal?.aborted) link!.abort()
+  else signal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    const timeoutMs = isListen(ex) ? 0 : ex.deps.config.originTimeoutMs
+    const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs, maxReplyBytes: ex.deps.config.maxReplyBytes, ...(link ? { signal: link } : {}) })
+    ex.originMs = Date.now() - t0
+    if (isSse(reply)) signal?.removeEventListener('abort', onAbort)
+    return { kind: 'reply', reply }
+  } catch (e) {
+    ex.originMs = Date.now() - t0
+    signal?.removeEventListener('abort', onAbort)
+    return { kind: 'gateway', code: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable }
+  }
+}
+
+/**
+ * True when the POST is a 2026-07-28 `subscriptions/listen`: a long-lived SSE stream that is
+ * forwarded with no timeout at all (docs/protocol-rules.md M6, vector 141); the client ends
+ * it by disconnecting, which cancels the origin request.
+ */
+export function isListen(ex: Exchange): boolean {
+  for (const p of ex.pending.values()) if (p.method === 'subscriptions/listen') return true
+  return false
+}
+
+/** True when the origin answered with an SSE stream (`text/event-stream`). */
+export function isSse(reply: OriginReply): boolean {
+  return (reply.headers['content-type'] ?? '').toLowerCase().includes('text/event-stream')
+}
+
+/** True when the origin's reply says it is JSON. */
+export function isJson(reply: OriginReply): boolean {
+  return (reply.headers['content-type'] ?? '').toLowerCase().includes('json')
+}
+
+/** Only the origin's `mcp-session-id` header, when it sent one. */
+export function relaySessionOnly(reply: OriginReply): Record<string, string> {
+  const sid = reply.headers['mcp-session-id']
+  return sid ? { 'mcp-session-id': sid } : {}
+}
+
+/**
+ * A non-2xx origin answer whose body is one JSON-RPC error object (e.g. 400 -32000 "Mcp-Session-Id
+ * header is required", 404 -32001 "Session not found", 2026-07-28 400 -32020..-32022): its text
+ * and code. Null for anything else (HTML, empty, not JSON-RPC); the body is consumed either way.
+ */
+export async function readRefusal(reply: OriginReply): Promise<{ text: string; code: number; msg: Record<string, unknown> } | null> {
+  let text = ''
+  try {
+    if (isJson(reply)) text = await reply.text()
+    else reply.discard()
+  } catch {
+    return null
+  }
+  let msg: unknown
+  try {
+    msg = text ? JSON.parse(text) : undefined
+  } catch {
+    return null
+  }
+  if (!isResponse(msg) || !isObject(msg.error)) return null
+  return { text, code: msg.error.code as number, msg }
+}
+
+/** True for the timeout errors of the origin clients (core's own, undici's body timeout by name). */
+export function isTimeout(e: unknown): boolean {
+  return e instanceof OriginTimeoutError || (e instanceof Error && /Timeout/i.test(e.name))
+}

@@ -1,0 +1,122 @@
+/**
+ * @module core/forwarding/reply-grader
+ * Stage 7: the messages of one origin reply graded against the ids the edge forwarded (JSON body
+ * or SSE events alike), each id answered exactly once; what is left open gets its gateway error.
+ */
+import { ErrorCode, errorText, isObject, toRawId } from '../protocol/jsonrpc'
+import { memberText, scanJsonText } from '../request/json-scan'
+import { gradeResponse, isResponse, type GradeRow } from '../grading/grade-reply'
+import type { SseEndReason } from '../sse/sse-transform'
+import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
+import { idLabel, originEras, type Exchange, type Pending } from '../grading/exchange'
+import { gatewayError } from '../local-answer'
+
+/**
+ * Grades the messages of one origin reply against the open ids of an {@link Exchange} (D9, D10,
+ * D11, docs/design.md §6). Each forwarded id is answered exactly once: the first response for it
+ * wins; repeated ids, ids never forwarded and messages that are not JSON-RPC are dropped and
+ * logged; an error with `"id": null` is kept aside and given to the ids still open at the end.
+ */
+export class ReplyGrader {
+  private orphan: { msg: Record<string, unknown>; source: string } | null = null
+  private sawInvalid = false
+  private open: number
+
+  constructor(private readonly ex: Exchange) {
+    let open = 0
+    for (const p of ex.pending.values()) if (!p.answered) open++
+    this.open = open
+  }
+
+  /** The reply held something that is not a JSON-RPC message (open ids will get -31001 at the end). */
+  invalid(): void {
+    this.sawInvalid = true
+    this.ex.drop({ id: '-', reason: 'invalid' })
+  }
+
+  /** True when every forwarded id has its answer. */
+  get done(): boolean {
+    return this.open === 0
+  }
+
+  /**
+   * One message of the reply (a parsed value and its exact text).
+   * @returns the text to relay (the origin's, or the edge's rewrite), or null when dropped
+   */
+  message(msg: unknown, source: string): string | null {
+    const ex = this.ex
+    if (!isResponse(msg)) {
+      this.sawInvalid = true
+      ex.drop({ id: '-', reason: 'invalid' })
+      return null
+    }
+    if (msg.id === null) {
+      if (isObject(msg.error)) this.orphan ??= { msg, source }
+      else this.sawInvalid = true
+      ex.drop({ id: 'null', reason: isObject(msg.error) ? 'no_id' : 'invalid' })
+      return null
+    }
+    const token = typeof msg.id === 'number' && !Number.isSafeInteger(msg.id) ? memberText(source, scanJsonText(source).elements[0], 'id') : undefined
+    const id = toRawId(msg.id, token)
+    if (!id) {
+      this.sawInvalid = true
+      ex.drop({ id: '-', reason: 'invalid' })
+      return null
+    }
+    const p = ex.pending.get(id.key)
+    if (!p || p.answered) {
+      ex.drop({ id: idLabel(id), reason: p ? 'repeated' : 'unknown_id' })
+      return null
+    }
+    return this.answer(p, msg, source)
+  }
+
+  private answer(p: Pending, msg: Record<string, unknown>, source: string): string {
+    const ex = this.ex
+    p.answered = true
+    this.open--
+    originEras(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
+    // Validation hooks (src/core/forwarding/learn-from-replies.ts): learn tools/list pages in the background; D12 output schema.
+    onToolsListReply(ex, p, msg)
+    const checked = onToolsCallReply(ex, p, msg, gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures }))
+    const g = checked.graded
+    const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: g.grade, answeredBy: 'origin' }
+    if (checked.row) Object.assign(row, checked.row)
+    if (p.tool !== undefined) row.tool = p.tool
+    if (g.code !== undefined) row.code = g.code
+    if (g.isError) row.isError = true
+    if (ex.originMs !== undefined) row.originMs = ex.originMs
+    ex.row(row)
+    return g.text ?? source
+  }
+
+  /**
+   * Answers every id still open when the reply is over, and returns those answers' texts:
+   * the origin's id-less error when it sent one (graded `rpc_error`); otherwise a gateway error
+   * (D9): -31001 after a failed stream or a reply holding non-JSON-RPC messages (`origin_error`),
+   * -31002 after `ORIGIN_TIMEOUT_MS` without a byte (`origin_error`), -31003 when the reply
+   * simply ended without this id (`missing`). After a client cancel the rows are written
+   * (`missing`) but no text is produced.
+   */
+  close(reason: SseEndReason | 'invalid', originStatus?: number): string[] {
+    const ex = this.ex
+    const out: string[] = []
+    for (const p of ex.pending.values()) {
+      if (p.answered) continue
+      if (this.orphan && reason !== 'cancel') {
+        out.push(this.answer(p, this.orphan.msg, this.orphan.source))
+        continue
+      }
+      p.answered = true
+      this.open--
+      const code =
+        reason === 'timeout' ? ErrorCode.OriginTimeout : reason === 'error' || reason === 'invalid' || (reason === 'end' && this.sawInvalid) ? ErrorCode.OriginUnavailable : ErrorCode.OriginNoAnswer
+      const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: code === ErrorCode.OriginNoAnswer ? 'missing' : 'origin_error', code, answeredBy: 'edge' }
+      if (p.tool !== undefined) row.tool = p.tool
+      if (ex.originMs !== undefined) row.originMs = ex.originMs
+      ex.row(row)
+      if (reason !== 'cancel') out.push(errorText(p.id, gatewayError(code, originStatus)))
+    }
+    return out
+  }
+}
