@@ -12,7 +12,7 @@ import type { EdgeDeps, OriginTarget } from '../grading/exchange'
 import { localResponse } from '../local-answer'
 import { edgeResponse, type EdgeResponse, type RequestHeaders } from '../edge-response'
 import { forwardHeaders, isSse, relayHeaders } from './origin-call'
-import { isMessageEvent } from './sse-reply'
+import { isMessageEvent } from '../sse/sse-event'
 
 /**
  * Forwards `GET /mcp` (the standalone SSE stream) or `DELETE /mcp` (session end) untouched,

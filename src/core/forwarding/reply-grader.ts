@@ -6,7 +6,7 @@
 import { ErrorCode, errorText, isObject, toRawId } from '../protocol/jsonrpc'
 import { memberText, scanJsonText } from '../request/json-scan'
 import { gradeResponse, isResponse, type GradeRow } from '../grading/grade-reply'
-import type { SseEndReason } from '../sse/sse-transform'
+import type { SseEndReason } from '../sse/sse-event'
 import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
 import { idLabel, originEras, type Exchange, type Pending } from '../grading/exchange'
 import { gatewayError } from '../local-answer'

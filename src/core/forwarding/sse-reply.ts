@@ -8,7 +8,8 @@ import { isModern } from '../protocol/versions'
 import { isObject, toRawId } from '../protocol/jsonrpc'
 import { nestsDeeperThan, scanJsonText } from '../request/json-scan'
 import type { OriginReply } from '../ports'
-import { formatEvent, transformSse, type SseEvent } from '../sse/sse-transform'
+import { transformSse } from '../sse/sse-transform'
+import { formatEvent, isMessageEvent, type SseEvent } from '../sse/sse-event'
 import { idLabel, type Exchange } from '../grading/exchange'
 import { edgeResponse, type ByteSource, type EdgeResponse } from '../edge-response'
 import { isListen, isTimeout, relayHeaders, relaySessionOnly } from './origin-call'
@@ -18,11 +19,6 @@ import type { ReplyGrader } from './reply-grader'
 /** What makes an SSE event worth parsing (see streamReply); 2026-07-28 streams add `"id"`. */
 const WATCHED = /"result"|"error"|\\u|list_changed/
 const WATCHED_MODERN = /"result"|"error"|\\u|list_changed|"id"/
-
-/** True when an SSE event carries a JSON-RPC message (no event name, or `message`: MCP transports). */
-export function isMessageEvent(ev: SseEvent): boolean {
-  return ev.event === undefined || ev.event === 'message'
-}
 
 /** True for what the edge grades in a stream: an object with `result` or `error` (a response). */
 function looksLikeResponse(v: unknown): boolean {

@@ -9,7 +9,7 @@ import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from
 import { isObject, requestMessage } from '../protocol/jsonrpc'
 import { OriginTimeoutError, type OriginClient, type OriginReply } from '../ports'
 import { LinkSignal } from '../client-signal'
-import { readSseEvents } from '../sse/sse-transform'
+import { readSseEvents } from '../sse/read-sse-events'
 import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan } from '../request/json-scan'
 
 /** Where to pull from and with which caller headers (e.g. `authorization`). */

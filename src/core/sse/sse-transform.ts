@@ -1,31 +1,19 @@
 /**
  * @module core/sse/sse-transform
- * Server-Sent Events in and out (WHATWG HTML "Server-sent events"; MCP Streamable HTTP).
- * Field parsing uses the eventsource-parser library; this module finds event boundaries (so
- * untouched events are relayed as their own text), re-serialises the events it changes, and
- * holds at most one incomplete event at a time (never the stream).
+ * Server-Sent Events in and out (WHATWG HTML "Server-sent events"; MCP Streamable HTTP): the relay
+ * of an origin's stream to the client. Event boundaries are found by the splitter
+ * (./event-splitter.ts, which relays untouched events as their own bytes); the events it hands on
+ * are parsed with the eventsource-parser library, offered to the hooks and re-serialised when they
+ * change. This module owns the reading: one chunk at a time, the idle and overall bounds, and
+ * the end of the stream. It holds at most one incomplete event at a time (never the stream).
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import type { ByteSource } from '../edge-response'
+import { formatEvent, type SseEndReason, type SseEvent } from './sse-event'
+import { SseEventSplitter } from './event-splitter'
 
-/** One SSE event. `data` lines are joined with `\n`. */
-export interface SseEvent {
-  id?: string
-  event?: string
-  data: string
-}
-
-/** Serialises one event, `data` split into one `data:` line per line. */
-export function formatEvent(ev: SseEvent): string {
-  let out = ''
-  if (ev.id !== undefined) out += `id: ${ev.id}\n`
-  if (ev.event !== undefined) out += `event: ${ev.event}\n`
-  for (const line of ev.data.split('\n')) out += `data: ${line}\n`
-  return out + '\n'
-}
-
-/** Why the origin's stream stopped: it ended, it failed, it went idle, or the client cancelled. */
-export type SseEndReason = 'end' | 'error' | 'timeout' | 'cancel'
+export { formatEvent, type SseEndReason, type SseEvent } from './sse-event'
+export { MAX_EVENT_CHARS, MAX_WATCH_LENGTH } from './event-splitter'
 
 /** Hooks of {@link transformSse}. */
 export interface SseHooks {
@@ -69,52 +57,75 @@ export interface SseOptions {
   maxMs?: number
 }
 
-/** Default bound of one SSE event (16 Mi code units, the default `MAX_REPLY_BYTES`). */
-export const MAX_EVENT_CHARS = 16 * 1024 * 1024
-
-/** Longest alternative a `watch` pattern may have: the overlap kept when an event spans chunks. */
-export const MAX_WATCH_LENGTH = 64
-
 const encoder = new TextEncoder()
 
 /**
- * Where the splitter stands between two characters of the stream: `lineEmpty` when nothing of the
- * current line was read yet (a line end here is a blank line, which ends an event), `afterCr`
- * when the last character was a CR (an LF right after it belongs to the same line end: CRLF).
+ * The events the splitter hands on, parsed and offered to the hooks: each becomes text for the
+ * client (the block's own text when the hooks keep it, a new serialisation when they change it).
  */
-interface LineState {
-  lineEmpty: boolean
-  afterCr: boolean
+class EventRewriter {
+  // The block (one event's text) being parsed, what it held besides its event, whether it was answered.
+  private block = ''
+  private extras: string[] = []
+  private answered = false
+  private readonly parser
+
+  constructor(
+    private readonly hooks: SseHooks,
+    private readonly out: (string | Uint8Array)[]
+  ) {
+    this.parser = createParser({
+      onEvent: (msg: EventSourceMessage) => {
+        const ev: SseEvent = { data: msg.data }
+        if (msg.id !== undefined) ev.id = msg.id
+        if (msg.event !== undefined) ev.event = msg.event
+        const replaced = this.hooks.onEvent(ev)
+        this.answered = true
+        // Unchanged: the block's own text, comments and retry included.
+        if (replaced === undefined) return void this.out.push(this.block)
+        this.out.push(...this.extras)
+        if (replaced === null) {
+          if (ev.id !== undefined) this.out.push(`id: ${ev.id}\n\n`)
+          return
+        }
+        ev.data = replaced
+        this.out.push(formatEvent(ev))
+      },
+      onRetry: (ms: number) => {
+        this.extras.push(`retry: ${ms}\n\n`)
+      },
+      onComment: (comment: string) => {
+        this.extras.push(`:${comment}\n\n`)
+      },
+    })
+  }
+
+  /** One complete event's text, parsed and offered to the hooks (or relayed when they keep it). */
+  event(text: string): void {
+    this.block = text
+    this.extras = []
+    this.answered = false
+    // A block ending in CR ends with a complete line end, but the parser would wait for a
+    // possible LF: CR+LF is the same single line end (an LF that does follow is relayed with the
+    // next block, where the parser sees a blank line and nothing to dispatch).
+    this.parser.feed(text.charCodeAt(text.length - 1) === 0x0d ? text + '\n' : text)
+    // No event in the block (comments, retry or id only): relayed as it came.
+    if (!this.answered) this.out.push(text)
+  }
 }
 
-/**
- * The end of the first event at or after `from` in `text` (WHATWG SSE: an event ends with a blank
- * line; line ends are LF, CRLF or CR): the index just past the blank line's line end, or -1, with
- * `st` updated to the state at the end of `text`. A CR ends its line at once: an LF arriving
- * after it (even in the next chunk) is swallowed as the rest of that CRLF. O(length - from).
- */
-function eventEnd(text: string, from: number, st: LineState, hasCr: boolean): number {
-  if (!hasCr && !st.afterCr) {
-    if (from >= text.length) return -1
-    if (st.lineEmpty && text.charCodeAt(from) === 0x0a) return from + 1
-    const i = text.indexOf('\n\n', from)
-    if (i >= 0) return i + 2
-    st.lineEmpty = text.charCodeAt(text.length - 1) === 0x0a
-    return -1
+/** Pieces for the client as one chunk: relayed byte slices copied, edge text encoded. */
+function joinChunk(pending: (string | Uint8Array)[]): Uint8Array {
+  if (pending.length === 1 && typeof pending[0] !== 'string') return pending[0]!
+  if (pending.every((p) => typeof p === 'string')) return encoder.encode(pending.join(''))
+  const parts = pending.map((p) => (typeof p === 'string' ? encoder.encode(p) : p))
+  const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let o = 0
+  for (const p of parts) {
+    joined.set(p, o)
+    o += p.length
   }
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (st.afterCr) {
-      st.afterCr = false
-      if (c === 0x0a) continue
-    }
-    if (c === 0x0a || c === 0x0d) {
-      st.afterCr = c === 0x0d
-      if (st.lineEmpty) return i + 1
-      st.lineEmpty = true
-    } else st.lineEmpty = false
-  }
-  return -1
+  return joined
 }
 
 /**
@@ -126,189 +137,25 @@ function eventEnd(text: string, from: number, st: LineState, hasCr: boolean): nu
  * origin is split into events and every complete one is handed to the reader before the next
  * chunk is read.
  *
- * Event boundaries are found here and only the events that `hooks.watch` selects go through
+ * Event boundaries are found by the splitter (./event-splitter.ts) and only the events that `hooks.watch` selects go through
  * eventsource-parser: the library gives no raw event text, and parsing and re-serialising every
  * progress event was most of the edge's CPU on long streams (issue 7).
  * @param source the origin's body (UTF-8 bytes)
  * @returns the client's body (UTF-8 bytes)
  */
 export function transformSse(source: ByteSource, hooks: SseHooks, options: SseOptions = {}): ByteSource {
-  // Chunks that begin and end on a character boundary are decoded without the streaming decoder:
-  // Node 20's streaming decode of a 15 kB chunk is 14 us against 1.7 us for a plain one. Both
-  // keep a BOM as U+FEFF; the one at the start of the stream is dropped below (eventsource-parser
-  // only recognises it as three bytes' worth of text, and the edge must read the first event).
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true })
-  const plain = new TextDecoder('utf-8', { ignoreBOM: true })
-  let atStart = true
-  const maxEvent = options.maxEventChars ?? MAX_EVENT_CHARS
-  let tooLarge = false
+  // What the current chunk gave the client so far, in order; then the chunks ready for the reader.
   const pending: (string | Uint8Array)[] = []
-  let ended = false
-  // The event being received (incomplete): its text in pieces, their length, whether a watched
-  // pattern was seen in it, and its last characters (a pattern may span two chunks).
-  let carry: string[] = []
-  let carryLength = 0
-  let carryWatched = false
-  let carryTail = ''
-  const line: LineState = { lineEmpty: true, afterCr: false }
-  // The block (one event's text) being parsed, what it held besides its event, whether it was answered.
-  let block = ''
-  let extras: string[] = []
-  let answered = false
-  const parser = createParser({
-    onEvent(msg: EventSourceMessage) {
-      const ev: SseEvent = { data: msg.data }
-      if (msg.id !== undefined) ev.id = msg.id
-      if (msg.event !== undefined) ev.event = msg.event
-      const replaced = hooks.onEvent(ev)
-      answered = true
-      // Unchanged: the block's own text, comments and retry included.
-      if (replaced === undefined) return void pending.push(block)
-      pending.push(...extras)
-      if (replaced === null) {
-        if (ev.id !== undefined) pending.push(`id: ${ev.id}\n\n`)
-        return
-      }
-      ev.data = replaced
-      pending.push(formatEvent(ev))
-    },
-    onRetry(ms: number) {
-      extras.push(`retry: ${ms}\n\n`)
-    },
-    onComment(comment: string) {
-      extras.push(`:${comment}\n\n`)
-    },
-  })
-  /** One complete event's text, parsed and offered to the hooks (or relayed when they keep it). */
-  const event = (text: string) => {
-    block = text
-    extras = []
-    answered = false
-    // A block ending in CR ends with a complete line end, but the parser would wait for a
-    // possible LF: CR+LF is the same single line end (an LF that does follow is relayed with the
-    // next block, where the parser sees a blank line and nothing to dispatch).
-    parser.feed(text.charCodeAt(text.length - 1) === 0x0d ? text + '\n' : text)
-    // No event in the block (comments, retry or id only): relayed as it came.
-    if (!answered) pending.push(text)
-  }
-  // One private global copy of the pattern (its lastIndex is this stream's own state); one
-  // regular-expression scan finds the first of the alternatives (4 indexOf calls over a 15 kB
-  // chunk cost 21 us, the scan 6 us on Node 20).
-  const watch = hooks.watch ? new RegExp(hooks.watch.source, 'g') : undefined
-  // Whether the previous chunk ended with an ASCII byte (then no UTF-8 sequence spans the cut).
-  let lastByteAscii = true
-  /** The first place at or after `from` where the watched pattern matches (-1: none; `from` when every event is watched). */
-  const nextWatched = (text: string, from: number): number => {
-    if (!watch) return from
-    watch.lastIndex = from
-    const m = watch.exec(text)
-    return m ? m.index : -1
-  }
-  /**
-   * The stream ended inside an event (no blank line after it): the event is completed with the
-   * line ends it lacks and dispatched, so an origin that forgets the last blank line still has its
-   * answer read. Text holding only line ends (the LF of a CRLF) has nothing to dispatch.
-   */
-  const endInside = (text: string, watched: boolean) => {
-    if (/^[\r\n]*$/.test(text)) return void pending.push(text)
-    const completed = text + (line.lineEmpty && !line.afterCr ? '\n' : '\n\n')
-    // Always offered to the hooks, watched or not (one parse at the end of a stream): an event cut
-    // off by the stream's end must not reach the client as half a JSON-RPC message (issue 17).
-    void watched
-    event(completed)
-  }
-  /**
-   * Splits newly received text into events. Runs of complete events without a watched pattern
-   * are relayed as one slice (of the chunk's own bytes when `bytes` holds exactly `text`), the
-   * others go through {@link event}; an incomplete event waits in `carry`. Every character is
-   * scanned once (a large event arriving in small chunks costs its length, not its square).
-   */
-  const take = (text: string, final: boolean, bytes?: Uint8Array) => {
-    const endsAscii = bytes?.length ? bytes[bytes.length - 1]! < 0x80 : lastByteAscii
-    if (atStart && text.length > 0) {
-      atStart = false
-      if (text.charCodeAt(0) === 0xfeff) {
-        text = text.slice(1)
-        bytes = undefined
-      }
-    }
-    // Text offsets are byte offsets when the chunk is ASCII and starts on a character boundary.
-    const same = bytes !== undefined && carryLength === 0 && lastByteAscii && bytes.length === text.length
-    lastByteAscii = endsAscii
-    const hasCr = text.includes('\r')
-    let at = 0
-    if (carryLength > 0) {
-      // The event in `carry` goes on in this text.
-      const end = eventEnd(text, 0, line, hasCr)
-      const upTo = end < 0 ? text.length : end
-      const watched = carryWatched || nextWatched(carryTail + text.slice(0, upTo), 0) >= 0
-      if (end < 0) {
-        carry.push(text)
-        carryLength += text.length
-        carryWatched = watched
-        carryTail = (carryTail + text).slice(-MAX_WATCH_LENGTH)
-        if (carryLength > maxEvent) tooLarge = true
-        if (!final) return
-        text = ''
-      } else {
-        carry.push(text.slice(0, end))
-        at = end
-      }
-      const whole = carry.join('')
-      carry = []
-      carryLength = 0
-      carryWatched = false
-      carryTail = ''
-      if (end < 0) return endInside(whole, watched)
-      if (watched) event(whole)
-      else pending.push(whole)
-      line.lineEmpty = true
-    }
-    let rawFrom = at
-    let watched = nextWatched(text, at)
-    const relayRaw = (to: number) => {
-      if (to > rawFrom) pending.push(same ? bytes!.subarray(rawFrom, to) : text.slice(rawFrom, to))
-    }
-    for (;;) {
-      const end = eventEnd(text, at, line, hasCr)
-      if (end < 0) break
-      if (watched >= 0 && watched < end) {
-        relayRaw(at)
-        event(text.slice(at, end))
-        rawFrom = end
-        watched = nextWatched(text, end)
-      }
-      line.lineEmpty = true
-      at = end
-    }
-    relayRaw(at)
-    if (at < text.length) {
-      const rest = text.slice(at)
-      if (final) return endInside(rest, watched >= 0)
-      carry = [rest]
-      carryLength = rest.length
-      carryWatched = watched >= 0
-      carryTail = rest.slice(-MAX_WATCH_LENGTH)
-      if (carryLength > maxEvent) tooLarge = true
-    }
-  }
-  // Chunks ready for the reader, in order.
   const queue: Uint8Array[] = []
-  /** Queues what is pending as one chunk: relayed byte slices copied, edge text encoded. */
+  const rewriter = new EventRewriter(hooks, pending)
+  const splitter = new SseEventSplitter(
+    { raw: (piece) => void pending.push(piece), event: (text) => rewriter.event(text) },
+    { ...(hooks.watch ? { watch: hooks.watch } : {}), ...(options.maxEventChars !== undefined ? { maxEventChars: options.maxEventChars } : {}) }
+  )
+  let ended = false
   const flush = () => {
     if (pending.length === 0) return
-    if (pending.length === 1 && typeof pending[0] !== 'string') queue.push(pending[0]!)
-    else if (pending.every((p) => typeof p === 'string')) queue.push(encoder.encode(pending.join('')))
-    else {
-      const parts = pending.map((p) => (typeof p === 'string' ? encoder.encode(p) : p))
-      const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-      let o = 0
-      for (const p of parts) {
-        joined.set(p, o)
-        o += p.length
-      }
-      queue.push(joined)
-    }
+    queue.push(joinChunk(pending))
     pending.length = 0
   }
   const finish = (reason: SseEndReason, error?: unknown) => {
@@ -348,14 +195,12 @@ export function transformSse(source: ByteSource, hooks: SseHooks, options: SseOp
             break
           }
           if (next.done) {
-            take(decoder.decode(), true)
+            splitter.end()
             finish('end')
             break
           }
-          const value = next.value
-          const whole = lastByteAscii && value.length > 0 && value[value.length - 1]! < 0x80
-          take(whole ? plain.decode(value) : decoder.decode(value, { stream: true }), false, value)
-          if (tooLarge) {
+          splitter.push(next.value)
+          if (splitter.tooLarge) {
             // One event past maxEventChars: what came before it is sent, then the stream ends.
             source.cancel().catch(() => undefined)
             finish('error', new Error('SSE event too large'))
@@ -381,33 +226,5 @@ export function transformSse(source: ByteSource, hooks: SseHooks, options: SseOp
       queue.length = 0
       return source.cancel(reason)
     },
-  }
-}
-
-/**
- * Reads the events of an SSE body one by one (for the edge's own client session).
- * @param source UTF-8 bytes of an SSE body
- */
-export async function* readSseEvents(source: ByteSource): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder()
-  const queue: SseEvent[] = []
-  const parser = createParser({
-    onEvent(msg) {
-      queue.push({ data: msg.data, ...(msg.id !== undefined ? { id: msg.id } : {}), ...(msg.event !== undefined ? { event: msg.event } : {}) })
-    },
-  })
-  try {
-    for (;;) {
-      const { value, done } = await source.read()
-      if (done) {
-        parser.feed('\n\n')
-        yield* queue.splice(0)
-        return
-      }
-      parser.feed(decoder.decode(value, { stream: true }))
-      yield* queue.splice(0)
-    }
-  } finally {
-    source.cancel().catch(() => undefined)
   }
 }

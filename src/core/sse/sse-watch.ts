@@ -9,7 +9,7 @@
  */
 import { createParser } from 'eventsource-parser'
 import type { ByteSource } from '../edge-response'
-import type { SseEvent } from './sse-transform'
+import type { SseEvent } from './sse-event'
 
 /**
  * Upper bound of text the watcher holds for one incomplete event, in UTF-16 code units. Beyond
