@@ -1,0 +1,79 @@
+/**
+ * The nesting bound of request bodies and origin replies (src/core/request/json-scan.ts
+ * `nestsDeeperThan`, `MAX_JSON_DEPTH`; issue 17) and how parse-body applies it before any parse.
+ */
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText } from '../../../src/core/request/json-scan'
+import { parseBody } from '../../../src/core/request/parse-body'
+
+const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
+
+describe('nestsDeeperThan', () => {
+  it('counts arrays and objects alike, and the bound is inclusive', () => {
+    expect(nestsDeeperThan(nested(64), 64)).toBe(false)
+    expect(nestsDeeperThan(nested(65), 64)).toBe(true)
+    expect(nestsDeeperThan('{"a":{"b":[{}]}}', 4)).toBe(false)
+    expect(nestsDeeperThan('{"a":{"b":[{}]}}', 3)).toBe(true)
+    expect(nestsDeeperThan('1', 0)).toBe(false)
+    expect(nestsDeeperThan('[]', 0)).toBe(true)
+  })
+
+  it('measures depth, not the number of brackets: siblings do not add up', () => {
+    expect(nestsDeeperThan('[' + '[],'.repeat(10_000) + '[]]', 2)).toBe(false)
+  })
+
+  it('skips brackets inside strings, escaped quotes included', () => {
+    expect(nestsDeeperThan(JSON.stringify({ s: '[[[[[[[[[[' }), 1)).toBe(false)
+    expect(nestsDeeperThan('["a\\"[[[[", "b"]', 1)).toBe(false)
+    // An even run of backslashes does not escape the quote: the string ends there.
+    expect(nestsDeeperThan('["a\\\\", [[]]]', 2)).toBe(true)
+    expect(nestsDeeperThan('["a\\\\", [[]]]', 3)).toBe(false)
+  })
+
+  it('stops at the first level past the bound (750,000 brackets refused in well under a second)', () => {
+    const text = '['.repeat(750_000)
+    const t0 = performance.now()
+    expect(nestsDeeperThan(text, DEFAULT_MAX_JSON_DEPTH)).toBe(true)
+    expect(performance.now() - t0).toBeLessThan(500)
+  })
+
+  it('an unterminated string is not deeper (the parse that follows refuses it)', () => {
+    expect(nestsDeeperThan('["[[[[[[', 1)).toBe(false)
+  })
+})
+
+describe('parseBody', () => {
+  it('refuses a body nested past the bound with -32700 and a fixed phrase, before JSON.parse', () => {
+    const r = parseBody(nested(65), 64)
+    expect(r).toEqual({ kind: 'body', code: -32700, message: 'Parse error: the body nests arrays and objects deeper than 64 levels' })
+    expect(parseBody(nested(64), 64).kind).toBe('batch')
+    expect(parseBody('{"a":'.repeat(63) + '{}' + '}'.repeat(63), 64).kind).toBe('single')
+    expect(parseBody('{"a":'.repeat(64) + '{}' + '}'.repeat(64), 64).kind).toBe('body')
+  })
+
+  it('refuses bytes that are not UTF-8 or not JSON, and an empty batch, without quoting the body', () => {
+    expect(parseBody(new Uint8Array([0x7b, 0xff, 0x7d]))).toEqual({ kind: 'body', code: -32700, message: 'Parse error: the body could not be read as UTF-8 text' })
+    const secret = '{"token":"sk-live-123",'
+    const r = parseBody(secret)
+    expect(r).toEqual({ kind: 'body', code: -32700, message: 'Parse error: the body could not be read as JSON' })
+    expect(JSON.stringify(r)).not.toContain('sk-live')
+    expect(parseBody('[]')).toEqual({ kind: 'body', code: -32600, message: 'Invalid Request: an empty batch' })
+  })
+
+  it('keeps each batch element with its exact span', () => {
+    const text = '[ {"id":1} ,{"id":"1"}]'
+    const r = parseBody(text)
+    if (r.kind !== 'batch') throw new Error(r.kind)
+    expect(r.items.map((it) => text.slice(it.el.start, it.el.end))).toEqual(['{"id":1}', '{"id":"1"}'])
+  })
+})
+
+describe('scanJsonText', () => {
+  it('flags a duplicate member name at any depth, and gives member spans of the top object', () => {
+    const text = '{"id":12345678901234567890,"params":{"a":{"x":1,"x":2}}}'
+    const el = scanJsonText(text).elements[0]!
+    expect(el.duplicateNames).toBe(true)
+    const id = el.members!.get('id')!
+    expect(text.slice(id.start, id.end)).toBe('12345678901234567890')
+  })
+})
