@@ -1,32 +1,30 @@
 /**
  * @module core/validation/tool-registry
- * Tool schemas per origin: a KV namespace behind a per-isolate memory cache, plus a bounded cache
- * of compiled validators keyed by dialect and schema text (docs/design.md §7).
- *
- * KV layout (one namespace, all values JSON text):
- * - `tools:<originId>:<scope>:<toolName>` -> {@link ToolRecord}
- * - `toollist:<originId>:<scope>` -> `{ names, hash, fetchedAt, ttlMs? }`
+ * Tool schemas per origin: a KV namespace behind a per-isolate memory cache (docs/design.md §7).
+ * The registry reads, learns and forgets records; its parts each hold one concern:
+ * - ./kv-keys.ts: the KV layout (`tools:<originId>:<scope>:<toolName>`, `toollist:<originId>:<scope>`);
+ * - ./compiled-validators.ts: the LRU of compiled validators (once per dialect and schema text);
+ * - ./freshness.ts: when a record is stale (TTL, the origin's `ttlMs`, `list_changed`) or a
+ *   rejection must be rechecked;
+ * - ./refresh-policy.ts: single flight, rate limit and budget of pulls (D7);
+ * - ./bounded-map.ts: the bounded memory (CLOCK).
  * `scope` is `public`, or `u-<SHA-256 of the caller's Authorization>` for private tool lists
- * (./scope.ts). Reads with a caller's private scope fall back to `public` (a public list serves
+ * (./caller-scope.ts). Reads with a caller's private scope fall back to `public` (a public list serves
  * every caller); a pull stores its list where the origin's `cacheScope` says (docs/scope.md).
  *
  * Reads: KV at most once per tool per TTL per isolate (memory entries expire after the TTL).
- * Compiles: at most once per (dialect, schema text) per isolate while the LRU holds it; before
- * compiling, {@link portabilityProblem} refuses features the two engines would judge differently.
- * Freshness: a record is fresh for the origin's `ttlMs` when that is a positive number, otherwise
- * for `SCHEMA_TTL_S` (MCP 2026-07-28 caching: 0, negative or absent = the edge's own policy), and
- * never after a `notifications/tools/list_changed` for its origin seen by this isolate. A record
- * without `fetchedAt` (pushed by hand with `wrangler kv`) never goes stale.
- * Refresh (D7): single-flight per origin+scope and rate-limited by `refreshMinIntervalMs`; a full
- * pull also deletes the KV records of tools the origin no longer lists.
+ * A full pull also deletes the KV records of tools the origin no longer lists.
  */
 import type { Config } from '../config'
 import { dialectOf, type Dialect, type ProtocolVersion } from '../protocol/versions'
 import { isObject } from '../protocol/jsonrpc'
-import { SchemaUnusableError, type CompiledValidator, type KvStore, type ValidatorEngine } from '../ports'
-import { portabilityProblem } from './schema-portability'
+import type { CompiledValidator, KvStore, ValidatorEngine } from '../ports'
 import { listScope, PUBLIC_SCOPE } from './caller-scope'
-import { normaliseSchema } from './schema-normal-form'
+import { BoundedMap } from './bounded-map'
+import { CompiledValidators } from './compiled-validators'
+import { Freshness } from './freshness'
+import { RefreshPolicy } from './refresh-policy'
+import { toolKey, toolListKey, toolPrefix } from './kv-keys'
 
 /** The KV namespace failed (binding missing, outage): no schema can be known for now (D8). */
 export class StoreUnavailableError extends Error {
@@ -136,13 +134,9 @@ export type ToolListPuller = () => Promise<{ tools: unknown[]; era: ProtocolVers
 export class ToolRegistry {
   /** Tool entries (they reference compiled validators): bounded like the compiled-validator LRU. */
   private readonly memory: BoundedMap<string, MemoryEntry>
-  private readonly compiled = new Map<string, CompiledValidator | SchemaUnusableError>()
-  private readonly inflight = new Map<string, Promise<boolean>>()
-  private readonly lastRefresh = new Map<string, { at: number; ok: boolean }>()
-  /** `originId` -> start times (ms) of the pulls of the last minute, oldest first: the budget. */
-  private readonly pullStarts = new Map<string, number[]>()
-  /** `originId:scope` (or `originId:*` for every scope) -> when this isolate last saw `notifications/tools/list_changed` (ms). */
-  private readonly changedAt = new Map<string, number>()
+  private readonly validators: CompiledValidators
+  private readonly freshness: Freshness
+  private readonly policy: RefreshPolicy
   private readonly now: () => number
   /** Counters for tests and metrics: KV reads and writes of tool records, compiles, refreshes started. */
   readonly stats = { kvReads: 0, kvWrites: 0, compiles: 0, refreshes: 0, refreshesRefused: 0 }
@@ -152,8 +146,11 @@ export class ToolRegistry {
 
   constructor(private readonly opts: ToolRegistryOptions) {
     this.now = opts.now ?? Date.now
-    this.startedAt = this.now()
+    this.freshness = new Freshness(opts.schemaTtlS, this.now)
+    this.startedAt = this.freshness.startedAt
     this.memory = new BoundedMap(Math.min(MAX_MEMORY_ENTRIES, opts.validatorCacheSize))
+    this.validators = new CompiledValidators(opts.engine, opts.validatorCacheSize, this.stats)
+    this.policy = new RefreshPolicy(opts, this.now, this.stats)
   }
 
   /**
@@ -164,36 +161,22 @@ export class ToolRegistry {
    * marks the entry as rechecked now (`recheckedAt`): the caller is expected to refresh.
    */
   needsRecheck(tool: ResolvedTool, recheckMs: number): boolean {
-    const at = tool.record.fetchedAt
-    if (typeof at !== 'number') return false
-    const now = this.now()
-    // One recheck per tool entry per bound: when the pull fails (or is refused), the held copy
-    // stands until then instead of a pull attempt with every rejection.
-    if (tool.recheckedAt !== undefined && now - tool.recheckedAt <= recheckMs) return false
-    if (at >= this.startedAt && now - at <= recheckMs) return false
-    tool.recheckedAt = now
-    return true
+    return this.freshness.needsRecheck(tool, recheckMs)
   }
+
 
   /** The engine's name (`ajv` or `cfworker`). */
   get engineName(): string {
     return this.opts.engine.name
   }
 
-  /** Freshness in ms: the origin's positive `ttlMs`, else `SCHEMA_TTL_S`. */
+  /** Freshness in ms ({@link Freshness.ttlMs}). */
   private ttlMs(record?: ToolRecord | null): number {
-    const hint = record?.ttlMs
-    return typeof hint === 'number' && hint > 0 ? hint : this.opts.schemaTtlS * 1000
+    return this.freshness.ttlMs(record)
   }
 
   private isStale(record: ToolRecord, originId: string, scope: string, now: number): boolean {
-    if (typeof record.fetchedAt !== 'number') return false
-    if (this.changedAt.size === 0) return record.fetchedAt + this.ttlMs(record) <= now
-    const changed = this.changedAt.get(`${originId}:${scope}`)
-    if (changed !== undefined && record.fetchedAt < changed) return true
-    const changedAll = this.changedAt.get(`${originId}:*`)
-    if (changedAll !== undefined && record.fetchedAt < changedAll) return true
-    return record.fetchedAt + this.ttlMs(record) <= now
+    return this.freshness.isStale(record, originId, scope, now)
   }
 
   /**
@@ -228,7 +211,7 @@ export class ToolRegistry {
   }
 
   private fromMemory(originId: string, scope: string, name: string, now: number): ResolvedTool | null | undefined {
-    const hit = this.memory.get(`tools:${originId}:${scope}:${name}`)
+    const hit = this.memory.get(toolKey(originId, scope, name))
     if (!hit || hit.expiresAt <= now) return undefined
     hit.used = true // LRU (CLOCK): kept on the next eviction pass
     return this.withFreshness(hit.tool, originId, scope, now)
@@ -236,7 +219,7 @@ export class ToolRegistry {
 
   /** {@link lookup} in exactly one scope. */
   private async lookupIn(originId: string, scope: string, name: string): Promise<ResolvedTool | null> {
-    const key = `tools:${originId}:${scope}:${name}`
+    const key = toolKey(originId, scope, name)
     const now = this.now()
     const held = this.fromMemory(originId, scope, name, now)
     if (held !== undefined) return held
@@ -276,58 +259,13 @@ export class ToolRegistry {
    * {@link lookup}: the caller's own first, then `public`.
    */
   peek(originId: string, scope: string, name: string): ResolvedTool | null {
-    const own = scope !== PUBLIC_SCOPE ? this.memory.get(`tools:${originId}:${scope}:${name}`)?.tool : undefined
-    return own ?? this.memory.get(`tools:${originId}:${PUBLIC_SCOPE}:${name}`)?.tool ?? null
+    const own = scope !== PUBLIC_SCOPE ? this.memory.get(toolKey(originId, scope, name))?.tool : undefined
+    return own ?? this.memory.get(toolKey(originId, PUBLIC_SCOPE, name))?.tool ?? null
   }
 
-  /** Compiles (or takes from the LRU) the validators of a record. Never throws. */
+  /** Compiles (or takes from the LRU) the validators of a record ({@link CompiledValidators}). Never throws. */
   resolve(record: ToolRecord): ResolvedTool {
-    const out: ResolvedTool = { record, validate: null }
-    if (!record.dialect) {
-      out.unusable = 'its inputSchema declares a JSON Schema dialect the edge does not support'
-      return out
-    }
-    const v = this.compile(record.inputSchema, record.dialect)
-    if (v instanceof SchemaUnusableError) out.unusable = v.reason
-    else {
-      out.validate = v
-      out.messageSchema = normaliseSchema(record.inputSchema, record.dialect)
-    }
-    if (record.outputSchema !== undefined) {
-      const od = record.outputDialect !== undefined ? record.outputDialect : dialectOf(record.outputSchema, '2025-11-25')
-      const o = od ? this.compile(record.outputSchema, od, 'outputSchema') : new SchemaUnusableError('its outputSchema declares a JSON Schema dialect the edge does not support')
-      out.outputValidate = o instanceof SchemaUnusableError ? null : o
-      if (o instanceof SchemaUnusableError) out.outputUnusable = o.reason
-      else if (od) out.outputMessageSchema = normaliseSchema(record.outputSchema, od)
-    }
-    return out
-  }
-
-  private compile(schema: unknown, dialect: Dialect, what = 'inputSchema'): CompiledValidator | SchemaUnusableError {
-    const cacheKey = what + '\n' + dialect + '\n' + JSON.stringify(schema)
-    const hit = this.compiled.get(cacheKey)
-    if (hit) {
-      // LRU: move to the back.
-      this.compiled.delete(cacheKey)
-      this.compiled.set(cacheKey, hit)
-      return hit
-    }
-    let result: CompiledValidator | SchemaUnusableError
-    try {
-      this.stats.compiles++
-      const problem = portabilityProblem(schema, what)
-      if (problem !== null) throw new SchemaUnusableError(problem)
-      result = this.opts.engine.compile(schema, dialect)
-    } catch (e) {
-      // Engines phrase reasons for the input schema; the output schema gets its own name.
-      result = e instanceof SchemaUnusableError ? (what === 'inputSchema' ? e : new SchemaUnusableError(e.reason.replace('inputSchema', what))) : new SchemaUnusableError(`its ${what} could not be compiled`)
-    }
-    this.compiled.set(cacheKey, result)
-    while (this.compiled.size > this.opts.validatorCacheSize) {
-      const oldest = this.compiled.keys().next().value as string
-      this.compiled.delete(oldest)
-    }
-    return result
+    return this.validators.resolve(record)
   }
 
   /** Number of tool entries held in memory (bounded by {@link MAX_MEMORY_ENTRIES}). */
@@ -337,7 +275,7 @@ export class ToolRegistry {
 
   /** Number of compiled validators held (bounded by `validatorCacheSize`). */
   get compiledCount(): number {
-    return this.compiled.size
+    return this.validators.size
   }
 
   /**
@@ -368,7 +306,7 @@ export class ToolRegistry {
       }
       if (typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs > 0) record.ttlMs = ttlMs
       names.push(t.name)
-      const key = `tools:${originId}:${scope}:${t.name}`
+      const key = toolKey(originId, scope, t.name)
       // Every client session lists the tools: an unchanged record still in its first half-life is
       // not written again (KV writes are slow and billed; Workers KV allows 1 write/s per key).
       const held = this.memory.get(key)?.tool?.record
@@ -390,11 +328,11 @@ export class ToolRegistry {
    * tools the previous list named and this one does not (a removed tool is unknown again).
    */
   private async storeList(originId: string, scope: string, names: string[], ttlMs?: number): Promise<void> {
-    const listKey = `toollist:${originId}:${scope}`
+    const listKey = toolListKey(originId, scope)
     try {
       const previous: unknown = JSON.parse((await this.opts.kv.get(listKey)) ?? 'null')
       const old = isObject(previous) && Array.isArray(previous.names) ? previous.names.filter((n): n is string => typeof n === 'string') : []
-      await Promise.all(old.filter((n) => !names.includes(n)).map((n) => this.opts.kv.delete(`tools:${originId}:${scope}:${n}`)))
+      await Promise.all(old.filter((n) => !names.includes(n)).map((n) => this.opts.kv.delete(toolKey(originId, scope, n))))
     } catch {
       // the store is down: the next pull cleans up
     }
@@ -410,12 +348,10 @@ export class ToolRegistry {
    *   notification from the origin, which does not say whose list changed)
    */
   invalidate(originId: string, scope?: string): void {
-    const prefix = scope === undefined ? `tools:${originId}:` : `tools:${originId}:${scope}:`
+    const prefix = toolPrefix(originId, scope)
     for (const key of this.memory.keys()) if (key.startsWith(prefix)) this.memory.delete(key)
-    if (scope === undefined) {
-      for (const k of this.lastRefresh.keys()) if (k.startsWith(`${originId}:`)) this.lastRefresh.delete(k)
-    } else this.lastRefresh.delete(`${originId}:${scope}`)
-    this.changedAt.set(`${originId}:${scope ?? '*'}`, this.now())
+    this.policy.forget(originId, scope)
+    this.freshness.changed(originId, scope)
   }
 
   /**
@@ -432,98 +368,27 @@ export class ToolRegistry {
    *   scope has nowhere to go: it is not stored and the refresh counts as failed.
    */
   refresh(originId: string, scope: string, pull: ToolListPuller): Promise<boolean> {
-    const k = `${originId}:${scope}`
-    const running = this.inflight.get(k)
-    if (running) return running
-    const now = this.now()
-    const last = this.lastRefresh.get(k)
-    if (last !== undefined && now - last.at < this.opts.refreshMinIntervalMs) return Promise.resolve(last.ok)
-    if (!this.takeBudget(originId, now)) {
-      this.stats.refreshesRefused++
-      return Promise.resolve(last?.ok ?? false)
-    }
-    this.forgetOldRefreshes(now)
-    this.stats.refreshes++
-    const p = (async () => {
-      try {
-        const { tools, era, ttlMs, cacheScope } = await pull()
-        const dest = listScope(cacheScope, era, scope === PUBLIC_SCOPE ? undefined : scope)
-        if (dest === null) throw new Error('a private tool list without a caller scope')
-        // Forget every cached entry of this origin and caller first, so negative entries do not outlive the pull.
-        for (const s of new Set([scope, dest])) {
-          const prefix = `tools:${originId}:${s}:`
-          for (const key of this.memory.keys()) if (key.startsWith(prefix)) this.memory.delete(key)
-        }
-        const names = await this.learn(originId, dest, tools, era, ttlMs)
-        await this.storeList(originId, dest, names, ttlMs)
-        this.lastRefresh.set(k, { at: this.now(), ok: true })
-        return true
-      } catch {
-        this.lastRefresh.set(k, { at: this.now(), ok: false })
-        return false
-      } finally {
-        this.inflight.delete(k)
+    return this.policy.run(originId, scope, async () => {
+      const { tools, era, ttlMs, cacheScope } = await pull()
+      const dest = listScope(cacheScope, era, scope === PUBLIC_SCOPE ? undefined : scope)
+      if (dest === null) throw new Error('a private tool list without a caller scope')
+      // Forget every cached entry of this origin and caller first, so negative entries do not outlive the pull.
+      for (const s of new Set([scope, dest])) {
+        const prefix = toolPrefix(originId, s)
+        for (const key of this.memory.keys()) if (key.startsWith(prefix)) this.memory.delete(key)
       }
-    })()
-    this.inflight.set(k, p)
-    return p
-  }
-
-  /** Takes one pull from `originId`'s budget of the last minute; false when it is spent. */
-  private takeBudget(originId: string, now: number): boolean {
-    const budget = this.opts.refreshBudgetPerMin
-    if (budget === undefined) return true
-    let starts = this.pullStarts.get(originId)
-    if (!starts) this.pullStarts.set(originId, (starts = []))
-    while (starts.length > 0 && now - starts[0]! >= 60_000) starts.shift()
-    if (starts.length >= budget) return false
-    starts.push(now)
-    return true
-  }
-
-  /**
-   * Bounds the per-scope rate-limit memory: every caller scope leaves an entry, so past
-   * {@link MAX_REFRESH_ENTRIES} the entries whose interval is over are dropped (they no longer limit anything).
-   */
-  private forgetOldRefreshes(now: number): void {
-    if (this.lastRefresh.size < MAX_REFRESH_ENTRIES) return
-    for (const [k, v] of this.lastRefresh) if (now - v.at >= this.opts.refreshMinIntervalMs) this.lastRefresh.delete(k)
+      const names = await this.learn(originId, dest, tools, era, ttlMs)
+      await this.storeList(originId, dest, names, ttlMs)
+    })
   }
 }
 
-/** Entries of the per-scope rate limit kept before old ones are pruned (each caller scope adds one). */
-const MAX_REFRESH_ENTRIES = 1_000
 /** True for a value shaped like a {@link ToolRecord} (KV may hold anything an operator wrote). */
 function isToolRecord(v: unknown): v is ToolRecord {
   if (!isObject(v) || typeof v.name !== 'string' || !('inputSchema' in v)) return false
   // A record written by hand may leave the dialect out: its `$schema`, else 2020-12 (MCP 2025-11-25 default).
   if (v.dialect === undefined) v.dialect = dialectOf(v.inputSchema, '2025-11-25')
   return v.dialect === null || v.dialect === 'draft-07' || v.dialect === '2019-09' || v.dialect === '2020-12'
-}
-
-/** A Map that drops its oldest entries (insertion order) beyond `max`. */
-class BoundedMap<K, V extends { used?: boolean }> extends Map<K, V> {
-  constructor(private readonly max: number) {
-    super()
-  }
-  /**
-   * Adds or replaces an entry; past the bound, evicts in insertion order but gives entries marked
-   * `used` a second chance (moved to the end, mark cleared): the CLOCK approximation of LRU. A hit
-   * only sets `used` instead of a delete and re-insert per call (issue 7 profile).
-   */
-  override set(key: K, value: V): this {
-    if (this.has(key)) this.delete(key)
-    super.set(key, value)
-    while (this.size > this.max) {
-      const [oldKey, oldValue] = this.entries().next().value as [K, V]
-      this.delete(oldKey)
-      if (oldValue.used && oldKey !== key) {
-        oldValue.used = false
-        super.set(oldKey, oldValue)
-      }
-    }
-    return this
-  }
 }
 
 /**

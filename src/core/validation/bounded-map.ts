@@ -1,0 +1,30 @@
+/**
+ * @module core/validation/bounded-map
+ * The bounded memory of the tool registry: a Map that evicts its oldest entries past a bound, with
+ * the CLOCK approximation of LRU. Pure.
+ */
+
+/** A Map that drops its oldest entries (insertion order) beyond `max`; entries marked `used` get a second chance. */
+export class BoundedMap<K, V extends { used?: boolean }> extends Map<K, V> {
+  constructor(private readonly max: number) {
+    super()
+  }
+  /**
+   * Adds or replaces an entry; past the bound, evicts in insertion order but gives entries marked
+   * `used` a second chance (moved to the end, mark cleared): the CLOCK approximation of LRU. A hit
+   * only sets `used` instead of a delete and re-insert per call (issue 7 profile).
+   */
+  override set(key: K, value: V): this {
+    if (this.has(key)) this.delete(key)
+    super.set(key, value)
+    while (this.size > this.max) {
+      const [oldKey, oldValue] = this.entries().next().value as [K, V]
+      this.delete(oldKey)
+      if (oldValue.used && oldKey !== key) {
+        oldValue.used = false
+        super.set(oldKey, oldValue)
+      }
+    }
+    return this
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * @module core/validation/compiled-validators
+ * Compiled validators per isolate: a tool record's input and output schemas compiled by the
+ * engine, at most once per (dialect, schema text) while the LRU holds them (`VALIDATOR_CACHE_SIZE`;
+ * docs/design.md §7). Before compiling, {@link portabilityProblem} refuses features the two engines
+ * would judge differently. Never throws: an unusable schema becomes a safe reason.
+ */
+import { dialectOf, type Dialect } from '../protocol/versions'
+import { SchemaUnusableError, type CompiledValidator, type ValidatorEngine } from '../ports'
+import { portabilityProblem } from './schema-portability'
+import { normaliseSchema } from './schema-normal-form'
+import type { ResolvedTool, ToolRecord } from './tool-registry'
+
+/** Compiles records into {@link ResolvedTool}s through a bounded LRU of compiled validators. */
+export class CompiledValidators {
+  private readonly compiled = new Map<string, CompiledValidator | SchemaUnusableError>()
+
+  /**
+   * @param max the LRU's bound (`VALIDATOR_CACHE_SIZE`)
+   * @param stats the registry's counters: `compiles` counts every compile that ran
+   */
+  constructor(
+    private readonly engine: ValidatorEngine,
+    private readonly max: number,
+    private readonly stats: { compiles: number }
+  ) {}
+
+  /** Number of compiled validators held (bounded by `max`). */
+  get size(): number {
+    return this.compiled.size
+  }
+
+  /** Compiles (or takes from the LRU) the validators of a record. Never throws. */
+  resolve(record: ToolRecord): ResolvedTool {
+    const out: ResolvedTool = { record, validate: null }
+    if (!record.dialect) {
+      out.unusable = 'its inputSchema declares a JSON Schema dialect the edge does not support'
+      return out
+    }
+    const v = this.compile(record.inputSchema, record.dialect)
+    if (v instanceof SchemaUnusableError) out.unusable = v.reason
+    else {
+      out.validate = v
+      out.messageSchema = normaliseSchema(record.inputSchema, record.dialect)
+    }
+    if (record.outputSchema !== undefined) {
+      const od = record.outputDialect !== undefined ? record.outputDialect : dialectOf(record.outputSchema, '2025-11-25')
+      const o = od ? this.compile(record.outputSchema, od, 'outputSchema') : new SchemaUnusableError('its outputSchema declares a JSON Schema dialect the edge does not support')
+      out.outputValidate = o instanceof SchemaUnusableError ? null : o
+      if (o instanceof SchemaUnusableError) out.outputUnusable = o.reason
+      else if (od) out.outputMessageSchema = normaliseSchema(record.outputSchema, od)
+    }
+    return out
+  }
+
+  private compile(schema: unknown, dialect: Dialect, what = 'inputSchema'): CompiledValidator | SchemaUnusableError {
+    const cacheKey = what + '\n' + dialect + '\n' + JSON.stringify(schema)
+    const hit = this.compiled.get(cacheKey)
+    if (hit) {
+      // LRU: move to the back.
+      this.compiled.delete(cacheKey)
+      this.compiled.set(cacheKey, hit)
+      return hit
+    }
+    let result: CompiledValidator | SchemaUnusableError
+    try {
+      this.stats.compiles++
+      const problem = portabilityProblem(schema, what)
+      if (problem !== null) throw new SchemaUnusableError(problem)
+      result = this.engine.compile(schema, dialect)
+    } catch (e) {
+      // Engines phrase reasons for the input schema; the output schema gets its own name.
+      result = e instanceof SchemaUnusableError ? (what === 'inputSchema' ? e : new SchemaUnusableError(e.reason.replace('inputSchema', what))) : new SchemaUnusableError(`its ${what} could not be compiled`)
+    }
+    this.compiled.set(cacheKey, result)
+    while (this.compiled.size > this.max) {
+      const oldest = this.compiled.keys().next().value as string
+      this.compiled.delete(oldest)
+    }
+    return result
+  }
+}
