@@ -174,11 +174,15 @@ export const JSON_HEADERS = { 'content-type': 'application/json' }
  * The HTTP response of a local answer: {@link toWire}'s status and text with
  * `content-type: application/json`, the answer's own headers, then `headers` (e.g. `mcp-edge-grade`).
  */
-export function localResponse(a: LocalAnswer, headers: Record<string, string> = {}): EdgeResponse {
+export function localResponse(a: LocalAnswer, headers?: Record<string, string>): EdgeResponse {
   return wireResponse(toWire(a), headers)
 }
 
 /** {@link localResponse} for an answer already mapped with {@link toWire}. */
-export function wireResponse(w: WireAnswer, headers: Record<string, string> = {}): EdgeResponse {
-  return edgeResponse(w.text, w.status, { ...JSON_HEADERS, ...w.headers, ...headers })
+export function wireResponse(w: WireAnswer, headers?: Record<string, string>): EdgeResponse {
+  // Copied member by member: this runs for every locally answered call (the rejected-call path of the bench).
+  const h: Record<string, string> = { 'content-type': JSON_HEADERS['content-type'] }
+  if (w.headers) for (const k in w.headers) h[k] = w.headers[k]!
+  if (headers) for (const k in headers) h[k] = headers[k]!
+  return edgeResponse(w.text, w.status, h)
 }

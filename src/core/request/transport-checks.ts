@@ -41,10 +41,10 @@ function originAllowed(origin: string, allowed: string[]): boolean {
 class ValueMemo<V> {
   private readonly seen = new Map<string, V>()
   constructor(private readonly max = 256) {}
-  get(value: string, compute: (value: string) => V): V {
+  get<A>(value: string, compute: (value: string, arg: A) => V, arg: A): V {
     let v = this.seen.get(value)
     if (v === undefined) {
-      v = compute(value)
+      v = compute(value, arg)
       this.seen.set(value, v)
       if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value as string)
     }
@@ -73,7 +73,7 @@ function hostAllowed(host: string, allowed: string[]): boolean {
 export function checkHostAndOrigin(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>, memos?: HeaderMemos): Refusal | null {
   const allowed = config.allowedHosts
   const host = headers.get('host') ?? ''
-  if (allowed && !(memos ? memos.host.get(host, (h) => hostAllowed(h, allowed)) : hostAllowed(host, allowed))) {
+  if (allowed && !(memos ? memos.host.get(host, hostAllowed, allowed) : hostAllowed(host, allowed))) {
     return { kind: 'transport', status: 403, message: 'Forbidden: this Host is not allowed' }
   }
   const origin = headers.get('origin')
@@ -115,7 +115,7 @@ export function checkPost(headers: RequestHeaders, config: Pick<Config, 'allowed
   // D18: a 2026-07-28 request may accept application/json alone; 2025 eras need both types.
   const version = headers.get('mcp-protocol-version')
   const modern = version !== null && looksModern(version.trim())
-  const admits = memos ? memos.accept.get(accept, admitted) : admitted(accept)
+  const admits = memos ? memos.accept.get(accept, admitted, undefined) : admitted(accept)
   const ok = modern ? (admits & ACCEPTS_JSON) !== 0 : admits === (ACCEPTS_JSON | ACCEPTS_SSE)
   if (!ok) {
     return {
