@@ -32,7 +32,11 @@ declare module 'autocannon' {
     non2xx: number
     '2xx': number
   }
-  function autocannon(opts: AutocannonOptions, cb: (err: Error | null, result: AutocannonResult) => void): unknown
+  /** The running instance; `response` fires per reply with its time in (fractional) ms. */
+  interface AutocannonInstance {
+    on(event: 'response', fn: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void): void
+  }
+  function autocannon(opts: AutocannonOptions, cb: (err: Error | null, result: AutocannonResult) => void): AutocannonInstance
   export default autocannon
   export type { AutocannonOptions, AutocannonResult, AutocannonRequest }
 }

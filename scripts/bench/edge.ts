@@ -12,7 +12,9 @@
  * `BENCH_LOG=off` replaces the logger with a no-op (for profiling only; the benchmark logs).
  *
  * IPC: sends `{ port }` when listening; answers `{ cmd: 'stats' }` with memory and registry
- * counters.
+ * counters (after a full garbage collection when the process runs with `--expose-gc`), and
+ * `{ cmd: 'lookup' }` with the time of the hot-path tool lookup (`registry.cached`), in
+ * nanoseconds per lookup, over every seeded tool name in turn (the tools-held axis).
  */
 import { readFileSync } from 'node:fs'
 import { startEdge } from '../../src/adapters/node/index'
@@ -31,8 +33,28 @@ if (process.env.BENCH_SEED === 'kv') {
 const edge = await startEdge({ env: { ...process.env, STORE_FILE: 'memory', SCHEMA_TTL_S: '3600' }, port: 0, kv, ...(process.env.BENCH_LOG === 'off' ? { log: () => undefined } : {}) })
 if (process.env.BENCH_SEED !== 'kv') for (const o of origins) await edge.deps.registry.learn(o, 'public', tools, '2025-06-18')
 
+const names = (tools as { name?: unknown }[]).map((t) => t.name).filter((n): n is string => typeof n === 'string')
+
+/** ns per `registry.cached` call, over `names` in turn for at least 200 ms (after a warm pass). */
+function lookupNs(): number {
+  const reg = edge.deps.registry
+  if (names.length === 0) return NaN
+  for (const n of names) reg.cached('default', 'public', n)
+  let calls = 0
+  const t0 = process.hrtime.bigint()
+  let t = t0
+  while (t - t0 < 200_000_000n) {
+    for (const n of names) if (reg.cached('default', 'public', n) === undefined) throw new Error(`tool ${n} not held in memory`)
+    calls += names.length
+    t = process.hrtime.bigint()
+  }
+  return Number(t - t0) / calls
+}
+
 process.on('message', (m: { cmd?: string }) => {
+  if (m.cmd === 'lookup') return void process.send!({ ns: lookupNs() })
   if (m.cmd === 'stats') {
+    ;(globalThis as { gc?: () => void }).gc?.()
     const reg = edge.deps.registry as unknown as { compiledCount: number; stats: object; memory: Map<string, unknown> }
     process.send!({ rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed, compiled: reg.compiledCount, memoryEntries: reg.memory.size, ...reg.stats })
   }

@@ -5,7 +5,9 @@
  * - `POST /mcp` with one `tools/call` -> one JSON result with the request's id
  *   (`application/json`); with a JSON-RPC batch -> an array of results, one per request.
  * - `POST /sse` -> `text/event-stream` with `SSE_EVENTS` events: `SSE_EVENTS - 1`
- *   `notifications/progress` events, then the result (scenario 6).
+ *   `notifications/progress` events, then the result; `POST /sse/<n>` the same with `n` events.
+ * - `POST /reply/<bytes>` -> one JSON result of about `bytes` bytes: `structuredContent` holds
+ *   `ok: true` and an array of small objects filling the size (the reply-size axis).
  * - `GET /stats` -> `{ calls }` (POSTs holding a `tools/call`), so a run can prove no call was forwarded.
  *
  * The reply text is built from fixed templates plus the id's exact JSON text; the body is parsed
@@ -19,10 +21,30 @@ import { SSE_EVENTS } from './schemas'
 
 
 const RESULT = '{"content":[{"type":"text","text":"ok"}],"structuredContent":{"ok":true,"value":42}}'
-const resultFor = (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${RESULT}}`
-const PROGRESS = Array.from({ length: SSE_EVENTS - 1 }, (_, i) =>
-  `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":${i + 1},"total":${SSE_EVENTS},"message":"step ${i + 1}"}}\n\n`
-).join('')
+const resultFor = (id: unknown, result = RESULT) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`
+const progress = (events: number) =>
+  Array.from({ length: events - 1 }, (_, i) =>
+    `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":${i + 1},"total":${events},"message":"step ${i + 1}"}}\n\n`
+  ).join('')
+/** Progress events per SSE length, built once. */
+const PROGRESS = new Map<number, string>()
+/** A tools/call result of about `bytes` bytes of JSON text, built once per size. */
+const SIZED = new Map<number, string>()
+function sizedResult(bytes: number): string {
+  let r = SIZED.get(bytes)
+  if (r === undefined) {
+    const items: string[] = []
+    let length = RESULT.length + 12
+    for (let i = 0; length < bytes; i++) {
+      const item = `{"id":${i},"name":"item ${i}","tags":["a","b"],"score":${i}.5}`
+      items.push(item)
+      length += item.length + 1
+    }
+    r = `{"content":[{"type":"text","text":"ok"}],"structuredContent":{"ok":true,"value":42,"items":[${items.join(',')}]}}`
+    SIZED.set(bytes, r)
+  }
+  return r
+}
 
 let calls = 0
 const server = createServer((req, res) => {
@@ -43,15 +65,20 @@ const server = createServer((req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')
       return
     }
-    if (req.url === '/sse') {
+    const url = req.url ?? '/'
+    if (url === '/sse' || url.startsWith('/sse/')) {
+      const events = url === '/sse' ? SSE_EVENTS : Number(url.slice(5)) || SSE_EVENTS
+      let progressText = PROGRESS.get(events)
+      if (progressText === undefined) PROGRESS.set(events, (progressText = progress(events)))
       const id = (msg as { id?: unknown }).id ?? null
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-      res.end(`${PROGRESS}event: message\ndata: ${resultFor(id)}\n\n`)
+      res.end(`${progressText}event: message\ndata: ${resultFor(id)}\n\n`)
       return
     }
+    const result = url.startsWith('/reply/') ? sizedResult(Number(url.slice(7)) || 1024) : RESULT
     const body = Array.isArray(msg)
-      ? `[${msg.filter((m) => m && typeof m === 'object' && 'id' in m).map((m) => resultFor((m as { id: unknown }).id)).join(',')}]`
-      : resultFor((msg as { id?: unknown }).id ?? null)
+      ? `[${msg.filter((m) => m && typeof m === 'object' && 'id' in m).map((m) => resultFor((m as { id: unknown }).id, result)).join(',')}]`
+      : resultFor((msg as { id?: unknown }).id ?? null, result)
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
   })
 })

@@ -67,3 +67,20 @@ export function makeTool(size: number, name = `tool_${size}`, variant = ''): Ben
 
 /** The benchmark's three tools. */
 export const TOOLS: BenchTool[] = [makeTool(3), makeTool(10), makeTool(20)]
+
+/**
+ * A deeply nested schema (the schema-size axis): `depth` levels of objects, each with a
+ * patterned string, an integer and the next level under `child` (all required, no extra
+ * members). The invalid arguments break the innermost level (an empty name, a string integer).
+ */
+export function makeDeepTool(depth: number, name = `deep_${depth}`): BenchTool {
+  let schema: Record<string, unknown> = { type: 'object', properties: { name: { type: 'string', minLength: 1, pattern: '^[a-z ]+$' }, n: { type: 'integer', minimum: 0 } }, required: ['name', 'n'], additionalProperties: false }
+  let valid: Record<string, unknown> = { name: 'leaf', n: depth }
+  let invalid: Record<string, unknown> = { name: '', n: 'x' }
+  for (let i = depth - 1; i >= 1; i--) {
+    schema = { type: 'object', properties: { name: { type: 'string', minLength: 1, pattern: '^[a-z ]+$' }, n: { type: 'integer', minimum: 0 }, child: schema }, required: ['name', 'n', 'child'], additionalProperties: false }
+    valid = { name: 'level', n: i, child: valid }
+    invalid = { name: 'level', n: i, child: invalid }
+  }
+  return { name, size: depth, inputSchema: schema, valid, invalid }
+}

@@ -5,7 +5,11 @@
  * `BENCH_TOOLS` (JSON array of MCP tool entries) is written to KV before the first request,
  * as records produced by the real registry. Requests go straight to workerd's socket.
  * Variables: every `EDGE_*` environment variable becomes a Worker var without the prefix.
- * IPC: sends `{ url }` when ready.
+ *
+ * The same workerd also runs the bare Worker (`BENCH_BARE_WORKER`, scripts/bench/bare-worker.ts)
+ * on the route `127.0.0.1/bare*`, forwarding to `BENCH_ORIGIN_BASE`: the floor of every workerd
+ * scenario, behind the same Miniflare entry as the edge.
+ * IPC: sends `{ url, bareUrl }` when ready (`bareUrl` ends in `/bare`; append the origin path).
  */
 import { Miniflare } from 'miniflare'
 import type { Readable } from 'node:stream'
@@ -15,12 +19,12 @@ import { createCfworkerEngine } from '../../src/validators/cfworker'
 
 const bindings: Record<string, string> = {}
 for (const [k, v] of Object.entries(process.env)) if (k.startsWith('EDGE_') && v !== undefined) bindings[k.slice(5)] = v
+const bare = process.env.BENCH_BARE_WORKER
 const mf = new Miniflare({
-  modules: true,
-  scriptPath: process.env.BENCH_WORKER_BUNDLE!,
-  compatibilityDate: '2026-04-20',
-  kvNamespaces: ['TOOL_SCHEMAS'],
-  bindings,
+  workers: [
+    { name: 'edge', modules: true, scriptPath: process.env.BENCH_WORKER_BUNDLE!, compatibilityDate: '2026-04-20', kvNamespaces: ['TOOL_SCHEMAS'], bindings },
+    ...(bare ? [{ name: 'bare', modules: true, scriptPath: bare, compatibilityDate: '2026-04-20', bindings: { ORIGIN_BASE: process.env.BENCH_ORIGIN_BASE ?? '' }, routes: ['127.0.0.1/bare*'] }] : []),
+  ],
   host: '127.0.0.1',
   port: 0,
   handleRuntimeStdio(stdout: Readable, stderr: Readable) {
@@ -33,7 +37,7 @@ const tools = JSON.parse(process.env.BENCH_TOOLS ?? '[]') as unknown[]
 const scratchKv = new MemoryKv()
 const scratch = new ToolRegistry({ kv: scratchKv, engine: createCfworkerEngine(), schemaTtlS: 3600, validatorCacheSize: 1, refreshMinIntervalMs: 0 })
 await scratch.learn('default', 'public', tools, '2025-06-18')
-const kv = await mf.getKVNamespace('TOOL_SCHEMAS')
+const kv = await mf.getKVNamespace('TOOL_SCHEMAS', 'edge')
 // Written as an operator's `wrangler kv` push would be: without `fetchedAt`, so the records are
 // never stale and a rejection is not rechecked against the bench origin (which only answers calls).
 for (const key of await scratchKv.keys()) {
@@ -41,7 +45,7 @@ for (const key of await scratchKv.keys()) {
   delete record.fetchedAt
   await kv.put(key, JSON.stringify(record))
 }
-process.send!({ url: new URL('/mcp', base).toString() })
+process.send!({ url: new URL('/mcp', base).toString(), bareUrl: new URL('/bare', base).toString() })
 process.on('disconnect', () => {
   void mf.dispose().finally(() => process.exit(0))
 })
