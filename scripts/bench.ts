@@ -23,7 +23,8 @@
  * after the estimated total time of the run.
  * Flags: `--smoke` (a few seconds per section, for CI: figures meaningless), `--out FILE`,
  * `--rounds N`, `--duration S` (per run), `--warmup S`, `--memory-seconds S`,
- * `--axes schema,reply,batch,tools,connections` (default all; `none` for none).
+ * `--axes schema,reply,batch,tools,connections` (default all; `none` for none), `--plan` (print
+ * the plan and the time it would take, run nothing).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
@@ -45,7 +46,7 @@ const ALL_AXES = ['schema', 'reply', 'batch', 'tools', 'connections'] as const
 type Axis = (typeof ALL_AXES)[number]
 
 function usage(problem: string): never {
-  process.stderr.write(`bench: ${problem}\nusage: npm run bench -- [--smoke] [--out FILE] [--rounds N] [--duration S] [--warmup S] [--memory-seconds S] [--axes ${ALL_AXES.join(',')}|all|none]\n`)
+  process.stderr.write(`bench: ${problem}\nusage: npm run bench -- [--smoke] [--out FILE] [--rounds N] [--duration S] [--warmup S] [--memory-seconds S] [--axes ${ALL_AXES.join(',')}|all|none] [--plan]\n`)
   process.exit(2)
 }
 
@@ -61,6 +62,7 @@ const { values: flags } = (() => {
         warmup: { type: 'string' },
         'memory-seconds': { type: 'string' },
         axes: { type: 'string' },
+        plan: { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
@@ -401,6 +403,7 @@ async function main(): Promise<void> {
     `bench: ${COMMAND}: ${P.rounds} round(s) of ${P.durationS} s runs, axes: ${AXES.join(', ') || 'none'}; nginx: ${nginxBin ? nginxBin.version : 'not installed'}.\n` +
       `bench: this run will take about ${clock(plan.totalS)} (m:ss).\n`
   )
+  if (flags.plan) return
 
   plan.step('building the Worker bundle and the runners; starting the processes', 12)
   const bundle = await buildWorkerBundle(resolve(ROOT, 'dist/bench/edge-worker.js'))
