@@ -11,7 +11,8 @@
  * POST /verdicts { engine, dialect, formats: 'assert' | 'annotate', remotes, groups: [{ schema, tests: [{ data }] }] }
  *   -> [[true | false | "unusable" | "error", ...], ...] (true = valid; "unusable": the engine refused the schema)
  * POST /speed { engine, dialect, schema, data, n }
- *   -> { valid, mode }: compiles the schema, validates `data` n times (`mode`: ata's engine mode,
+ *   -> { valid, mode }: compiles the schema, validates `data` n times with the issues of a failure
+ *   built (ata's lazy `errors` read, hyperjump's BASIC output; cfworker's adapter normalises them) (`mode`: ata's engine mode,
  *   e.g. "interpreter" or "closure", never "codegen" in workerd); the caller times the request
  *   from outside (workerd's clock does not advance while a request computes).
  */
@@ -19,6 +20,7 @@ import { Validator as AtaValidator } from 'ata-validator'
 import * as hyperjump07 from '@hyperjump/json-schema/draft-07'
 import * as hyperjump2020 from '@hyperjump/json-schema/draft-2020-12'
 import { setShouldValidateFormat } from '@hyperjump/json-schema/draft-2020-12'
+import { BASIC } from '@hyperjump/json-schema/experimental'
 import type { Dialect } from '../../src/core/protocol/versions'
 import { SchemaUnusableError } from '../../src/core/ports'
 import { createCfworkerEngine } from '../../src/validators/cfworker'
@@ -57,18 +59,23 @@ let schemaSeq = 0
 const registeredRemotes = new Set<string>()
 
 /** A compiled validator: returns true when `data` is valid. Throws when the schema is refused. */
-/** The ata engine mode of the last compile ("codegen", "closure", "interpreter"), for the report. */
-let ataMode = ''
+/** The ata validator of the last compile, to read its engine mode after use ("interpreter", ...). */
+let lastAta: { _engine?: string } | null = null
 
-async function compile(engine: Engine, schema: unknown, dialect: Dialect, formats: 'assert' | 'annotate', remotes: Record<string, unknown>): Promise<(data: unknown) => boolean> {
+async function compile(engine: Engine, schema: unknown, dialect: Dialect, formats: 'assert' | 'annotate', remotes: Record<string, unknown>, issues = false): Promise<(data: unknown) => boolean> {
   if (engine === 'cfworker') {
     const v = createCfworkerEngine({ formats, remotes }).compile(schema, dialect)
     return (d) => v(d) === null
   }
   if (engine === 'ata') {
     const v = new AtaValidator(declared(schema, dialect) as object, { assertFormat: formats === 'assert', useDefaults: false, abortEarly: false, schemas: Object.fromEntries(Object.entries(remotes).map(([k, s]) => [k, s as object])) })
-    ataMode = String((v as unknown as { _engine?: string })._engine ?? 'unknown')
-    return (d) => v.validate(d).valid
+    lastAta = v as unknown as { _engine?: string }
+    // The edge needs every issue of a failing call: ata builds its errors lazily, so read them.
+    return (d) => {
+      const r = v.validate(d)
+      if (!r.valid) void r.errors.length
+      return r.valid
+    }
   }
   const hj = dialect === 'draft-07' ? hyperjump07 : hyperjump2020
   setShouldValidateFormat(formats === 'assert')
@@ -86,7 +93,8 @@ async function compile(engine: Engine, schema: unknown, dialect: Dialect, format
   const uri = `https://eval.invalid/schema/${++schemaSeq}`
   hj.registerSchema(schema as hyperjump07.SchemaObject, uri, DIALECT_URI[dialect].replace(/#$/, ''))
   const v = await hj.validate(uri)
-  return (d) => v(d as never).valid
+  // FLAG output gives the verdict only; BASIC lists the failing keywords, which the edge would need.
+  return issues ? (d) => v(d as never, BASIC).valid : (d) => v(d as never).valid
 }
 
 export default {
@@ -94,10 +102,10 @@ export default {
     const path = new URL(request.url).pathname
     if (path === '/speed') {
       const job = (await request.json()) as SpeedJob
-      const v = await compile(job.engine, job.schema, job.dialect, 'assert', {})
+      const v = await compile(job.engine, job.schema, job.dialect, 'assert', {}, true)
       let valid = 0
       for (let i = 0; i < job.n; i++) if (v(job.data)) valid++
-      return Response.json({ valid, mode: job.engine === 'ata' ? ataMode : job.engine })
+      return Response.json({ valid, mode: job.engine === 'ata' ? `ata ${lastAta?._engine ?? 'unknown'}` : job.engine })
     }
     const job = (await request.json()) as VerdictJob
     // Remotes are registered per dialect: clear what an earlier job of another dialect registered.
