@@ -92,7 +92,7 @@ const AXES: Axis[] = (() => {
 const OUT = resolve(flags.out ?? resolve(ROOT, 'BENCHMARKS.md'))
 const P = {
   rounds: num('rounds', flags.rounds, SMOKE ? 1 : 3, true),
-  durationS: num('duration', flags.duration, SMOKE ? 0.3 : 3),
+  durationS: num('duration', flags.duration, SMOKE ? 0.2 : 3),
   warmupS: num('warmup', flags.warmup, SMOKE ? 0 : 5),
   /** Warm-up per axis scenario: the processes are already warm from the main scenarios. */
   axisWarmupS: SMOKE ? 0 : 1.5,
@@ -104,7 +104,7 @@ const P = {
   lruSize: SMOKE ? 10 : 50,
   connections: SMOKE ? 4 : 32,
   connectionAxis: SMOKE ? [4, 16, 64] : [32, 256, 1024],
-  toolCounts: SMOKE ? [50, 500] : [1000, 10_000],
+  toolCounts: SMOKE ? [20, 200] : [1000, 10_000],
   replyBytes: [1024, 100 * 1024, 1024 * 1024],
   sseEvents: 1000,
   batchSizes: [1, 10, 100],

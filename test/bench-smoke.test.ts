@@ -36,9 +36,11 @@ const num = (cell: string) => Number(cell.split(' ')[0]!.replace(/,/g, ''))
 describe('npm run bench -- --smoke', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+  // About 60-80 s alone; inside the full suite on the loaded 2-core machine it took over 170 s
+  // (every process start and run slows down), hence the generous bound.
   it('completes and writes a well-formed report', async () => {
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
-      execFile(process.execPath, ['--import', 'tsx', 'scripts/bench.ts', '--smoke', '--out', out], { cwd: ROOT, timeout: 170_000, maxBuffer: 1 << 24 }, (err, so, se) =>
+      execFile(process.execPath, ['--import', 'tsx', 'scripts/bench.ts', '--smoke', '--out', out], { cwd: ROOT, timeout: 400_000, maxBuffer: 1 << 24 }, (err, so, se) =>
         res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: so, stderr: se })
       )
     })
@@ -101,12 +103,12 @@ describe('npm run bench -- --smoke', () => {
       }
     }
     const held = tableAfter(report, '### Tools held')
-    expect(held.rows.map((r) => r[0])).toEqual(['1', '50', '500'])
+    expect(held.rows.map((r) => r[0])).toEqual(['1', '20', '200'])
     for (const r of held.rows) expect(num(r[2]!), `lookup ns with ${r[0]} tools`).toBeGreaterThan(0)
 
     expect(tableAfter(report, '## Cold path').rows.map((r) => r[0])).toEqual(['Node, cfworker then ajv', 'workerd, @cfworker/json-schema'])
     const micro = tableAfter(report, '## Validation micro-benchmark')
     expect(micro.rows.map((r) => `${r[0]}/${r[1]}`)).toEqual(['ajv/3', 'ajv/10', 'ajv/20', 'cfworker/3', 'cfworker/10', 'cfworker/20'])
     expect(report).toMatch(/compiled validators held \d+ after the first pass/)
-  }, 180_000)
+  }, 420_000)
 })
