@@ -18,8 +18,12 @@
  *
  * Prints Markdown tables on stdout. Flags: `--quick` (fewer inputs and shorter timings, to check
  * the script; figures meaningless).
+ *
+ * The candidates are not dependencies of the project (ata-validator's optional native packages
+ * are not all published for 1.27.1, which `npm ci` refuses): install them first with
+ * `npm install --no-save ata-validator@1.27.1 @hyperjump/json-schema@1.18.0`.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { build } from 'esbuild'
 import fc from 'fast-check'
@@ -240,6 +244,12 @@ async function speed(base: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  for (const pkg of ['ata-validator', '@hyperjump/json-schema']) {
+    if (!existsSync(resolve(ROOT, 'node_modules', pkg, 'package.json'))) {
+      process.stderr.write(`evaluate: ${pkg} is not installed; run: npm install --no-save ata-validator@1.27.1 @hyperjump/json-schema@1.18.0\n`)
+      process.exit(2)
+    }
+  }
   const { url, mf } = await startWorkerd()
   try {
     const parts = [await suite(url), await differential(url), await speed(url)]
