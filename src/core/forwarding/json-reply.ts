@@ -40,7 +40,15 @@ export async function answerRefusedReply(reply: OriginReply, localTexts: string[
       if (p.answered) continue
       p.answered = true
       originEras(ex.deps).observe(ex.target.id, p.method, refusal.msg, reply.status) // D17: learn the origin's era
-      ex.row({ id: idLabel(p.id), method: p.method, ...(p.tool ? { tool: p.tool } : {}), grade: 'rpc_error', code: refusal.code, answeredBy: 'origin', ...(ex.originMs !== undefined ? { originMs: ex.originMs } : {}) })
+      ex.row({
+        id: idLabel(p.id),
+        method: p.method,
+        ...(p.tool ? { tool: p.tool } : {}),
+        grade: 'rpc_error',
+        code: refusal.code,
+        answeredBy: 'origin',
+        ...(ex.originMs !== undefined ? { originMs: ex.originMs } : {}),
+      })
     }
     ex.finish(reply.status)
     return edgeResponse(refusal.text, reply.status, { ...relayHeaders(reply), 'content-type': 'application/json', 'mcp-edge-grade': gradeHeader(ex.rows) })

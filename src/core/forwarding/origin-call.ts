@@ -14,7 +14,20 @@ import type { GatewayFault } from '../local-answer'
 import { type RequestHeaders } from '../edge-response'
 
 /** Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), framing, and encodings the edge must read. */
-const DROP_REQUEST = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-connection', 'content-length', 'accept-encoding', 'expect'])
+const DROP_REQUEST = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-connection',
+  'content-length',
+  'accept-encoding',
+  'expect',
+])
 /** Reply headers relayed to the client. */
 const RELAY_REPLY = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'cache-control', 'www-authenticate', 'retry-after', 'allow']
 
@@ -57,7 +70,15 @@ export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: st
   else signal?.addEventListener('abort', onAbort, { once: true })
   try {
     const timeoutMs = isListen(ex) ? 0 : ex.deps.config.originTimeoutMs
-    const reply = await ex.deps.origin({ method: 'POST', url: ex.target.url, headers: forwardHeaders(headers), body, timeoutMs, maxReplyBytes: ex.deps.config.maxReplyBytes, ...(link ? { signal: link } : {}) })
+    const reply = await ex.deps.origin({
+      method: 'POST',
+      url: ex.target.url,
+      headers: forwardHeaders(headers),
+      body,
+      timeoutMs,
+      maxReplyBytes: ex.deps.config.maxReplyBytes,
+      ...(link ? { signal: link } : {}),
+    })
     ex.originMs = Date.now() - t0
     if (isSse(reply)) signal?.removeEventListener('abort', onAbort)
     return { kind: 'reply', reply }

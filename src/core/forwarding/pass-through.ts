@@ -36,7 +36,13 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Reque
   try {
     // The headers of a GET stream are bounded like any reply (an origin that never answers must not
     // hold the client forever); its body may stay silent, bounded only by STREAM_MAX_MS below.
-    reply = await deps.origin({ method, url: target.url, headers: forwardHeaders(headers), timeoutMs: deps.config.originTimeoutMs, ...(method === 'GET' ? { bodyTimeoutMs: 0 } : {}) })
+    reply = await deps.origin({
+      method,
+      url: target.url,
+      headers: forwardHeaders(headers),
+      timeoutMs: deps.config.originTimeoutMs,
+      ...(method === 'GET' ? { bodyTimeoutMs: 0 } : {}),
+    })
   } catch (e) {
     return localResponse({ kind: 'gateway', code: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable })
   }

@@ -110,7 +110,11 @@ export class ReplyGrader {
       p.answered = true
       this.open--
       const code =
-        reason === 'timeout' ? ErrorCode.OriginTimeout : reason === 'error' || reason === 'invalid' || (reason === 'end' && this.sawInvalid) ? ErrorCode.OriginUnavailable : ErrorCode.OriginNoAnswer
+        reason === 'timeout'
+          ? ErrorCode.OriginTimeout
+          : reason === 'error' || reason === 'invalid' || (reason === 'end' && this.sawInvalid)
+            ? ErrorCode.OriginUnavailable
+            : ErrorCode.OriginNoAnswer
       const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: code === ErrorCode.OriginNoAnswer ? 'missing' : 'origin_error', code, answeredBy: 'edge' }
       if (p.tool !== undefined) row.tool = p.tool
       if (ex.originMs !== undefined) row.originMs = ex.originMs

@@ -166,7 +166,8 @@ export function decideBatchEra(values: unknown[], ctx: EraContext): { kind: 'leg
   const P = headerVersion(ctx.headers)
   if (values.some((v) => claimOf(v).present)) return refuse(400, NULL_ID, ErrorCode.InvalidRequest, 'Invalid Request: MCP 2026-07-28 does not allow JSON-RPC batches')
   if (P !== null && !(isKnownVersion(P) && ctx.supported.includes(P)) && !looksModern(P)) return unsupportedVersion(NULL_ID, P, ctx.supported)
-  if (P !== null && !(isKnownVersion(P) && allowsBatches(P))) return refuse(400, NULL_ID, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of MCP ${clip(P)}; send one message per POST`)
+  if (P !== null && !(isKnownVersion(P) && allowsBatches(P)))
+    return refuse(400, NULL_ID, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of MCP ${clip(P)}; send one message per POST`)
   if (!ctx.supported.includes(DEFAULT_VERSION)) return unsupportedVersion(NULL_ID, DEFAULT_VERSION, ctx.supported)
   return { kind: 'legacy', era: DEFAULT_VERSION }
 }

@@ -62,7 +62,8 @@ export function checkParamHeaders(id: RawId, schema: unknown, args: Record<strin
     else if (typeof v === 'boolean') same = text === String(v)
     else same = typeof v === 'string' && text === v
     // A value of the wrong type is left to inputSchema validation (it will fail there).
-    if (!same && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) return headerMismatch(id, `Mcp-Param-${d.header} does not equal the argument ${d.path.join('.')}`)
+    if (!same && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'))
+      return headerMismatch(id, `Mcp-Param-${d.header} does not equal the argument ${d.path.join('.')}`)
   }
   return null
 }

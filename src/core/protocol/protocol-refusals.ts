@@ -24,7 +24,7 @@ export function refuse(status: number, id: RawId, code: number, message: string,
  */
 export function unsupportedVersion(id: RawId, requested: unknown, supported: readonly ProtocolVersion[]): ProtocolRefusal {
   const list = newestFirst(supported)
-  const req = typeof requested === 'string' ? clip(requested) : String(requested === undefined ? '' : JSON.stringify(requested) ?? '').slice(0, 64)
+  const req = typeof requested === 'string' ? clip(requested) : String(requested === undefined ? '' : (JSON.stringify(requested) ?? '')).slice(0, 64)
   return refuse(400, id, ErrorCode.UnsupportedVersion, `Unsupported protocol version. Supported versions: ${list.join(', ')}`, { supported: list, requested: req })
 }
 

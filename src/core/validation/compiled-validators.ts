@@ -70,7 +70,12 @@ export class CompiledValidators {
       result = this.engine.compile(schema, dialect)
     } catch (e) {
       // Engines phrase reasons for the input schema; the output schema gets its own name.
-      result = e instanceof SchemaUnusableError ? (what === 'inputSchema' ? e : new SchemaUnusableError(e.reason.replace('inputSchema', what))) : new SchemaUnusableError(`its ${what} could not be compiled`)
+      result =
+        e instanceof SchemaUnusableError
+          ? what === 'inputSchema'
+            ? e
+            : new SchemaUnusableError(e.reason.replace('inputSchema', what))
+          : new SchemaUnusableError(`its ${what} could not be compiled`)
     }
     this.compiled.set(cacheKey, result)
     while (this.compiled.size > this.max) {
