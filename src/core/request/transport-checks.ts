@@ -11,9 +11,6 @@ import { looksModern } from '../protocol/versions'
 import { type RequestHeaders } from '../edge-response'
 import type { TransportRefusal } from '../local-answer'
 
-/** A refusal of the whole HTTP request (D13); see {@link TransportRefusal}. */
-export type Refusal = TransportRefusal
-
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i
 
 /** True when `host` (a Host header value) names a loopback address. */
@@ -70,7 +67,7 @@ function hostAllowed(host: string, allowed: string[]): boolean {
  * Host and Origin checks shared by POST, GET and DELETE (DNS-rebinding protection).
  * @param memos the instance's remembered verdicts (the POST path passes them; same verdicts without)
  */
-export function checkHostAndOrigin(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>, memos?: HeaderMemos): Refusal | null {
+export function checkHostAndOrigin(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>, memos?: HeaderMemos): TransportRefusal | null {
   const allowed = config.allowedHosts
   const host = headers.get('host') ?? ''
   if (allowed && !(memos ? memos.host.get(host, hostAllowed, allowed) : hostAllowed(host, allowed))) {
@@ -104,7 +101,7 @@ function admitted(accept: string): number {
  * @param memos the instance's remembered verdicts ({@link HeaderMemos}), when it has them
  * @returns a refusal, or null to go on
  */
-export function checkPost(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>, memos?: HeaderMemos): Refusal | null {
+export function checkPost(headers: RequestHeaders, config: Pick<Config, 'allowedHosts' | 'allowedOrigins'>, memos?: HeaderMemos): TransportRefusal | null {
   const hostOrOrigin = checkHostAndOrigin(headers, config, memos)
   if (hostOrOrigin) return hostOrOrigin
   const type = headers.get('content-type') ?? ''
