@@ -1,0 +1,32 @@
+/**
+ * @module exports/shared
+ * The part of the package's API that is the same on every runtime: re-exported by the `node`
+ * build (exports/node.ts) and the Workers build (exports/workers.ts) of `mcp-edge-validator`.
+ * Runtime-neutral: nothing here imports `node:*`, ajv or undici.
+ */
+export { createApp, type AppOptions, type GetDeps } from '../app'
+export { ConfigError, loadConfig, type Config } from '../core/config'
+export type { EdgeDeps, OriginTarget } from '../core/grading/exchange'
+export { GradeCounters } from '../core/grading/grade-counters'
+export type { Grade, GradeRow } from '../core/grading/grade-reply'
+export {
+  OriginReplyTooLargeError,
+  OriginTimeoutError,
+  SchemaUnusableError,
+  type CompiledValidator,
+  type Defer,
+  type KvStore,
+  type LogRecord,
+  type Logger,
+  type OriginClient,
+  type OriginReply,
+  type OriginRequest,
+  type ValidationIssue,
+  type ValidatorEngine,
+} from '../core/ports'
+export { ALL_VERSIONS, type Dialect, type ProtocolVersion } from '../core/protocol/versions'
+export { createToolRegistry, type ToolRegistry } from '../core/validation/tool-registry'
+export { MemoryKv } from '../stores/memory-kv'
+export { createCfworkerEngine } from '../validators/cfworker'
+export type { EngineOptions } from '../validators/ajv'
+export { createFetchOriginClient } from '../adapters/workers/fetch-origin-client'
