@@ -5,7 +5,7 @@
  * contacted for the call itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RUNTIMES } from './helpers/runtimes'
+import { RUNTIMES_AND_MIDDLEWARE } from './helpers/runtimes'
 import { deploy, messagesOf, readVectors, send, type Case, type Deployment, type VectorRow } from './rules-harness'
 
 interface FieldCase {
@@ -109,7 +109,7 @@ function matches(actual: unknown, shape: unknown, key = ''): boolean {
 
 const runs = runsOf()
 
-describe.each(RUNTIMES)('field-cases.jsonl (request side) on $name', ({ name, start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('field-cases.jsonl (request side) on $name', ({ name, start }) => {
   let d: Deployment
   let ran = 0
   beforeAll(async () => {

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
+import { RUNTIMES_AND_MIDDLEWARE, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { ADMIN_TOKEN, gradesOf, nextLog, post, postLogs, pushTools } from './helpers/grading'
 
@@ -106,7 +106,7 @@ function withIsError(body: string): string {
   return body.slice(0, end) + ',"isError":true' + body.slice(end)
 }
 
-describe.each(RUNTIMES)('field cases, response side, on $name', ({ start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('field cases, response side, on $name', ({ start }) => {
   let origin: ScriptedOrigin
   let edge: EdgeUnderTest
   beforeAll(async () => {

@@ -5,7 +5,7 @@
  * per-id grade table of the POST's log line. Also the metrics route.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
+import { RUNTIMES_AND_MIDDLEWARE, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { ADMIN_TOKEN, gradesOf, mcpHeaders, nextLog, post, postLogs, pushTools } from './helpers/grading'
 
@@ -321,7 +321,7 @@ const ROWS: Row[] = [
   })),
 ]
 
-describe.each(RUNTIMES)('grading per id on $name', ({ start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('grading per id on $name', ({ start }) => {
   let origin: ScriptedOrigin
   let edge: EdgeUnderTest
   beforeAll(async () => {
@@ -382,7 +382,7 @@ describe.each(RUNTIMES)('grading per id on $name', ({ start }) => {
   })
 })
 
-describe.each(RUNTIMES)('grading options on $name', ({ start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('grading options on $name', ({ start }) => {
   let origin: ScriptedOrigin
   let edge: EdgeUnderTest
   beforeAll(async () => {

@@ -13,7 +13,7 @@
 import type { ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/core/config'
-import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
+import { RUNTIMES_AND_MIDDLEWARE, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { ADMIN_TOKEN, gradesOf, mcpHeaders, nextLog, post, postLogs, pushTools } from './helpers/grading'
 import { countMethod, serveMcp, toolCalls } from './helpers/mcp-script'
@@ -43,7 +43,7 @@ describe('MAX_REPLY_BYTES configuration', () => {
   })
 })
 
-describe.each(RUNTIMES)('reply size and client disconnect on $name', ({ name, start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('reply size and client disconnect on $name', ({ name, start }) => {
   let origin: ScriptedOrigin
   let lists: ScriptedOrigin
   let edge: EdgeUnderTest

@@ -19,7 +19,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
+import { RUNTIMES_AND_MIDDLEWARE, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { call, countMethod, rpc } from './helpers/mcp-script'
 
@@ -33,7 +33,7 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))])
 }
 
-describe.each(RUNTIMES)('GET stream pass-through on $name', ({ start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('GET stream pass-through on $name', ({ start }) => {
   let origin: ScriptedOrigin
   let edge: EdgeUnderTest
   /** What the origin writes on the next GET stream, one write after another (15 ms apart); the stream then stays open. */
@@ -220,7 +220,7 @@ async function startChangingOrigin(): Promise<{ url: string; calls: unknown[]; g
   }
 }
 
-describe.each(RUNTIMES)('list_changed from a real SDK server on the GET stream, on $name', ({ start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('list_changed from a real SDK server on the GET stream, on $name', ({ start }) => {
   let origin: Awaited<ReturnType<typeof startChangingOrigin>>
   let edge: EdgeUnderTest
   beforeAll(async () => {

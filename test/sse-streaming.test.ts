@@ -20,7 +20,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js'
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
+import { RUNTIMES_AND_MIDDLEWARE, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { ADMIN_TOKEN, gradesOf, mcpHeaders, nextLog, postLogs, pushTools } from './helpers/grading'
 
@@ -68,7 +68,7 @@ function postStream(edge: EdgeUnderTest, body: string, signal?: AbortSignal): Pr
   return fetch(edge.url, { method: 'POST', headers: mcpHeaders(), body, signal })
 }
 
-describe.each(RUNTIMES)('SSE replies on $name', ({ name, start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('SSE replies on $name', ({ name, start }) => {
   let origin: ScriptedOrigin
   let edge: EdgeUnderTest
   beforeAll(async () => {
@@ -311,7 +311,7 @@ async function startSdkOrigin(): Promise<{ url: string; close(): Promise<void>; 
   }
 }
 
-describe.each(RUNTIMES)('SDK origin with resumable SSE through the edge on $name', ({ start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('SDK origin with resumable SSE through the edge on $name', ({ start }) => {
   let origin: Awaited<ReturnType<typeof startSdkOrigin>>
   let edge: EdgeUnderTest
   beforeAll(async () => {

@@ -5,7 +5,7 @@
  * 2025 revisions (152), and an unavailable tool store (147).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RUNTIMES, type StartEdge } from './helpers/runtimes'
+import { RUNTIMES_AND_MIDDLEWARE, type StartEdge } from './helpers/runtimes'
 import { assertKvEffect } from './helpers/kv-effect'
 import { assertCase, deploy, expandRows, readVectors, send, type Case, type Deployment } from './rules-harness'
 
@@ -28,7 +28,7 @@ const PROFILE_VARS: Record<string, Record<string, string>> = {
   'kv-down': { ALLOWED_ORIGINS: 'https://app.example' },
 }
 
-describe.each(RUNTIMES)('spec-vectors-2026.jsonl on $name', ({ name, start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('spec-vectors-2026.jsonl on $name', ({ name, start }) => {
   const deployments = new Map<string, Deployment>()
   let ran = 0
   beforeAll(async () => {

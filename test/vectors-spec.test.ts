@@ -4,13 +4,13 @@
  * ids) and whether the origin was contacted, against a real scripted HTTP origin.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RUNTIMES } from './helpers/runtimes'
+import { RUNTIMES_AND_MIDDLEWARE } from './helpers/runtimes'
 import { assertCase, deploy, expandRows, readVectors, send, type Deployment } from './rules-harness'
 
 const rows = readVectors('spec-vectors.jsonl')
 const cases = expandRows(rows, 's')
 
-describe.each(RUNTIMES)('spec-vectors.jsonl on $name', ({ name, start }) => {
+describe.each(RUNTIMES_AND_MIDDLEWARE)('spec-vectors.jsonl on $name', ({ name, start }) => {
   let d: Deployment
   let ran = 0
   beforeAll(async () => {

@@ -8,7 +8,7 @@
 import { createServer, type ServerResponse } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { deferCompile } from '../src/adapters/node/index'
+import { deferCompile } from '../src/adapters/node/node-edge'
 import { WriteBatch } from '../src/adapters/node/post-listener'
 import type { ByteSource, EdgeResponse } from '../src/core/edge-response'
 

@@ -6,6 +6,7 @@
  */
 import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './protocol/versions'
 import { DEFAULT_MAX_JSON_DEPTH } from './request/json-scan'
+import { isOriginName } from './front-door'
 
 /** The edge's configuration. Units are in the names (Bytes, Ms, S). */
 export interface Config {
@@ -148,7 +149,8 @@ export function loadConfig(
       throw ConfigError.bad('ORIGINS', env.ORIGINS, 'a JSON object of name -> URL, such as {"weather":"http://127.0.0.1:9000/mcp"}')
     }
     for (const [name, url] of Object.entries(origins)) {
-      if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw ConfigError.bad('ORIGINS', env.ORIGINS, `origin names of letters, digits, '_', '.' and '-' (not ${showValue(name)})`)
+      // The path rule (core/front-door.ts): a name outside it could never be reached at /mcp/<name>.
+      if (!isOriginName(name)) throw ConfigError.bad('ORIGINS', env.ORIGINS, `origin names of letters, digits, '_', '.', '~' and '-', other than . and .. (not ${showValue(name)})`)
       if (typeof url !== 'string') throw ConfigError.bad('ORIGINS', env.ORIGINS, `a URL string for origin ${name}`)
       parseOriginUrl(`ORIGINS.${name}`, url)
     }

@@ -4,7 +4,8 @@
  * run), its `node:http` listener with the direct `POST /mcp` path, and the Node-only ports (the
  * file-backed store, the undici origin client). Node only: imports `node:http` and `node:fs`.
  */
-export { deferCompile, nodeDeps, startEdge, type RunningEdge, type StartEdgeOptions } from '../adapters/node/index'
+export { startEdge, type RunningEdge, type StartEdgeOptions } from '../adapters/node/index'
+export { deferCompile, stdoutLogger } from '../adapters/node/node-edge'
 export { createNodeListener, responseCloseSignal, writeEdgeResponse } from '../adapters/node/post-listener'
 export { createUndiciOriginClient } from '../adapters/node/origin-client'
 export { FileKv } from '../adapters/node/file-kv'

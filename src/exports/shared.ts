@@ -4,7 +4,10 @@
  * build (exports/node.ts) and the Workers build (exports/workers.ts) of `mcp-edge-validator`.
  * Runtime-neutral: nothing here imports `node:*`, ajv or undici.
  */
-export { createApp, type AppOptions, type GetDeps } from '../app'
+export { createApp, type GetDeps } from '../app'
+export { createMcpEdge, missingStore, type EdgeRuntime, type McpEdge, type McpEdgeInit, type McpEdgeParts } from '../mcp-edge'
+export type { EdgeLimits, EdgePolicies, McpEdgeOptions } from '../edge-options'
+export { servePost, type McpPost } from '../core/front-door'
 export { ConfigError, loadConfig, type Config } from '../core/config'
 export type { EdgeDeps, OriginTarget } from '../core/grading/exchange'
 export { GradeCounters } from '../core/grading/grade-counters'

@@ -6,15 +6,8 @@
  * from strings (`new Function`, `eval`) at request time, and ajv compiles every schema to code.
  * Nothing reachable from this file imports ajv, undici or `node:*` (a test bundles it and checks).
  */
-import type { ValidatorEngine } from '../core/ports'
-import { createCfworkerEngine } from '../validators/cfworker'
-
 export * from './shared'
+export { createDefaultEngine, mcpEdge } from '../adapters/workers/workers-edge'
 
-/** Which engine {@link createDefaultEngine} builds in this build of the package. */
+/** Which engine `createDefaultEngine` (and `mcpEdge` without `engine`) builds in this build of the package. */
 export const DEFAULT_ENGINE = 'cfworker' as const
-
-/** The engine the edge uses on this runtime when none is given: @cfworker/json-schema, no code generation. */
-export function createDefaultEngine(): ValidatorEngine {
-  return createCfworkerEngine()
-}

@@ -3,15 +3,20 @@
  * (@hono/node-server, undici, ajv, in-memory KV) and the built Worker bundle in workerd under
  * Miniflare (fetch, cfworker, local KV). Both listen on 127.0.0.1 and give an MCP URL.
  */
+import { serve } from '@hono/node-server'
+import { Hono } from 'hono'
 import { Miniflare } from 'miniflare'
+import type { AddressInfo } from 'node:net'
 import { startEdge } from '../../src/adapters/node/index'
+import { mcpEdge } from '../../src/adapters/node/node-edge'
+import { createApp } from '../../src/app'
 import type { KvStore, LogRecord } from '../../src/core/ports'
 import { MemoryKv } from '../../src/stores/memory-kv'
 import { WORKER_BUNDLE } from './build-worker'
 
 /** A running edge in one runtime. */
 export interface EdgeUnderTest {
-  runtime: 'node' | 'worker'
+  runtime: 'node' | 'worker' | 'middleware'
   /** MCP endpoint, e.g. http://127.0.0.1:1234/mcp */
   url: string
   /** Log records written so far (one per POST). */
@@ -100,8 +105,58 @@ export const startWorkerEdge: StartEdge = async (vars, opts = {}) => {
   }
 }
 
+/**
+ * Requests that went through the host app's own middleware in {@link startMiddlewareEdge}, by
+ * method and path: proof that a host's middleware runs in front of the mounted edge.
+ */
+export const hostMiddlewareSeen: string[] = []
+
+/**
+ * The edge as Hono middleware: `mcpEdge()` (Node build) inside the standalone app, mounted by a
+ * host Hono app with middleware of its own, served by @hono/node-server's `serve`, so every
+ * request, `POST /mcp` included, goes through Hono and the host's middleware (not the standalone
+ * server's direct node:http path). Like the Node server bound to loopback, it answers loopback
+ * Host names only unless ALLOWED_HOSTS says otherwise.
+ */
+export const startMiddlewareEdge: StartEdge = async (vars, opts = {}) => {
+  const mem = new MemoryKv()
+  const kv = opts.kvDown ? downKv : mem
+  const records: LogRecord[] = []
+  const edge = mcpEdge({ env: vars, store: kv, logger: (r) => records.push(r), ...(vars.ALLOWED_HOSTS ? {} : { allowedHosts: ['localhost'] }) })
+  const host = new Hono()
+  host.use('*', async (c, next) => {
+    hostMiddlewareSeen.push(`${c.req.method} ${c.req.path}`)
+    await next()
+  })
+  host.route('/', createApp(edge))
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: host.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s))
+  })
+  const port = (server.address() as AddressInfo).port
+  return {
+    runtime: 'middleware',
+    url: `http://127.0.0.1:${port}/mcp`,
+    logs: async () => records,
+    kvGet: (k) => kv.get(k),
+    kvPut: (k, v) => kv.put(k, v),
+    kvKeys: (prefix) => (opts.kvDown ? Promise.resolve([]) : mem.keys(prefix)),
+    close: async () => {
+      const s = server as unknown as { closeAllConnections?(): void; close(cb: () => void): void }
+      s.closeAllConnections?.()
+      await new Promise<void>((resolve) => s.close(() => resolve()))
+      await edge.close()
+    },
+  }
+}
+
 /** Both runtimes, for `describe.each`. */
 export const RUNTIMES: { name: 'node' | 'worker'; start: StartEdge }[] = [
   { name: 'node', start: startNodeEdge },
   { name: 'worker', start: startWorkerEdge },
 ]
+
+/**
+ * Both runtimes and the edge mounted as Hono middleware on Node ({@link startMiddlewareEdge}):
+ * for the behaviour tests whose answers must be the same whichever way the POST arrives.
+ */
+export const RUNTIMES_AND_MIDDLEWARE: { name: 'node' | 'worker' | 'middleware'; start: StartEdge }[] = [...RUNTIMES, { name: 'middleware', start: startMiddlewareEdge }]

@@ -1,24 +1,32 @@
 /**
  * @module adapters/node/post-listener
- * The Node entry's request listener. `POST /mcp` and `POST /mcp/<name>` with a Content-Length go
- * straight from `node:http` to the core (admitPost -> handlePost) and the core's
- * {@link EdgeResponse} is written back at the end of the event loop's turn, together with the
- * other answers of that turn ({@link WriteBatch}); everything else (GET/DELETE streams, /healthz,
- * /metrics, /admin, chunked bodies, odd paths) goes to the Hono app through @hono/node-server.
+ * The standalone Node server's request listener, and how it relates to the Hono app: it sits in
+ * front of the app and hands every request to it through @hono/node-server, except `POST <base>`
+ * and `POST <base>/<name>`, which it carries itself to the same front door the app's POST route
+ * calls ({@link servePost}, src/core/front-door.ts: path rule, length rule, admission, pipeline).
+ * The answers ({@link EdgeResponse}) are written back at the end of the event loop's turn,
+ * together with the other answers of that turn ({@link WriteBatch}). So the listener owns no
+ * rule: it only decides which requests skip Hono, and a request that skips Hono gets the answer
+ * the app's route would give.
  *
- * Why not Hono for the hot path: @hono/node-server wraps every request in a web `Request`, Hono
+ * Why skip Hono for the hot path: @hono/node-server wraps every request in a web `Request`, Hono
  * adds a Context, and the answer goes back through a web `Response`; for a gateway whose own work
  * per call is a few tens of microseconds that plumbing was the largest single cost (about 25 us
- * of CPU per POST on Node 20 in `npm run bench` A/B runs, issue 7). Both paths call the same core
- * functions, so they answer alike; the test suite runs every runtime test through this listener.
+ * of CPU per POST on Node 20 in `npm run bench` A/B runs, issue 7). The test suite runs every
+ * runtime test through this listener, and test/middleware.test.ts runs them through the Hono route.
+ *
+ * It also skips the middleware of any app it fronts, so it is the standalone server's (startEdge)
+ * and an opt-in for a host app: a host that mounts `mcpEdge()` in its own Hono app and serves it
+ * with @hono/node-server's `serve` keeps every request on Hono (docs/library.md, "The Node fast path").
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
 import type { Hono } from 'hono'
 import { LinkSignal } from '../../core/client-signal'
-import { edgeFault, type EdgeDeps } from '../../core/grading/exchange'
-import { admitPost, handlePost, originTarget } from '../../core/pipeline'
+import type { EdgeDeps } from '../../core/grading/exchange'
+import { originNameOf, servePost } from '../../core/front-door'
 import type { EdgeResponse, RequestHeaders } from '../../core/edge-response'
+import type { McpEdge } from '../../mcp-edge'
 
 /**
  * `IncomingMessage.headers` seen as {@link RequestHeaders}. Only used when no header name repeats
@@ -48,19 +56,6 @@ function hasRepeatedHeader(req: IncomingMessage): boolean {
   let n = 0
   for (const _ in req.headers) n++
   return n * 2 !== req.rawHeaders.length
-}
-
-/**
- * `/mcp` -> undefined (the default origin), `/mcp/<name>` -> name, anything else -> null (the
- * Hono route decides). `.` and `..` are dot segments that URL parsing removes on the Hono route,
- * so they are left to it too.
- */
-function originName(url: string): string | undefined | null {
-  const q = url.indexOf('?')
-  const path = q < 0 ? url : url.slice(0, q)
-  if (path === '/mcp') return undefined
-  const name = path.startsWith('/mcp/') ? path.slice(5) : ''
-  return /^[A-Za-z0-9._~-]+$/.test(name) && name !== '.' && name !== '..' ? name : null
 }
 
 /**
@@ -237,41 +232,53 @@ export class WriteBatch {
 }
 
 /**
- * The Node entry's listener: the direct `POST /mcp` path in front of the Hono app.
- * @param app the app for every other request
- * @param deps the ports, as given to the app
+ * Reads a request body for the front door: resolves when it has all arrived, or null as soon as it
+ * passes `maxBytes` (then the rest is discarded as it comes; the answer is 413).
  */
-export function createNodeListener(app: Hono, deps: EdgeDeps): RequestListener {
+function readNodeBody(req: IncomingMessage, maxBytes: number | undefined): Promise<Uint8Array | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let bytes = 0
+    const onData = (c: Buffer) => {
+      if (maxBytes !== undefined && (bytes += c.length) > maxBytes) {
+        req.off('data', onData)
+        req.resume()
+        resolve(null)
+        return
+      }
+      chunks.push(c)
+    }
+    req.on('data', onData)
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+  })
+}
+
+/**
+ * The standalone server's listener: the direct path for `POST <base>[/<name>]` in front of `app`.
+ * @param app the Hono app for every other request (it mounts `edge` at `base`)
+ * @param edge the edge whose front door the direct path calls (what `mcpEdge()` returns)
+ * @param base where `app` mounts `edge`, e.g. `/mcp`
+ */
+export function createNodeListener(app: Hono, edge: McpEdge, base: string): RequestListener {
   const fallback = getRequestListener(app.fetch)
   const answers = new WriteBatch()
+  let deps: EdgeDeps | undefined = edge.deps
   return (req, res) => {
-    const length = req.headers['content-length']
-    const name = req.method === 'POST' && length !== undefined && req.headers['transfer-encoding'] === undefined ? originName(req.url ?? '') : null
-    const target = name === null || !/^\d+$/.test(length!) || hasRepeatedHeader(req) ? null : originTarget(deps.config, name)
-    if (!target) {
+    // Repeated header names take the Hono route, where web Headers join them (hasRepeatedHeader).
+    const name = req.method === 'POST' && deps !== undefined ? originNameOf(req.url ?? '', base) : null
+    if (name === null || hasRepeatedHeader(req)) {
       void fallback(req, res)
+      // Options given as a function of env are built on the app's first request.
+      deps ??= edge.deps
       return
     }
-    const headers = new NodeRequestHeaders(req.headers)
-    let refusal: EdgeResponse | null
-    try {
-      refusal = admitPost(headers, target, deps, Number(length))
-    } catch (e) {
-      refusal = edgeFault(e, () => deps)
-    }
-    if (refusal) {
-      answers.add(refusal, res)
-      return
-    }
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const signal = responseCloseSignal(res)
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-      handlePost(body, headers, target, deps, signal)
-        .catch((e: unknown) => edgeFault(e, () => deps))
-        .then((r) => answers.add(r, res))
-        .catch(() => res.destroy())
+    servePost(deps!, {
+      originName: name,
+      headers: new NodeRequestHeaders(req.headers),
+      readBody: (maxBytes) => readNodeBody(req, maxBytes),
+      clientSignal: () => responseCloseSignal(res),
     })
+      .then((r) => answers.add(r, res))
+      .catch(() => res.destroy())
   }
 }

@@ -1,0 +1,34 @@
+/**
+ * @module adapters/workers/workers-edge
+ * `mcpEdge()` as the Workers build of the package gives it (`mcp-edge-validator` under the
+ * `workerd`, `worker`, `browser` and `default` conditions): @cfworker/json-schema as the engine
+ * (workerd forbids code generation from strings at request time, and ajv compiles schemas to
+ * code), `fetch` to the origin, one `console.log` JSON line per POST, and deferred work handed to
+ * the request's `ExecutionContext.waitUntil` where there is one.
+ */
+import type { ValidatorEngine } from '../../core/ports'
+import { createMcpEdge, type EdgeRuntime, type McpEdge, type McpEdgeInit } from '../../mcp-edge'
+import { createCfworkerEngine } from '../../validators/cfworker'
+import { createFetchOriginClient } from './fetch-origin-client'
+
+/** The engine the Workers build uses when none is given: @cfworker/json-schema, no code generation. */
+export function createDefaultEngine(): ValidatorEngine {
+  return createCfworkerEngine()
+}
+
+/** The Workers build's defaults for what the options leave unset. */
+export const workersRuntime: EdgeRuntime = {
+  engine: createDefaultEngine,
+  originClient: () => createFetchOriginClient(),
+  logger: () => (r) => console.log(JSON.stringify(r)),
+  executionContext: true,
+}
+
+/**
+ * The edge as a Hono sub-app, Workers build. In a Worker the options usually come from `env`:
+ * `app.route('/mcp', mcpEdge((env: Env) => ({ env, store: env.TOOL_SCHEMAS })))`. Options: docs/library.md.
+ * @throws ConfigError for an unusable option or variable (options given as an object)
+ */
+export function mcpEdge<E = unknown>(options: McpEdgeInit<E> = {}): McpEdge {
+  return createMcpEdge(options, workersRuntime)
+}

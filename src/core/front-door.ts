@@ -1,0 +1,106 @@
+/**
+ * @module core/front-door
+ * The one entry of `POST <mount>` and `POST <mount>/<name>`, whatever carries the request: the
+ * path rule (which origin a path names), the length rule (when the body size is known before
+ * reading), admission (Host, Origin, Content-Type, Accept, `MAX_BODY_BYTES`) and the hand-off to
+ * the pipeline, in {@link servePost}. Runtime-neutral: the carrier reads the body for it.
+ *
+ * Two carriers call it, and nothing else decides what a POST means:
+ * - the Hono route of `mcpEdge()` (src/mcp-edge.ts), on every runtime: Hono's router splits the
+ *   path into the mount point and the `:origin` segment;
+ * - the standalone Node server's `node:http` listener (src/adapters/node/post-listener.ts), which
+ *   sits in front of the same Hono app and takes a POST itself only when {@link originNameOf}
+ *   finds an MCP path in the raw URL; every other request goes on to the Hono app. It exists
+ *   because the web Request/Response plumbing of @hono/node-server cost about 25 us of CPU per
+ *   POST (docs/performance.md).
+ */
+import type { ClientSignal } from './client-signal'
+import type { Config } from './config'
+import type { EdgeResponse, RequestHeaders } from './edge-response'
+import { edgeFault, errorResponse, type EdgeDeps, type OriginTarget } from './grading/exchange'
+import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline'
+import { ErrorCode, NULL_ID } from './protocol/jsonrpc'
+
+/**
+ * The path rule for an origin name (the segment after the mount point): URL-unreserved
+ * characters only (RFC 3986 section 2.3), and not a dot segment (`.`, `..`), which URL parsing
+ * removes. `ORIGINS` names are held to the same rule (src/core/config.ts).
+ */
+export function isOriginName(name: string): boolean {
+  return /^[A-Za-z0-9._~-]+$/.test(name) && name !== '.' && name !== '..'
+}
+
+/**
+ * The path rule on a raw request path (with or without a query): `<base>` names the default
+ * origin (undefined), `<base>/<name>` the origin `name`; null for any other path, and for names
+ * that are not {@link isOriginName} (a percent-encoded one is left to the router, which decodes it).
+ * @param base the mount point, e.g. `/mcp` (no trailing slash)
+ */
+export function originNameOf(url: string, base: string): string | undefined | null {
+  const q = url.indexOf('?')
+  const path = q < 0 ? url : url.slice(0, q)
+  if (path === base) return undefined
+  if (path.length <= base.length + 1 || !path.startsWith(base) || path.charCodeAt(base.length) !== 47 /* / */) return null
+  const name = path.slice(base.length + 1)
+  return isOriginName(name) ? name : null
+}
+
+/**
+ * The origin an MCP path names ({@link originTarget}), or null when the name breaks the path rule
+ * or nothing is configured there.
+ * @param name the segment after the mount point; undefined for the mount point itself
+ */
+export function targetFor(config: Config, name: string | undefined): OriginTarget | null {
+  return name === undefined || isOriginName(name) ? originTarget(config, name) : null
+}
+
+/** 404 for an MCP path with no origin configured (JSON-RPC -32600, id null). */
+export function noOriginHere(): EdgeResponse {
+  return errorResponse(404, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'No origin is configured for this path' })
+}
+
+/**
+ * The length rule: the body size in bytes when the request declares it (a Content-Length of
+ * digits and no Transfer-Encoding, RFC 9112 section 6.3), else undefined and the body is read
+ * with a bound instead.
+ */
+export function declaredBodyBytes(headers: RequestHeaders): number | undefined {
+  const length = headers.get('content-length')
+  return length !== null && headers.get('transfer-encoding') === null && /^\d+$/.test(length) ? Number(length) : undefined
+}
+
+/** One `POST <mount>[/<name>]` as its carrier (Hono route, Node listener) hands it to {@link servePost}. */
+export interface McpPost {
+  /** The segment after the mount point (as the carrier's router gives it); undefined for the mount point itself. */
+  originName: string | undefined
+  headers: RequestHeaders
+  /**
+   * Reads the whole body; called once, after admission. With `maxBytes` (the request declared no
+   * length) it resolves null as soon as the body passes `maxBytes` bytes; without, the declared
+   * length has been checked against `MAX_BODY_BYTES` already.
+   */
+  readBody(maxBytes: number | undefined): Promise<Uint8Array | null>
+  /** The signal that fires when the client goes away; asked for once the body is read. */
+  clientSignal?(): ClientSignal | undefined
+}
+
+/**
+ * Answers one MCP POST: 404 when the path names no origin, the transport refusals and 413 before
+ * the body is read (logged like every POST), 413 when an undeclared body grows past
+ * `MAX_BODY_BYTES`, then the pipeline ({@link handlePost}). Never rejects: a fault inside the edge
+ * is answered 500 -32603 ({@link edgeFault}).
+ */
+export async function servePost(deps: EdgeDeps, post: McpPost): Promise<EdgeResponse> {
+  try {
+    const target = targetFor(deps.config, post.originName)
+    if (!target) return noOriginHere()
+    const declared = declaredBodyBytes(post.headers)
+    const refusal = admitPost(post.headers, target, deps, declared)
+    if (refusal) return refusal
+    const body = await post.readBody(declared === undefined ? deps.config.maxBodyBytes : undefined)
+    if (body === null) return payloadTooLarge(target, deps)
+    return await handlePost(body, post.headers, target, deps, post.clientSignal?.())
+  } catch (e) {
+    return edgeFault(e, () => deps)
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * @module mcp-edge
+ * `mcpEdge(options)`: the edge as a Hono sub-app that any Hono app mounts at a path of its choice
+ * (`app.route('/mcp', mcpEdge({ origin }))`), on Node, Workers, Bun or Deno. The standalone Node
+ * server and Worker (src/adapters/node/index.ts, src/adapters/workers/index.ts) serve this same
+ * sub-app at `/mcp` inside `createApp` (src/app.ts), which adds `/healthz`, `/metrics` and the
+ * admin API.
+ *
+ * Why a sub-app and not a middleware: the edge owns several routes at its mount point (POST, GET
+ * and DELETE at `<mount>` and `<mount>/<name>`, and 405 with `Allow` for every other method), so
+ * as a middleware it would have to route by itself; as a sub-app Hono's router does it, the host's
+ * own middleware (`app.use(...)` before the `route` call: logging, auth, CORS) runs in front of the
+ * edge, and requests outside the mount point never reach it (the host's 404 stays the host's).
+ *
+ * The runtime builds of the package (src/adapters/node/node-edge.ts, src/adapters/workers/
+ * workers-edge.ts) call {@link createMcpEdge} with their {@link EdgeRuntime}: engine, origin
+ * client, logger, client-gone signal.
+ */
+import { Hono, type Context } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import type { ClientSignal } from './core/client-signal'
+import { toWebResponse } from './core/edge-response'
+import { noOriginHere, servePost, targetFor } from './core/front-door'
+import { edgeFault, errorResponse, refusalResponse, type EdgeDeps } from './core/grading/exchange'
+import { GradeCounters } from './core/grading/grade-counters'
+import { handlePassThrough } from './core/forwarding/forward'
+import type { Logger, OriginClient, ValidatorEngine } from './core/ports'
+import { ErrorCode, NULL_ID } from './core/protocol/jsonrpc'
+import { checkHostAndOrigin } from './core/request/transport-checks'
+import { createToolRegistry } from './core/validation/tool-registry'
+import { resolveConfig, type McpEdgeOptions } from './edge-options'
+import { MemoryKv } from './stores/memory-kv'
+
+/** What a runtime build of the package supplies where {@link McpEdgeOptions} leave a port unset. */
+export interface EdgeRuntime {
+  /** The JSON Schema engine when `options.engine` is unset. */
+  engine(): ValidatorEngine
+  /** The origin client when `options.originClient` is unset; `close` releases its connections. */
+  originClient(): OriginClient & { close?(): Promise<void> }
+  /** The log sink when `options.logger` is unset. */
+  logger(): Logger
+  /** The signal that fires when the client of a request goes away (default: the request's `AbortSignal`). */
+  clientSignal?(c: Context): ClientSignal | undefined
+  /** True where Hono contexts carry a Workers `ExecutionContext`: deferred work then goes to `waitUntil`. */
+  executionContext?: boolean
+}
+
+/** The extras of the sub-app `mcpEdge()` returns. */
+export interface McpEdgeParts {
+  /**
+   * The edge's ports and configuration for a request: the same object for every request. With
+   * options given as a function of the environment, built on the first request from its `env`.
+   * @throws ConfigError when those options hold an unusable value
+   */
+  depsFor(c: Context): EdgeDeps
+  /** The ports, when built (always, with options given as an object). */
+  readonly deps: EdgeDeps | undefined
+  /** Releases the origin client's connections (Node build); the edge must not be used after. */
+  close(): Promise<void>
+}
+
+/** The sub-app `mcpEdge()` returns: mount it with `app.route(path, edge)`, or serve it alone with `edge.fetch`. */
+export type McpEdge = Hono & McpEdgeParts
+
+/** Options, or a function that gives them from the runtime's environment (a Worker's `env`: bindings and vars), called once. */
+export type McpEdgeInit<E = unknown> = McpEdgeOptions | ((env: E) => McpEdgeOptions)
+
+/** A store that is not there: what the edge sees when a Worker's KV binding is missing (every call fails: a store outage, D8). */
+export function missingStore(binding: string): McpEdgeOptions['store'] {
+  const fail = () => Promise.reject(new Error(`the KV binding ${binding} is missing`))
+  return { get: fail, put: fail, delete: fail }
+}
+
+/**
+ * The deps (ports and configuration) for a set of options.
+ * @throws ConfigError for an unusable option or variable
+ */
+export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, defer: EdgeDeps['defer']): EdgeDeps & { close(): Promise<void> } {
+  const config = resolveConfig(options)
+  const client = options.originClient ? null : runtime.originClient()
+  const logger = options.logger === false ? () => undefined : (options.logger ?? runtime.logger())
+  return {
+    config,
+    registry: createToolRegistry(config, options.store ?? new MemoryKv(), options.engine ?? runtime.engine()),
+    origin: options.originClient ?? client!,
+    log: logger,
+    defer,
+    metrics: options.metrics ?? new GradeCounters(),
+    close: async () => {
+      await client?.close?.()
+    },
+  }
+}
+
+/** 405 for the methods an MCP endpoint does not take (D13). */
+function notAllowed(): Response {
+  return toWebResponse(errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Method Not Allowed: use POST, GET or DELETE' }, { allow: 'GET, POST, DELETE' }))
+}
+
+/**
+ * Reads a Hono request's body for the front door: as is when its length was declared (and checked),
+ * through hono's bodyLimit otherwise; null past `maxBytes`.
+ *
+ * Why not bodyLimit for every POST: it reads `c.req.raw.body` first, which makes
+ * @hono/node-server build a full web Request with a stream body for every POST.
+ */
+async function readHonoBody(c: Context, maxBytes: number | undefined): Promise<Uint8Array | null> {
+  if (maxBytes === undefined) return new Uint8Array(await c.req.arrayBuffer())
+  let body: Uint8Array | null = null
+  await bodyLimit({ maxSize: maxBytes, onError: () => new Response(null, { status: 413 }) })(c, async () => {
+    body = new Uint8Array(await c.req.arrayBuffer())
+  })
+  return body
+}
+
+/**
+ * Creates the edge's sub-app for one runtime build. Routes, relative to the mount point:
+ * `POST /` and `POST /:origin` -> the front door ({@link servePost}); `GET`/`DELETE` -> the
+ * origin's stream and session end ({@link handlePassThrough}, after the Host/Origin checks);
+ * any other method -> 405. Every answer is a JSON-RPC envelope; a fault inside the edge is 500 -32603.
+ * @throws ConfigError (options given as an object) for an unusable option or variable
+ */
+export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRuntime): McpEdge {
+  // Workers: background work goes to the latest request's ExecutionContext (`waitUntil`).
+  let ctx: { waitUntil(p: Promise<unknown>): void } | undefined
+  const defer: EdgeDeps['defer'] = (p) => (ctx ? ctx.waitUntil(p) : void p.catch(() => undefined))
+  let deps: (EdgeDeps & { close(): Promise<void> }) | undefined = typeof init === 'function' ? undefined : buildEdgeDeps(init, runtime, defer)
+  const depsFor = (c: Context): EdgeDeps => {
+    if (runtime.executionContext) {
+      try {
+        ctx = c.executionCtx
+      } catch {
+        ctx = undefined // Hono throws when the context has none
+      }
+    }
+    return deps ?? (deps = buildEdgeDeps((init as (env: E) => McpEdgeOptions)(c.env as E), runtime, defer))
+  }
+  const clientSignal = runtime.clientSignal ?? ((c: Context) => c.req.raw.signal)
+  // Faults are answered here, not by an onError of the sub-app: Hono wraps every route of a
+  // sub-app that has one in a second compose per request.
+  const fault = (e: unknown) => toWebResponse(edgeFault(e, () => deps!))
+
+  const post = async (c: Context): Promise<Response> => {
+    let d: EdgeDeps
+    try {
+      d = depsFor(c)
+    } catch (e) {
+      return fault(e)
+    }
+    const origin = c.req.param('origin')
+    return toWebResponse(
+      await servePost(d, {
+        originName: origin,
+        headers: c.req.raw.headers,
+        readBody: (maxBytes) => readHonoBody(c, maxBytes),
+        clientSignal: () => clientSignal(c),
+      })
+    )
+  }
+  const passThrough = (method: 'GET' | 'DELETE') => async (c: Context) => {
+    // Hono routes HEAD to the GET handler; a HEAD would open the origin's standalone stream for
+    // a response that has no body, and nothing would ever close it.
+    if (c.req.method === 'HEAD') return notAllowed()
+    try {
+      const d = depsFor(c)
+      const t = targetFor(d.config, c.req.param('origin'))
+      if (!t) return toWebResponse(noOriginHere())
+      const refusal = checkHostAndOrigin(c.req.raw.headers, d.config)
+      if (refusal) return toWebResponse(refusalResponse(refusal))
+      return toWebResponse(await handlePassThrough(method, c.req.raw.headers, t, d))
+    } catch (e) {
+      return fault(e)
+    }
+  }
+
+  const app = new Hono()
+  for (const path of ['/', '/:origin']) {
+    app.post(path, post)
+    app.get(path, passThrough('GET'))
+    app.delete(path, passThrough('DELETE'))
+    app.all(path, notAllowed)
+  }
+  const parts: McpEdgeParts = {
+    depsFor,
+    get deps() {
+      return deps
+    },
+    close: async () => {
+      await deps?.close()
+    },
+  }
+  return Object.defineProperties(app, Object.getOwnPropertyDescriptors(parts)) as McpEdge
+}
