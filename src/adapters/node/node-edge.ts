@@ -13,6 +13,7 @@ import { createMcpEdge, type EdgeRuntime, type McpEdge, type McpEdgeInit } from 
 import { createAjvEngine } from '../../validators/ajv'
 import { createCfworkerEngine } from '../../validators/cfworker'
 import { createTieredEngine } from '../../validators/tiered'
+import { createFetchOriginClient } from '../workers/fetch-origin-client'
 import { createUndiciOriginClient } from './origin-client'
 import { responseCloseSignal } from './post-listener'
 
@@ -101,4 +102,20 @@ export const nodeRuntime: EdgeRuntime = {
  */
 export function mcpEdge<E = unknown>(options: McpEdgeInit<E> = {}): McpEdge {
   return createMcpEdge(options, nodeRuntime)
+}
+
+/**
+ * The Bun build's defaults (the `bun` condition): Node's, but `fetch` to the origin: Bun's
+ * built-in `undici` does not carry the undici origin client's requests (each one failed, -31001,
+ * under bun 1.4.4), and the request's own `AbortSignal` as the client-gone signal.
+ */
+export const bunRuntime: EdgeRuntime = {
+  engine: createDefaultEngine,
+  originClient: () => createFetchOriginClient(),
+  logger: stdoutLogger,
+}
+
+/** `mcpEdge()` of the Bun build: see {@link mcpEdge}. */
+export function mcpEdgeForBun<E = unknown>(options: McpEdgeInit<E> = {}): McpEdge {
+  return createMcpEdge(options, bunRuntime)
 }
