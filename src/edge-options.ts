@@ -1,8 +1,8 @@
 /**
  * @module edge-options
  * The typed options of `mcpEdge()` (docs/library.md, "Options") and how they become the edge's
- * {@link Config}: each typed option is the typed form of one environment variable of the README's
- * configuration table, the two are merged (the typed option wins) and read by {@link loadConfig},
+ * {@link Config}: each typed option is the typed form of one environment variable of
+ * docs/configuration.md, the two are merged (the typed option wins) and read by {@link loadConfig},
  * so a value is checked by one rule whichever way it was given.
  */
 import { ConfigError, loadConfig, type Config } from './core/config'
@@ -78,7 +78,7 @@ export interface McpEdgeOptions {
   /** The grade counters (served at `/metrics` by the standalone app). Default: a new set per edge. */
   metrics?: EdgeDeps['metrics']
   /**
-   * The environment strings of the README's table (`ORIGIN_URL`, `MAX_BODY_BYTES`, ...), e.g.
+   * The environment strings of docs/configuration.md (`ORIGIN_URL`, `MAX_BODY_BYTES`, ...), e.g.
    * `process.env` or a Worker's `env`; entries that are not strings (bindings) are ignored.
    * Typed options win over them.
    */

@@ -173,11 +173,12 @@ describe('mounted at a path of the host app', () => {
     await edge.close()
   })
 
-  it('an unusable option is a ConfigError naming the option, its variable and (for numbers) the value', () => {
-    expect(() => mcpEdge({ limits: { maxBodyBytes: 0 } })).toThrow(new ConfigError('limits.maxBodyBytes (MAX_BODY_BYTES) must be an integer >= 1, got 0'))
-    expect(() => mcpEdge({ policies: { unknownTool: 'ignore' as 'forward' } })).toThrow(/^policies\.unknownTool \(UNKNOWN_TOOL\) must be one of: reject, forward$/)
-    expect(() => mcpEdge({ origins: { 'a b': 'http://127.0.0.1:1/mcp' } })).toThrow(/^origins \(ORIGINS\) names may hold only/)
-    expect(() => mcpEdge({ origin: 'ftp://x' })).toThrow(/origin URLs must start with http/)
-    expect(() => mcpEdge({ env: { MAX_BATCH: 'many' } })).toThrow(/^MAX_BATCH must be an integer >= 1$/)
+  it('an unusable option is a ConfigError naming the option, its value and its variable', () => {
+    expect(() => mcpEdge({ limits: { maxBodyBytes: 0 } })).toThrow(new ConfigError('limits.maxBodyBytes=0 (MAX_BODY_BYTES): expected an integer >= 1', 'MAX_BODY_BYTES', '0', 'an integer >= 1'))
+    expect(() => mcpEdge({ policies: { unknownTool: 'ignore' as 'forward' } })).toThrow(/^policies\.unknownTool=ignore \(UNKNOWN_TOOL\): expected one of reject, forward$/)
+    expect(() => mcpEdge({ origins: { 'a b': 'http://127.0.0.1:1/mcp' } })).toThrow(/^origins=.* \(ORIGINS\): expected origin names of letters/)
+    expect(() => mcpEdge({ origins: { weather: 'ftp://x' } })).toThrow(/^origins\.weather=ftp:\/\/x \(ORIGINS\.weather\): expected an http/)
+    expect(() => mcpEdge({ origin: 'http://user:secret@' })).toThrow(/^origin=http:\/\/user:\*\*\*@ \(ORIGIN_URL\): expected/)
+    expect(() => mcpEdge({ env: { MAX_BATCH: 'many' } })).toThrow(/^MAX_BATCH=many: expected an integer >= 1$/)
   })
 })

@@ -41,6 +41,7 @@ beforeAll(async () => {
   mkdirSync(dirname(join(stage, bin)), { recursive: true })
   for (const f of ['package.json', 'README.md']) copyFileSync(resolve(REPO, f), join(stage, f))
   copyFileSync(CLI, join(stage, bin))
+  // --ignore-scripts: the package's prepack builds from the repo's sources, which the stage does not hold.
   npm(['pack', '--silent', '--ignore-scripts', '--pack-destination', work], stage)
   const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'))!
   app = join(work, 'app')
