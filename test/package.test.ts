@@ -16,10 +16,16 @@ import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
+import { WORKER_BUILD } from './helpers/build-worker'
 import { packAndInstall, REPO, type PackedProject } from './helpers/packed-package'
 
 const run = promisify(execFile)
 let project: PackedProject
+
+/** Bundles a file of the scratch project as wrangler would for workerd (in memory, with its metafile). */
+function bundleForWorkerd(entry: string) {
+  return build({ ...WORKER_BUILD, entryPoints: [join(project.dir, entry)], absWorkingDir: project.dir, write: false, metafile: true, logLevel: 'silent' })
+}
 
 beforeAll(async () => {
   project = await packAndInstall()
@@ -101,20 +107,13 @@ describe('a Hono app of the scratch project mounts mcpEdge', () => {
   })
 
   it('in workerd (Miniflare), bundled with the workerd condition: no code generation in the bundle', async () => {
-    const out = await build({
-      entryPoints: [join(project.dir, 'app.mjs')],
-      absWorkingDir: project.dir,
-      bundle: true,
-      write: false,
-      format: 'esm',
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      conditions: ['workerd', 'worker', 'browser'],
-      logLevel: 'silent',
-    })
-    const script = out.outputFiles[0]!.text
+    const script = (await bundleForWorkerd('app.mjs')).outputFiles[0]!.text
     expect(script).not.toMatch(/new Function\(|\beval\(/)
-    const mf = new Miniflare({ modules: true, script, compatibilityDate: '2026-04-20', bindings: { ORIGIN_URL: origin.url },
+    const mf = new Miniflare({
+      modules: true,
+      script,
+      compatibilityDate: '2026-04-20',
+      bindings: { ORIGIN_URL: origin.url },
       host: '127.0.0.1',
       port: 0,
       // The Worker's per-POST log lines are not this test's business; its errors are.
@@ -145,18 +144,7 @@ describe('npm pack, installed into an empty project', () => {
 
   it('a Workers bundle of the same import takes the workerd build: cfworker, no ajv, no code generation', async () => {
     writeFileSync(join(project.dir, 'worker-entry.js'), `import { createDefaultEngine, DEFAULT_ENGINE } from 'mcp-edge-validator'\nexport default { fetch: () => new Response(DEFAULT_ENGINE + ' ' + createDefaultEngine().name) }\n`)
-    const out = await build({
-      entryPoints: [join(project.dir, 'worker-entry.js')],
-      absWorkingDir: project.dir,
-      bundle: true,
-      write: false,
-      format: 'esm',
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      conditions: ['workerd', 'worker', 'browser'],
-      metafile: true,
-      logLevel: 'silent',
-    })
+    const out = await bundleForWorkerd('worker-entry.js')
     const text = out.outputFiles[0]!.text
     const inputs = Object.keys(out.metafile.inputs)
     expect(inputs.some((p) => p.includes('mcp-edge-validator/dist/lib/exports/workers.js'))).toBe(true)

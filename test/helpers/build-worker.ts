@@ -3,11 +3,21 @@
  * module Worker), so tests run the real bundle under plain Miniflare: no vitest-pool-workers
  * `Function` patch hides code generation from strings.
  */
-import { build } from 'esbuild'
+import { build, type BuildOptions } from 'esbuild'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 
 export const WORKER_BUNDLE = resolve(import.meta.dirname, '../../dist/test/worker.js')
+
+/** How wrangler bundles a module Worker: ESM, the `workerd` export condition, no Node built-ins. */
+export const WORKER_BUILD: BuildOptions = {
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  mainFields: ['module', 'main'],
+  conditions: ['workerd', 'worker', 'browser'],
+  target: 'es2022',
+}
 
 /** Builds the Worker entry into `outfile` (default dist/test/worker.js); returns the path. */
 export async function buildWorkerBundle(outfile: string = WORKER_BUNDLE): Promise<string> {
@@ -15,12 +25,7 @@ export async function buildWorkerBundle(outfile: string = WORKER_BUNDLE): Promis
   await build({
     entryPoints: [resolve(import.meta.dirname, '../../src/adapters/workers/index.ts')],
     outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    conditions: ['workerd', 'worker', 'browser'],
-    target: 'es2022',
+    ...WORKER_BUILD,
     logLevel: 'warning',
   })
   return outfile
