@@ -1,6 +1,6 @@
 /**
  * @module exports/node
- * `mcp-edge-validator` as Node (and Bun, Deno) load it: the `node` condition of the package's
+ * `mcp-edge-validator` as Node and Deno load it: the `node` condition of the package's
  * `exports`. The shared API (exports/shared.ts) plus the engines that compile to code: on Node a
  * tool's first calls are checked by @cfworker/json-schema, which compiles nothing, and ajv takes
  * over once the tool has been called {@link PROMOTE_AFTER} times (validators/tiered.ts;
