@@ -23,7 +23,8 @@ function scriptOrigin(origin: ScriptedOrigin): void {
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string; params?: { name?: string } } | undefined
     if (!m || m.id === undefined) return void res.writeHead(202).end()
-    if (m.method === 'initialize') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } } })
+    if (m.method === 'initialize')
+      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } } })
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: DEMO_TOOLS } })
     if (m.params?.name === 'run_query') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: HIDDEN_FAILURE })
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'ok' }] } })
@@ -153,7 +154,13 @@ describe('mounted at a path of the host app', () => {
   it('typed options win over env strings; logger and metrics are the ones given', async () => {
     const metrics = new GradeCounters()
     const lines: unknown[] = []
-    const edge = mcpEdge({ env: { ORIGIN_URL: 'http://127.0.0.1:9/mcp', INVALID_ARGS: 'rpc-error' }, origin: origin.url, policies: { invalidArgs: 'tool-error' }, logger: (r) => lines.push(r), metrics })
+    const edge = mcpEdge({
+      env: { ORIGIN_URL: 'http://127.0.0.1:9/mcp', INVALID_ARGS: 'rpc-error' },
+      origin: origin.url,
+      policies: { invalidArgs: 'tool-error' },
+      logger: (r) => lines.push(r),
+      metrics,
+    })
     expect(edge.deps?.config).toMatchObject({ originUrl: origin.url, invalidArgs: 'tool-error' })
     const app = new Hono().route('/mcp', edge)
     const r = await app.request('/mcp', { method: 'POST', headers: v('2025-06-18'), body: call(1, 'get_forecast', { city: 'Paris', days: 99 }) })
@@ -174,7 +181,9 @@ describe('mounted at a path of the host app', () => {
   })
 
   it('an unusable option is a ConfigError naming the option, its value and its variable', () => {
-    expect(() => mcpEdge({ limits: { maxBodyBytes: 0 } })).toThrow(new ConfigError('limits.maxBodyBytes=0 (MAX_BODY_BYTES): expected an integer >= 1', 'MAX_BODY_BYTES', '0', 'an integer >= 1'))
+    expect(() => mcpEdge({ limits: { maxBodyBytes: 0 } })).toThrow(
+      new ConfigError('limits.maxBodyBytes=0 (MAX_BODY_BYTES): expected an integer >= 1', 'MAX_BODY_BYTES', '0', 'an integer >= 1')
+    )
     expect(() => mcpEdge({ policies: { unknownTool: 'ignore' as 'forward' } })).toThrow(/^policies\.unknownTool=ignore \(UNKNOWN_TOOL\): expected one of reject, forward$/)
     expect(() => mcpEdge({ origins: { 'a b': 'http://127.0.0.1:1/mcp' } })).toThrow(/^origins=.* \(ORIGINS\): expected origin names of letters/)
     expect(() => mcpEdge({ origins: { weather: 'ftp://x' } })).toThrow(/^origins\.weather=ftp:\/\/x \(ORIGINS\.weather\): expected an http/)

@@ -143,7 +143,10 @@ describe('npm pack, installed into an empty project', () => {
   })
 
   it('a Workers bundle of the same import takes the workerd build: cfworker, no ajv, no code generation', async () => {
-    writeFileSync(join(project.dir, 'worker-entry.js'), `import { createDefaultEngine, DEFAULT_ENGINE } from 'mcp-edge-validator'\nexport default { fetch: () => new Response(DEFAULT_ENGINE + ' ' + createDefaultEngine().name) }\n`)
+    writeFileSync(
+      join(project.dir, 'worker-entry.js'),
+      `import { createDefaultEngine, DEFAULT_ENGINE } from 'mcp-edge-validator'\nexport default { fetch: () => new Response(DEFAULT_ENGINE + ' ' + createDefaultEngine().name) }\n`
+    )
     const out = await bundleForWorkerd('worker-entry.js')
     const text = out.outputFiles[0]!.text
     const inputs = Object.keys(out.metafile.inputs)
@@ -170,7 +173,17 @@ export { store, engine, maxBodyBytes, start }
     writeFileSync(
       join(project.dir, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, lib: ['es2022', 'dom'], types: ['node'], typeRoots: [join(REPO, 'node_modules/@types')] },
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          lib: ['es2022', 'dom'],
+          types: ['node'],
+          typeRoots: [join(REPO, 'node_modules/@types')],
+        },
         files: ['check.ts'],
       })
     )

@@ -38,7 +38,10 @@ export async function packAndInstall(): Promise<PackedProject> {
     const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; dependencies: Record<string, string> }
     const pin = (name: string) => `${name}@${pkg.devDependencies[name] ?? pkg.dependencies[name]}`
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }))
-    await run('npm', ['install', tarball, pin('hono'), pin('@hono/node-server'), '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, maxBuffer: 1 << 24 })
+    await run('npm', ['install', tarball, pin('hono'), pin('@hono/node-server'), '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: dir,
+      maxBuffer: 1 << 24,
+    })
     return { dir, tarball, remove }
   } catch (e) {
     remove()
