@@ -21,11 +21,11 @@ import { bodyLimit } from 'hono/body-limit'
 import type { ClientSignal } from './core/client-signal'
 import { toWebResponse } from './core/edge-response'
 import { noOriginHere, servePost, targetFor } from './core/front-door'
-import { edgeFault, errorResponse, refusalResponse, type EdgeDeps } from './core/grading/exchange'
+import { edgeFault, refusalResponse, type EdgeDeps } from './core/grading/exchange'
 import { GradeCounters } from './core/grading/grade-counters'
-import { handlePassThrough } from './core/forwarding/forward'
+import { handlePassThrough } from './core/forwarding/pass-through'
 import type { Logger, OriginClient, ValidatorEngine } from './core/ports'
-import { ErrorCode, NULL_ID } from './core/protocol/jsonrpc'
+import { localResponse } from './core/local-answer'
 import { checkHostAndOrigin } from './core/request/transport-checks'
 import { createToolRegistry } from './core/validation/tool-registry'
 import { resolveConfig, type McpEdgeOptions } from './edge-options'
@@ -94,7 +94,7 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
 
 /** 405 for the methods an MCP endpoint does not take (D13). */
 function notAllowed(): Response {
-  return toWebResponse(errorResponse(405, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'Method Not Allowed: use POST, GET or DELETE' }, { allow: 'GET, POST, DELETE' }))
+  return toWebResponse(localResponse({ kind: 'transport', status: 405, message: 'Method Not Allowed: use POST, GET or DELETE', headers: { allow: 'GET, POST, DELETE' } }))
 }
 
 /**

@@ -17,9 +17,9 @@
 import type { ClientSignal } from './client-signal'
 import type { Config } from './config'
 import type { EdgeResponse, RequestHeaders } from './edge-response'
-import { edgeFault, errorResponse, type EdgeDeps, type OriginTarget } from './grading/exchange'
+import { edgeFault, type EdgeDeps, type OriginTarget } from './grading/exchange'
+import { localResponse } from './local-answer'
 import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline'
-import { ErrorCode, NULL_ID } from './protocol/jsonrpc'
 
 /**
  * The path rule for an origin name (the segment after the mount point): URL-unreserved
@@ -56,7 +56,7 @@ export function targetFor(config: Config, name: string | undefined): OriginTarge
 
 /** 404 for an MCP path with no origin configured (JSON-RPC -32600, id null). */
 export function noOriginHere(): EdgeResponse {
-  return errorResponse(404, NULL_ID, { code: ErrorCode.InvalidRequest, message: 'No origin is configured for this path' })
+  return localResponse({ kind: 'transport', status: 404, message: 'No origin is configured for this path' })
 }
 
 /**
