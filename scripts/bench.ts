@@ -667,6 +667,7 @@ function render(r: Report): string {
     ['Node, rejected call: origin POSTs during its runs', '0', String(sat.get('invalid')!.reduce((n, x) => n + x.originDelta, 0)), mark(sat.get('invalid')!.every((x) => x.originDelta === 0))],
     ['Workers, valid call: saturated throughput vs the bare Worker', '>= 0.85', wValid.toFixed(2), mark(wValid >= 0.85)],
     ['Workers, rejected call: saturated throughput vs the bare Worker', '>= 1.5x', `${wInvalid.toFixed(2)}x`, mark(wInvalid >= 1.5)],
+    [`context: Workers, edge CPU per call above the bare Worker's (${fmt(sat.cpu('bareWorker'), 1)} µs), valid / rejected, saturated`, 'none', `${signed(sat.delta('wvalid', 'bareWorker', cpuOf), 1)} / ${signed(sat.delta('winvalid', 'bareWorker', cpuOf), 1)} µs`, 'context'],
   ]
 
   // --- Axes
