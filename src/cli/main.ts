@@ -6,24 +6,25 @@
  * the program.
  *
  * Exit statuses: 0 and 1 as the subcommand decides, 2 for a bad command line (commander's own
- * errors included), others per subcommand (docs/cli.md).
+ * errors included), others per subcommand (docs/cli.md, docs/check.md).
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
 import pkg from '../../package.json' with { type: 'json' }
+import { addCheckCommand } from './commands/check'
 import { addServeCommand } from './commands/serve'
 
 /** Status for a bad command line. */
 export const USAGE_EXIT = 2
 
 /** Each adds one subcommand to the program (`program.command(...)`, so settings are inherited). */
-export const SUBCOMMANDS: readonly ((program: Command) => void)[] = [addServeCommand]
+export const SUBCOMMANDS: readonly ((program: Command) => void)[] = [addServeCommand, addCheckCommand]
 
 /** Builds the `mcp-edge` program with `--help`, `--version` and every subcommand. */
 export function buildProgram(): Command {
   const program = new Command('mcp-edge')
-    .description('MCP edge: run the validating gateway in front of MCP servers and manage its tool schemas.')
+    .description('MCP edge: run the validating gateway in front of MCP servers, manage its tool schemas, and grade any MCP server the way an agent would be fooled.')
     .version(pkg.version, '-V, --version', 'print the mcp-edge version')
     .enablePositionalOptions()
     .showHelpAfterError()

@@ -1,0 +1,340 @@
+/**
+ * @module check/runner
+ * Runs `mcp-edge check` against one MCP endpoint: for each protocol version, the handshake with
+ * the official SDK's Streamable HTTP client (@modelcontextprotocol/sdk), `tools/list`, then the
+ * cases of ./cases sent as raw HTTP POSTs on the same session (so every byte of each client
+ * mistake is the one check meant to send), every answer judged by ./cases. Node 20+ (global
+ * fetch). Never throws for anything the server does; every request is bounded in time
+ * (`timeoutMs`) and the run in number of requests (`maxRequests`).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { createParser } from 'eventsource-parser'
+import { validArguments } from './arguments'
+import { contentTypeRow, handshakeRow, planCases, schemaRow, type CaseRow, type ToolUnderCheck } from './cases'
+import { isObject, type ProtocolVersion } from './edge-rules'
+import { describeReply, MAX_BODY_CHARS, printable, replyFor, type HttpAnswer } from './reply'
+import { listedTools, reportSchema } from './schemas'
+
+/** The protocol versions check grades (the official SDK v1 client speaks these), newest first. */
+export const CHECK_VERSIONS: readonly ProtocolVersion[] = ['2025-11-25', '2025-06-18', '2025-03-26']
+
+/** Default upper bound of the HTTP requests one run sends to one URL. */
+export const DEFAULT_MAX_REQUESTS = 400
+/** Default time one request may take, headers and body, in ms. */
+export const DEFAULT_TIMEOUT_MS = 10_000
+/** Upper bound of `tools/list` pages read per version. */
+export const MAX_LIST_PAGES = 20
+
+/** Progress of a run, reported after each request. */
+export interface CheckProgress {
+  url: string
+  version: ProtocolVersion
+  /** What is being checked, e.g. `wrong-type get_forecast`. */
+  step: string
+  /** Requests sent so far, and the bound. */
+  sent: number
+  maxRequests: number
+}
+
+/** Options of {@link runCheck}. */
+export interface CheckOptions {
+  /** The MCP endpoint (http or https). */
+  url: string
+  /** Versions to check (default {@link CHECK_VERSIONS}). */
+  versions?: readonly ProtocolVersion[]
+  /** Only these tools (default: every listed tool). */
+  tools?: readonly string[]
+  /** Tools marked safe: each gets one call with valid generated arguments. */
+  call?: readonly string[]
+  /** Every listed tool is marked safe (tools can have side effects: the CLI warns). */
+  callAll?: boolean
+  /** Extra request headers on every request (e.g. `authorization`), names lower case. */
+  headers?: Record<string, string>
+  /** Time one request may take, in ms (default {@link DEFAULT_TIMEOUT_MS}). */
+  timeoutMs?: number
+  /** Upper bound of requests sent, SDK handshake included (default {@link DEFAULT_MAX_REQUESTS}). */
+  maxRequests?: number
+  /** The canary placed in rejected values (default: random per run). */
+  canary?: string
+  /** `clientInfo.version` of the handshake. */
+  clientVersion?: string
+  onProgress?: (p: CheckProgress) => void
+}
+
+/** The outcome of a run against one URL. */
+export interface CheckReport {
+  url: string
+  /** Per version asked: the version the server answered with, or why it was not checked. */
+  versions: { version: ProtocolVersion; negotiated?: string; skipped?: string }[]
+  rows: CaseRow[]
+  /** Requests sent (the SDK's included). */
+  requests: number
+  /** True when some cases were not sent because `maxRequests` was reached. */
+  budgetReached: boolean
+  /** True when at least one handshake succeeded. */
+  connected: boolean
+}
+
+/** A bound on the requests of a run: {@link take} says whether one more may be sent. */
+class RequestBudget {
+  sent = 0
+  spent = false
+  constructor(readonly max: number) {}
+  take(): boolean {
+    if (this.sent >= this.max) {
+      this.spent = true
+      return false
+    }
+    this.sent++
+    return true
+  }
+}
+
+const SSE = 'text/event-stream'
+
+/** Reads at most {@link MAX_BODY_CHARS} of a body, calling `onText` per chunk until it returns true. */
+async function readBody(res: Response, onText: (chunk: string) => boolean): Promise<string> {
+  if (!res.body) return ''
+  const reader = res.body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      const chunk = decoder.decode(value, { stream: true })
+      text += chunk
+      if (onText(chunk) || text.length >= MAX_BODY_CHARS) break
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+  return text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text
+}
+
+function pushJson(out: unknown[], data: string): void {
+  try {
+    const v: unknown = JSON.parse(data)
+    if (Array.isArray(v)) out.push(...v)
+    else out.push(v)
+  } catch {
+    // not JSON: left out of the messages, still in the text
+  }
+}
+
+/** True when every id has a response in `messages` (or an id-less error came); for no ids, any response. */
+function allAnswered(messages: unknown[], ids: readonly (string | number)[]): boolean {
+  const probe: HttpAnswer = { status: 200, contentType: null, body: 'json', messages, text: '', headers: {}, ms: 0 }
+  if (ids.length === 0) return messages.some((m) => isObject(m) && ('result' in m || 'error' in m))
+  return ids.every((id) => replyFor(probe, id).kind !== 'none')
+}
+
+/**
+ * POSTs one body and reads the answer: a JSON body whole, an SSE stream until every id in `ids`
+ * has its response (then the stream is cancelled), each within `timeoutMs`.
+ */
+export async function postOnce(url: string, body: string, headers: Record<string, string>, ids: readonly (string | number)[], timeoutMs: number, budget: RequestBudget): Promise<HttpAnswer> {
+  const started = Date.now()
+  const base: HttpAnswer = { status: null, contentType: null, body: 'empty', messages: [], text: '', headers: {}, ms: 0 }
+  if (!budget.take()) return { ...base, failure: 'budget' }
+  const ctrl = new AbortController()
+  const timer = setTimeout(() => ctrl.abort(), timeoutMs)
+  let res: Response | undefined
+  try {
+    res = await fetch(url, { method: 'POST', headers, body, signal: ctrl.signal, redirect: 'manual' })
+    const contentType = res.headers.get('content-type')
+    const out: HttpAnswer = { ...base, status: res.status, contentType, headers: Object.fromEntries(res.headers) }
+    const essence = (contentType ?? '').split(';')[0]!.trim().toLowerCase()
+    if (essence === SSE) {
+      const parser = createParser({ onEvent: (e) => pushJson(out.messages, e.data) })
+      out.text = await readBody(res, (chunk) => {
+        parser.feed(chunk)
+        return allAnswered(out.messages, ids)
+      })
+      out.body = 'sse'
+    } else {
+      out.text = await readBody(res, () => false)
+      if (out.text.trim() === '') out.body = 'empty'
+      else {
+        pushJson(out.messages, out.text)
+        out.body = essence === 'application/json' ? 'json' : 'other'
+      }
+    }
+    return { ...out, ms: Date.now() - started }
+  } catch {
+    const status = res?.status ?? null
+    return { ...base, status, contentType: res?.headers.get('content-type') ?? null, failure: ctrl.signal.aborted ? 'timeout' : 'connect', ms: Date.now() - started }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * The fetch the SDK client uses: counted against the budget and bounded by the timeout. Its GET
+ * (the standalone SSE stream the client opens after `notifications/initialized`) is answered 405
+ * here without being sent: check grades POST answers only, and an open stream would hold the run
+ * (the SDK treats 405 as "no standalone stream", MCP Transports §Listening for Messages).
+ */
+function sdkFetch(budget: RequestBudget, timeoutMs: number): typeof fetch {
+  return async (input, init) => {
+    if ((init?.method ?? 'GET').toUpperCase() === 'GET') return new Response(null, { status: 405 })
+    if (!budget.take()) throw new Error('request budget spent')
+    const signals = [AbortSignal.timeout(timeoutMs), ...(init?.signal ? [init.signal] : [])]
+    return fetch(input, { ...init, signal: AbortSignal.any(signals) })
+  }
+}
+
+/** The SDK's error as one printable line (its text names the HTTP status; never a stack). */
+function sdkError(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err)
+  return printable(msg.replace(/^Error: /, ''), 80)
+}
+
+interface Session {
+  client: Client
+  transport: StreamableHTTPClientTransport
+  negotiated: string
+  server?: string
+  sessionId?: string
+}
+
+/** The official SDK handshake, offering `version` (the SDK v1 client always offers its latest, so the offer is rewritten). */
+async function handshake(url: string, version: ProtocolVersion, opts: Required<Pick<CheckOptions, 'timeoutMs'>> & CheckOptions, budget: RequestBudget): Promise<Session> {
+  const client = new Client({ name: 'mcp-edge-check', version: opts.clientVersion ?? '0.0.0' }, { capabilities: {} })
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: opts.headers ?? {} }, fetch: sdkFetch(budget, opts.timeoutMs) })
+  const send = transport.send.bind(transport)
+  transport.send = (msg, o) => {
+    if ('method' in msg && msg.method === 'initialize' && isObject(msg.params)) msg.params.protocolVersion = version
+    return send(msg, o)
+  }
+  client.onerror = () => undefined
+  try {
+    await client.connect(transport, { timeout: opts.timeoutMs })
+  } catch (err) {
+    await client.close().catch(() => undefined)
+    throw err
+  }
+  const info = client.getServerVersion()
+  return {
+    client,
+    transport,
+    negotiated: transport.protocolVersion ?? '(none)',
+    ...(info ? { server: printable(`${info.name} ${info.version}`, 40) } : {}),
+    ...(transport.sessionId !== undefined ? { sessionId: transport.sessionId } : {}),
+  }
+}
+
+async function closeSession(s: Session): Promise<void> {
+  if (s.sessionId !== undefined) await s.transport.terminateSession().catch(() => undefined)
+  await s.client.close().catch(() => undefined)
+}
+
+/**
+ * Runs every case against `opts.url`.
+ * @returns the report; rows in the order they were produced (the CLI sorts them)
+ */
+export async function runCheck(options: CheckOptions): Promise<CheckReport> {
+  const opts = { ...options, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS }
+  const budget = new RequestBudget(options.maxRequests ?? DEFAULT_MAX_REQUESTS)
+  const canary = options.canary ?? `mcp-edge-check-canary-${crypto.randomUUID().slice(0, 8)}`
+  const report: CheckReport = { url: opts.url, versions: [], rows: [], requests: 0, budgetReached: false, connected: false }
+  let nextId = 1
+  for (const version of options.versions ?? CHECK_VERSIONS) {
+    const progress = (step: string) => options.onProgress?.({ url: opts.url, version, step, sent: budget.sent, maxRequests: budget.max })
+    progress('handshake')
+    let session: Session
+    try {
+      session = await handshake(opts.url, version, opts, budget)
+    } catch (err) {
+      const why = budget.spent ? 'not sent: the request budget was spent' : sdkError(err)
+      report.rows.push(handshakeRow(version, { error: why }))
+      report.versions.push({ version, skipped: why })
+      continue
+    }
+    report.connected = true
+    report.rows.push(handshakeRow(version, session))
+    if (session.negotiated !== version) {
+      report.versions.push({ version, negotiated: session.negotiated, skipped: `the server answered ${printable(session.negotiated, 20)}` })
+      await closeSession(session)
+      continue
+    }
+    report.versions.push({ version, negotiated: session.negotiated })
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': version,
+      ...(session.sessionId !== undefined ? { 'mcp-session-id': session.sessionId } : {}),
+      ...(opts.headers ?? {}),
+    }
+    const answers: { sent: string; answer: HttpAnswer }[] = []
+
+    // tools/list, every page (bounded)
+    progress('tools/list')
+    const listed: unknown[] = []
+    let cursor: string | undefined
+    let listAnswer: HttpAnswer | undefined
+    let listId = 0
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      listId = nextId++
+      const body = JSON.stringify({ jsonrpc: '2.0', id: listId, method: 'tools/list', ...(cursor !== undefined ? { params: { cursor } } : {}) })
+      listAnswer = await postOnce(opts.url, body, headers, [listId], opts.timeoutMs, budget)
+      answers.push({ sent: 'tools/list', answer: listAnswer })
+      const r = replyFor(listAnswer, listId)
+      if (r.kind !== 'result') break
+      const { tools } = listedTools(r.result)
+      listed.push(...tools)
+      const next = isObject(r.result) ? r.result.nextCursor : undefined
+      if (typeof next !== 'string' || next === '') break
+      cursor = next
+    }
+    const { tools: all, malformed } = listedTools({ tools: listed })
+    const listReply = listAnswer ? replyFor(listAnswer, listId) : { kind: 'none' as const }
+    const listOk = listReply.kind === 'result' && !listReply.isError
+    report.rows.push({
+      id: `${version} * tools-list`,
+      version,
+      case: 'tools-list',
+      sent: 'tools/list (every page)',
+      answered: listOk ? `${all.length} tools${malformed ? `, ${malformed} without a name` : ''}` : listAnswer ? describeReply(listAnswer, listId) : 'not sent',
+      status: listAnswer?.status ?? null,
+      grade: listAnswer?.failure === 'budget' ? 'info' : listOk && malformed === 0 ? 'pass' : 'fails',
+      expected: 'a ListToolsResult: tools, each with a name and an inputSchema',
+      rule: `MCP ${version} Server Tools §Listing Tools; MCP ${version} schema ListToolsResult`,
+      why: listOk ? (malformed ? `${malformed} entries without a string name` : '') : 'no tool list',
+    })
+    const wanted = options.tools ? all.filter((t) => options.tools!.includes(t.name)) : all
+    for (const name of options.tools ?? []) {
+      if (!all.some((t) => t.name === name)) {
+        report.rows.push({ id: `${version} ${name} schema`, version, case: 'schema', tool: name, sent: 'tools/list', answered: 'not listed', grade: 'info', expected: 'a listed tool', rule: '--tool', why: 'the server does not list this tool' })
+      }
+    }
+    const callable = new Set(options.callAll ? wanted.map((t) => t.name) : (options.call ?? []).filter((n) => wanted.some((t) => t.name === n)))
+    const underCheck: ToolUnderCheck[] = wanted.map((tool) => {
+      const schema = reportSchema(tool, version)
+      report.rows.push(schemaRow(version, tool, schema))
+      return { tool, schema, valid: validArguments(tool.inputSchema, schema.validate) }
+    })
+    for (const t of underCheck) {
+      if (callable.has(t.tool.name) && !t.valid.ok) {
+        report.rows.push({ id: `${version} ${t.tool.name} valid-call`, version, case: 'valid-call', tool: t.tool.name, sent: 'not sent', answered: 'not called', grade: 'info', expected: 'valid arguments', rule: 'docs/check.md (valid arguments)', why: `no valid arguments could be built: ${t.valid.reason}` })
+      }
+    }
+
+    const planned = planCases({ version, tools: underCheck, callable, canary, firstId: nextId })
+    nextId += planned.length * 3 + 1
+    for (const c of planned) {
+      progress(`${c.case}${c.tool !== undefined ? ' ' + c.tool : ''}`)
+      const answer = await postOnce(opts.url, c.body, { ...headers, ...(c.headers ?? {}) }, c.ids, opts.timeoutMs, budget)
+      if (c.ids.length > 0) answers.push({ sent: c.sent, answer })
+      const { verdict, answered } = c.judge(answer)
+      report.rows.push({ id: `${version} ${c.tool ?? '*'} ${c.case}`, version, case: c.case, ...(c.tool !== undefined ? { tool: c.tool } : {}), sent: c.sent, answered, status: answer.status, ...verdict })
+    }
+    report.rows.push(contentTypeRow(version, answers))
+    progress('closing the session')
+    await closeSession(session)
+  }
+  report.requests = budget.sent
+  report.budgetReached = budget.spent
+  return report
+}
