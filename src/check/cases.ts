@@ -375,7 +375,21 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
       judge: (ans) => judgeBatch(ans, [a, b, c], ctx.canary),
     })
   }
-  return out
+  return out.map((c) => ({ ...c, judge: (a: HttpAnswer) => withCapabilityRule(c.judge(a), a, v) }))
+}
+
+/**
+ * check declares no client capabilities, so a server that sends it sampling or elicitation
+ * requests breaks the negotiated capabilities (MCP Lifecycle §Operation: both parties MUST
+ * respect them; 2025-03-26: SHOULD). Turns a passing verdict into a failure naming the methods.
+ */
+function withCapabilityRule(j: { verdict: Verdict; answered: string }, a: HttpAnswer, v: ProtocolVersion): { verdict: Verdict; answered: string } {
+  if (!a.serverRequests?.length || j.verdict.grade === 'misleads') return j
+  const methods = [...new Set(a.serverRequests)].join(', ')
+  const why = `sent ${methods} to a client that declared no such capability`
+  const rule = `MCP ${v} Lifecycle §Operation (both parties respect the negotiated capabilities)`
+  const verdict: Verdict = j.verdict.grade === 'fails' ? { ...j.verdict, why: `${j.verdict.why}; ${why}`, rule: `${j.verdict.rule}; ${rule}` } : { ...j.verdict, grade: 'fails', why, rule }
+  return { verdict, answered: `${j.answered} (after ${methods})` }
 }
 
 /** Adds the tool-input duty to the rule of a misleading argument verdict. */

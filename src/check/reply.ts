@@ -24,6 +24,11 @@ export interface HttpAnswer {
   headers: Record<string, string>
   /** Milliseconds from sending to the end of reading. */
   ms: number
+  /**
+   * Methods of the requests the server sent to the client on this answer's stream (sampling,
+   * elicitation...). check declares no client capabilities, answers each with -32601 and lists them here.
+   */
+  serverRequests?: string[]
 }
 
 /** Upper bound of the body text kept per answer (UTF-16 code units); the rest is not read. */
@@ -76,11 +81,16 @@ function strings(v: unknown, out: string[], depth = 0): void {
     }
 }
 
-/** The texts of an answer to search: the decoded strings of its messages, else its raw body. */
+/**
+ * The texts of an answer to search: the decoded strings of its JSON-RPC responses (not of the
+ * requests and notifications the server sent on the stream: those go to the client, not back to
+ * the agent as the answer), else its raw body.
+ */
 function texts(answer: HttpAnswer): string[] {
   const out: string[] = []
-  for (const m of answer.messages) strings(m, out)
-  if (answer.messages.length === 0 && answer.text) out.push(answer.text)
+  const responses = answer.messages.filter((m) => isObject(m) && ('result' in m || 'error' in m))
+  for (const m of responses) strings(m, out)
+  if (responses.length === 0 && answer.text) out.push(answer.text)
   return out
 }
 
@@ -104,9 +114,9 @@ export function hasStackTrace(answer: HttpAnswer): boolean {
   return texts(answer).some((t) => STACK_FRAMES.some((re) => re.test(t)))
 }
 
-/** True when `canary` appears in the answer (any string of any message, or the raw body). */
+/** True when `canary` appears in the answer's responses (any string, decoded), or in a body that is not JSON. */
 export function echoes(answer: HttpAnswer, canary: string): boolean {
-  return answer.text.includes(canary) || texts(answer).some((t) => t.includes(canary))
+  return texts(answer).some((t) => t.includes(canary))
 }
 
 /** Control characters (C0 except none, DEL, C1) and the Unicode bidi controls: never printed. */

@@ -91,7 +91,7 @@ function cut(s: string, n: number): string {
 /**
  * A table for a terminal `width` columns wide: grade, version, tool, case, answered, and either
  * the rule (direct run) or the edge's grade and answer (`--through`); the reason follows each
- * non-passing row on its own line.
+ * misleading or failing row on its own line, then what the specs require and the source.
  */
 export function formatTable(pairs: readonly PairedRow[], width: number, color: boolean): string {
   const side = pairs.some((p) => p.through)
@@ -100,14 +100,17 @@ export function formatTable(pairs: readonly PairedRow[], width: number, color: b
   const toolW = Math.min(24, Math.max(4, ...pairs.map((p) => (p.row.tool ?? '*').length)))
   const fixed = 9 + 11 + toolW + 1 + 21
   const rest = w - fixed - 1
-  const answerW = side ? Math.floor((rest - 10) / 2) : Math.floor(rest * 0.55)
+  const answerW = side ? Math.floor((rest - 10) / 2) : Math.floor(rest * 0.62)
   const lastW = side ? rest - answerW - 10 : rest - answerW - 1
   const header = `${'grade'.padEnd(9)}${'version'.padEnd(11)}${'tool'.padEnd(toolW + 1)}${'case'.padEnd(21)}${cut('answered', answerW)} ${side ? 'edge'.padEnd(9) + cut('through the edge', lastW) : cut('rule', lastW)}`
   const out = [header, '-'.repeat(Math.min(w, header.length))]
   for (const { row: r, through: t } of pairs) {
     const cells = `${cut(r.version, 10)} ${cut(r.tool ?? '*', toolW)} ${cut(r.case, 20)} ${cut(r.answered, answerW)} ${t ? paint(t.grade, cut(LABEL[t.grade], 8)) + ' ' + cut(t.answered, lastW) : side ? cut('', 9 + lastW) : cut(r.rule, lastW)}`
     out.push(`${paint(r.grade, cut(LABEL[r.grade], 8))} ${cells}`.trimEnd())
-    if (r.grade === 'misleads' || r.grade === 'fails') out.push(`${' '.repeat(9)}${cut(`why: ${r.why}; expected ${r.expected} (${r.rule})`, w - 9).trimEnd()}`)
+    if (r.grade === 'misleads' || r.grade === 'fails') {
+      out.push(`${' '.repeat(9)}${cut(`why: ${r.why}`, w - 9).trimEnd()}`)
+      out.push(`${' '.repeat(9)}${cut(`spec: ${r.expected}; ${r.rule}`, w - 9).trimEnd()}`)
+    }
   }
   return out.join('\n') + '\n'
 }

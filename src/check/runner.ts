@@ -147,11 +147,29 @@ export async function postOnce(url: string, body: string, headers: Record<string
     const out: HttpAnswer = { ...base, status: res.status, contentType, headers: Object.fromEntries(res.headers) }
     const essence = (contentType ?? '').split(';')[0]!.trim().toLowerCase()
     if (essence === SSE) {
-      const parser = createParser({ onEvent: (e) => pushJson(out.messages, e.data) })
+      const replies: Promise<unknown>[] = []
+      const parser = createParser({
+        onEvent: (e) => {
+          const before = out.messages.length
+          pushJson(out.messages, e.data)
+          for (const m of out.messages.slice(before)) {
+            // A request from the server (sampling, elicitation...) to a client that declared no
+            // capability: answered -32601 as the SDK client does, so the server can go on.
+            if (isObject(m) && typeof m.method === 'string' && 'id' in m && !('result' in m) && !('error' in m)) {
+              ;(out.serverRequests ??= []).push(m.method)
+              if (budget.take()) {
+                const refusal = JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })
+                replies.push(fetch(url, { method: 'POST', headers, body: refusal, signal: ctrl.signal }).then((r) => r.body?.cancel(), () => undefined))
+              }
+            }
+          }
+        },
+      })
       out.text = await readBody(res, (chunk) => {
         parser.feed(chunk)
         return allAnswered(out.messages, ids)
       })
+      await Promise.all(replies)
       out.body = 'sse'
     } else {
       out.text = await readBody(res, () => false)

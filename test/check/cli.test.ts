@@ -9,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServerResponse } from 'node:http'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { serveMcp } from '../helpers/mcp-script'
-import { freePort } from '../helpers/peers-procs'
+import { freePort, REPO } from '../helpers/peers-procs'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { build } from 'esbuild'
 import { checkJson, row, runMcpEdge } from '../helpers/check-cli'
 import pkg from '../../package.json' with { type: 'json' }
 
@@ -41,6 +45,24 @@ describe('mcp-edge program', () => {
     expect(sub.code).toBe(0)
     for (const flag of ['--version <version>', '--tool <name>', '--call <name>', '--call-all', '--header <header>', '--timeout <ms>', '--max-requests <n>', '--through <edge-url>', '--strict', '--json']) expect(sub.stdout).toContain(flag)
     expect(sub.stdout).toContain('3 could not connect')
+  })
+
+  it('the entry has no tsx-only tricks: bundled with esbuild it runs the same check', async () => {
+    const outdir = mkdtempSync(join(REPO, 'node_modules', '.check-cli-bundle-'))
+    try {
+      const outfile = join(outdir, 'mcp-edge.mjs')
+      await build({ entryPoints: [join(REPO, 'src/cli/main.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'silent' })
+      const run = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [outfile, 'check', honest.url, '--json', '--version', '2025-06-18'], { cwd: REPO, stdio: ['ignore', 'pipe', 'ignore'] })
+        let stdout = ''
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+        child.once('close', (code) => resolve({ code, stdout }))
+      })
+      expect(run.code).toBe(0)
+      expect(JSON.parse(run.stdout).versions).toEqual([{ version: '2025-06-18', negotiated: '2025-06-18' }])
+    } finally {
+      rmSync(outdir, { recursive: true, force: true })
+    }
   })
 
   it('--version prints the package version', async () => {

@@ -137,3 +137,25 @@ describe('check through the edge', () => {
     expect(row(report, '2025-03-26 * batch').answered).toBe('HTTP 200 sse: result, result, error -32602')
   })
 })
+
+describe('check against the demo origin with the conformance fixtures', () => {
+  it('a server request on the call stream is refused with -32601 and named: sampling sent to a client without the capability', async () => {
+    const withFixtures = await startDemoOrigin({ fixtures: true })
+    try {
+      const { report } = await checkJson(withFixtures.url, ['--version', '2025-11-25', '--tool', 'test_sampling', '--tool', 'test_error_handling', '--call', 'test_error_handling'])
+      const r = row(report, '2025-11-25 test_sampling missing-required')
+      expect(r.grade).toBe('fails')
+      expect(r.why).toContain('sent sampling/createMessage to a client that declared no such capability')
+      expect(r.rule).toContain('Lifecycle §Operation')
+      expect(r.answered).toMatch(/error -32601 .*\(after sampling\/createMessage\)$/)
+      // the canary travels in the sampling request (to the client), not in the answer: no echo
+      expect(row(report, '2025-11-25 test_sampling wrong-type').why).not.toContain('echoed')
+      // an honest isError failure passes
+      const honest = row(report, '2025-11-25 test_error_handling valid-call')
+      expect(honest.grade).toBe('pass')
+      expect(honest.why).toBe('the tool failed and said so (isError: true)')
+    } finally {
+      await withFixtures.close()
+    }
+  })
+})

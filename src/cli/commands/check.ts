@@ -31,6 +31,9 @@ const collect = (value: string, previous: string[]) => [...previous, value]
 /** A value as shown in an error message: quoted, one line, at most 80 characters. */
 const shown = (v: string) => JSON.stringify(printable(v, 80))
 
+/** Narrowest terminal the table is printed on (columns). */
+const TABLE_MIN_COLUMNS = 100
+
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /** Parses the command line's values; throws an Error whose message names the option and the value. */
@@ -130,7 +133,9 @@ export function addCheckCommand(program: Command): void {
       const pairs = pairRows(direct, through)
       if (parsed.format === 'json') process.stdout.write(toJson(direct, through, status))
       else {
-        const body = parsed.format === 'table' ? formatTable(pairs, process.stdout.columns ?? 160, Boolean(process.stdout.isTTY) && !process.env.NO_COLOR) : formatLines(pairs)
+        // Width: the terminal's, else $COLUMNS, else 160. Under TABLE_MIN_COLUMNS the columns get too narrow to read: the plain lines are printed instead.
+        const width = process.stdout.columns ?? (Number(process.env.COLUMNS) || 160)
+        const body = parsed.format === 'table' && width >= TABLE_MIN_COLUMNS ? formatTable(pairs, width, Boolean(process.stdout.isTTY) && !process.env.NO_COLOR) : formatLines(pairs)
         process.stdout.write(body + summaryLine(direct, through))
       }
       process.exitCode = status
