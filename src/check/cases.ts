@@ -186,7 +186,7 @@ function argumentSpec(v: ProtocolVersion, canary?: string): MistakeSpec {
  * (MCP 2025-06-18+ Server Tools §Output Schema).
  */
 export function judgeValidCall(answer: HttpAnswer, id: number, v: ProtocolVersion, t: ToolUnderCheck): Verdict {
-  const errRule = `${tools(v, 'Error Handling')} (a tool's failure is a result with isError: true); edge rule D11 (docs/grading.md)`
+  const errRule = `${tools(v, 'Error Handling')} (a tool's failure is a result with isError: true); docs/design.md D11 (hidden failures get isError)`
   const expected = 'a result; a failure marked isError: true; structuredContent matching outputSchema'
   const v_ = (grade: CheckGrade, why: string, rule = errRule): Verdict => ({ grade, expected, rule, why })
   if (answer.failure === 'budget') return v_('info', 'not sent: the request budget was spent')
@@ -195,7 +195,7 @@ export function judgeValidCall(answer: HttpAnswer, id: number, v: ProtocolVersio
   if (hasStackTrace(answer)) return v_('misleads', 'a stack trace in the answer (server internals, no help to the agent)')
   if (r.kind === 'none') return v_('fails', 'no JSON-RPC response for this id', 'JSON-RPC 2.0 §5 (every request gets a response)')
   if (r.kind === 'error') {
-    if (r.alsoResult) return v_('misleads', 'a result beside the error: a client reading the result sees a success', 'JSON-RPC 2.0 §5 (exactly one of result and error); edge rule D10 (docs/grading.md)')
+    if (r.alsoResult) return v_('misleads', 'a result beside the error: a client reading the result sees a success', 'JSON-RPC 2.0 §5 (exactly one of result and error); docs/design.md D10 (the error wins)')
     return v_('pass', `a JSON-RPC error ${r.code ?? ''} to arguments valid by the inputSchema (a failure, reported as one)`)
   }
   if (r.hidesFailure) return v_('misleads', 'a failure reported as a success: the result says success: false (or the like) without isError: true')
@@ -484,8 +484,8 @@ export function schemaRow(version: ProtocolVersion, t: ListedTool, s: SchemaRepo
   const dialectRule = version >= '2025-11-25' ? 'MCP 2025-11-25 Basic §JSON Schema Usage (schemas MUST be valid in their dialect; default 2020-12)' : shapeRule
   if (s.shapeProblem) return { ...base, grade: 'fails', expected: 'type: "object"', answered, rule: shapeRule, why: s.shapeProblem }
   if (s.compileProblem) return { ...base, grade: 'fails', expected: 'a schema valid in its dialect', answered, rule: dialectRule, why: `neither of the edge's engines compiles it: ${s.compileProblem}` }
-  if (s.edgeProblem) return { ...base, grade: 'info', expected: 'a schema the edge validates', answered, rule: 'docs/validation.md (D8: calls are forwarded unvalidated)', why: `the edge could not validate calls: ${s.edgeProblem}` }
-  if (s.outputProblem) return { ...base, grade: 'info', expected: 'an outputSchema the edge checks', answered, rule: 'docs/validation.md (D12)', why: `the edge could not check results: ${s.outputProblem}` }
+  if (s.edgeProblem) return { ...base, grade: 'info', expected: 'a schema the edge validates', answered, rule: 'docs/design.md D8 (calls are forwarded unvalidated)', why: `the edge could not validate calls: ${s.edgeProblem}` }
+  if (s.outputProblem) return { ...base, grade: 'info', expected: 'an outputSchema the edge checks', answered, rule: 'docs/design.md D12', why: `the edge could not check results: ${s.outputProblem}` }
   return { ...base, grade: 'pass', expected: 'a schema valid in its dialect', answered, rule: dialectRule, why: '' }
 }
 

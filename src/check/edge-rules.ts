@@ -10,11 +10,11 @@
  * - {@link publicIssues}: validation issues as paths and expectations, never values (docs/validation.md).
  * - the two engines (ajv on Node, @cfworker/json-schema on Workers).
  */
-export { hidesFailure } from '../core/grade'
-export { portabilityProblem } from '../core/schema-portability'
-export { dialectOf, allowsBatches, invalidArgsAsToolError, type Dialect, type ProtocolVersion } from '../core/era'
-export { publicIssues, type PublicIssue } from '../core/messages'
-export { isObject } from '../core/jsonrpc'
+export { hidesFailure } from '../core/grading/grade-reply'
+export { portabilityProblem } from '../core/validation/schema-portability'
+export { dialectOf, allowsBatches, invalidArgsAsToolError, type Dialect, type ProtocolVersion } from '../core/protocol/versions'
+export { publicIssues, type PublicIssue } from '../core/validation/error-message'
+export { isObject } from '../core/protocol/jsonrpc'
 export { SchemaUnusableError, type ValidatorEngine, type CompiledValidator, type ValidationIssue } from '../core/ports'
 export { createAjvEngine } from '../validators/ajv'
 export { createCfworkerEngine } from '../validators/cfworker'

@@ -103,7 +103,7 @@ export function formatTable(pairs: readonly PairedRow[], width: number, color: b
   const answerW = side ? Math.floor((rest - 10) / 2) : Math.floor(rest * 0.62)
   const lastW = side ? rest - answerW - 10 : rest - answerW - 1
   const header = `${'grade'.padEnd(9)}${'version'.padEnd(11)}${'tool'.padEnd(toolW + 1)}${'case'.padEnd(21)}${cut('answered', answerW)} ${side ? 'edge'.padEnd(9) + cut('through the edge', lastW) : cut('rule', lastW)}`
-  const out = [header, '-'.repeat(Math.min(w, header.length))]
+  const out = [header.trimEnd(), '-'.repeat(Math.min(w, header.trimEnd().length))]
   for (const { row: r, through: t } of pairs) {
     const cells = `${cut(r.version, 10)} ${cut(r.tool ?? '*', toolW)} ${cut(r.case, 20)} ${cut(r.answered, answerW)} ${t ? paint(t.grade, cut(LABEL[t.grade], 8)) + ' ' + cut(t.answered, lastW) : side ? cut('', 9 + lastW) : cut(r.rule, lastW)}`
     out.push(`${paint(r.grade, cut(LABEL[r.grade], 8))} ${cells}`.trimEnd())
