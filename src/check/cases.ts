@@ -14,7 +14,7 @@
  * - `info`: a fact worth showing that is no fault (a version the server does not speak, a schema
  *   the edge cannot validate, a case not run).
  */
-import { allowsBatches, invalidArgsAsToolError, isObject, type ProtocolVersion } from './edge-rules'
+import { allowsBatches, invalidArgsAsToolError, isModern, isObject, META_VERSION_KEY, type ProtocolVersion } from './edge-rules'
 import { describeHttp, describeReply, echoes, hasStackTrace, replyFor, type HttpAnswer, type Reply } from './reply'
 import type { Generated } from './arguments'
 import { requiredNames, wrongTypeArguments } from './arguments'
@@ -39,6 +39,8 @@ export type CaseName =
   | 'origin-header'
   | 'version-header'
   | 'content-type'
+  | 'header-mismatch'
+  | 'envelope-missing'
   | 'missing-required'
   | 'wrong-type'
   | 'arguments-not-object'
@@ -106,10 +108,44 @@ export interface PlanContext {
 /** A name no server lists (the unknown-tool case). */
 export const UNKNOWN_TOOL_NAME = 'mcp_edge_check_unknown_tool'
 
-const rpc = (id: string | number, method: string, params?: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) })
+/** The `clientInfo` check sends in the 2026-07-28 envelope. */
+export const CLIENT_INFO = { name: 'mcp-edge-check', version: '1' }
+
+/**
+ * The 2026-07-28 per-request envelope (`params._meta`; MCP 2026-07-28 Basic §_meta: the protocol
+ * version and the client capabilities are required on every request). check declares no capabilities.
+ */
+export function envelope(version: string): Record<string, unknown> {
+  return { [META_VERSION_KEY]: version, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': CLIENT_INFO }
+}
+
+/** A request body and the headers it needs in `v`. */
+export interface BuiltRequest {
+  body: string
+  /** Standard headers of 2026-07-28 (`mcp-method`, `mcp-name`); none before. */
+  headers: Record<string, string>
+}
+
+/**
+ * Builds a JSON-RPC request for version `v`. From 2026-07-28 on it carries the envelope in
+ * `params._meta` and the standard headers `Mcp-Method` and, for `tools/call`, `Mcp-Name`
+ * (MCP 2026-07-28 Streamable HTTP §Standard Request Headers); `Mcp-Name` is left out when the
+ * tool name is not a plain header value (check never needs the Base64 form: its own names are ASCII).
+ */
+export function buildRequest(v: ProtocolVersion, id: string | number, method: string, params?: Record<string, unknown>): BuiltRequest {
+  if (!isModern(v)) return { body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) }), headers: {} }
+  const withMeta = { ...(params ?? {}), _meta: envelope(v) }
+  const headers: Record<string, string> = { 'mcp-method': method }
+  const name = params?.name
+  if (method === 'tools/call' && typeof name === 'string' && /^[\x21-\x7e]+$/.test(name)) headers['mcp-name'] = name
+  return { body: JSON.stringify({ jsonrpc: '2.0', id, method, params: withMeta }), headers }
+}
+
+const rpc = (v: ProtocolVersion, id: string | number, method: string, params?: Record<string, unknown>) => buildRequest(v, id, method, params)
 
 const tools = (v: ProtocolVersion, section: string) => `MCP ${v} Server Tools §${section}`
-const transports = (v: ProtocolVersion, section: string) => `MCP ${v} Transports §${section}`
+/** A section of the transport spec: "Transports" up to 2025-11-25, the "Streamable HTTP" page from 2026-07-28 on. */
+const transports = (v: ProtocolVersion, section: string) => (isModern(v) ? `MCP ${v} Streamable HTTP §${section}` : `MCP ${v} Transports §${section}`)
 
 /** What check looks for in every answer to a client mistake, worst first. */
 interface MistakeSpec {
@@ -201,6 +237,9 @@ export function judgeValidCall(answer: HttpAnswer, id: number, v: ProtocolVersio
   if (r.hidesFailure) return v_('misleads', 'a failure reported as a success: the result says success: false (or the like) without isError: true')
   const result = r.result
   if (!isObject(result) || !Array.isArray(result.content)) return v_('fails', 'the result has no content array', `MCP ${v} schema CallToolResult (content is required)`)
+  if (isModern(v) && result.resultType !== 'complete' && result.resultType !== 'input_required') {
+    return v_('fails', result.resultType === undefined ? 'the result has no resultType' : 'the result has an unknown resultType', `MCP ${v} Basic §Result Responses (every result carries resultType "complete" or "input_required")`)
+  }
   if (r.isError) return v_('pass', 'the tool failed and said so (isError: true)')
   if (v !== '2025-03-26' && t.tool.outputSchema !== undefined) {
     const rule = `${tools(v, 'Output Schema')} (servers MUST return structuredContent conforming to outputSchema)`
@@ -233,7 +272,8 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
   out.push({
     case: 'parse-error',
     sent: 'a body that is not JSON (cut-off tools/list)',
-    body: rpc(parseId, 'tools/list').slice(0, -1),
+    body: rpc(v, parseId, 'tools/list').body.slice(0, -1),
+    headers: rpc(v, parseId, 'tools/list').headers,
     ids: [],
     judge: (a) =>
       judged(a, null, judgeMistake(a, null, { expected: 'JSON-RPC error -32700, id null', rule: 'JSON-RPC 2.0 §5.1 (-32700 Parse error); §5 (id null when it cannot be read)', codes: [-32700], isErrorOk: false })),
@@ -243,7 +283,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
   out.push({
     case: 'invalid-request',
     sent: 'a request whose method is a number',
-    body: JSON.stringify({ jsonrpc: '2.0', id: invalidId, method: 42 }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: invalidId, method: 42, ...(isModern(v) ? { params: { _meta: envelope(v) } } : {}) }),
     ids: [invalidId],
     judge: (a) => judged(a, invalidId, judgeMistake(a, invalidId, { expected: 'JSON-RPC error -32600', rule: 'JSON-RPC 2.0 §4 (method is a String); §5.1 (-32600 Invalid Request)', codes: [-32600], isErrorOk: false })),
   })
@@ -251,7 +291,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
   out.push({
     case: 'notification',
     sent: 'notifications/cancelled for an unknown request',
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'mcp-edge-check-none', reason: 'mcp-edge check' } }),
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'mcp-edge-check-none', reason: 'mcp-edge check', ...(isModern(v) ? { _meta: envelope(v) } : {}) } }),
     ids: [],
     judge: (a) => ({ verdict: judgeNotification(a, v), answered: describeHttp(a) + (a.body !== 'empty' ? `: ${a.messages.length} message(s)` : '') }),
   })
@@ -260,7 +300,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
   out.push({
     case: 'unknown-tool',
     sent: `tools/call ${UNKNOWN_TOOL_NAME}`,
-    body: rpc(unknownId, 'tools/call', { name: UNKNOWN_TOOL_NAME, arguments: {} }),
+    ...rpc(v, unknownId, 'tools/call', { name: UNKNOWN_TOOL_NAME, arguments: {} }),
     ids: [unknownId],
     judge: (a) =>
       judged(
@@ -279,21 +319,43 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
   out.push({
     case: 'origin-header',
     sent: 'tools/list with Origin: https://mcp-edge-check.invalid',
-    body: rpc(originId, 'tools/list'),
-    headers: { origin: 'https://mcp-edge-check.invalid' },
+    body: rpc(v, originId, 'tools/list').body,
+    headers: { ...rpc(v, originId, 'tools/list').headers, origin: 'https://mcp-edge-check.invalid' },
     ids: [originId],
     judge: (a) => ({ verdict: judgeOrigin(a, v), answered: describeReply(a, originId) }),
   })
 
   if (v !== '2025-03-26') {
     const versionId = id()
+    const modern = isModern(v)
     out.push({
       case: 'version-header',
-      sent: 'tools/list with MCP-Protocol-Version: 1999-01-01',
-      body: rpc(versionId, 'tools/list'),
-      headers: { 'mcp-protocol-version': '1999-01-01' },
+      sent: modern ? 'tools/list claiming version 1999-01-01 (header and _meta)' : 'tools/list with MCP-Protocol-Version: 1999-01-01',
+      body: modern ? JSON.stringify({ jsonrpc: '2.0', id: versionId, method: 'tools/list', params: { _meta: envelope('1999-01-01') } }) : rpc(v, versionId, 'tools/list').body,
+      headers: { ...rpc(v, versionId, 'tools/list').headers, 'mcp-protocol-version': '1999-01-01' },
       ids: [versionId],
-      judge: (a) => ({ verdict: judgeVersionHeader(a, v), answered: describeReply(a, versionId) }),
+      judge: (a) => ({ verdict: modern ? judgeUnsupportedVersion(a, versionId, v) : judgeVersionHeader(a, v), answered: describeReply(a, versionId) }),
+    })
+  }
+
+  if (isModern(v)) {
+    const mismatchId = id()
+    out.push({
+      case: 'header-mismatch',
+      sent: 'tools/list with Mcp-Method: tools/call',
+      body: rpc(v, mismatchId, 'tools/list').body,
+      headers: { 'mcp-method': 'tools/call' },
+      ids: [mismatchId],
+      judge: (a) => ({ verdict: judgeModernRefusal(a, mismatchId, -32020, 'HTTP 400, error -32020 (HeaderMismatch), id echoed', `${transports(v, 'Server Validation')} (a standard header that differs from the body: 400 and -32020)`), answered: describeReply(a, mismatchId) }),
+    })
+    const envelopeId = id()
+    out.push({
+      case: 'envelope-missing',
+      sent: 'tools/list without the _meta envelope',
+      body: JSON.stringify({ jsonrpc: '2.0', id: envelopeId, method: 'tools/list' }),
+      headers: { 'mcp-method': 'tools/list' },
+      ids: [envelopeId],
+      judge: (a) => ({ verdict: judgeModernRefusal(a, envelopeId, -32602, 'HTTP 400, error -32602, id echoed', `MCP ${v} Basic §_meta (protocolVersion and clientCapabilities are required on every request: -32602, HTTP 400)`), answered: describeReply(a, envelopeId) }),
     })
   }
 
@@ -309,7 +371,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
         case: 'missing-required',
         tool: name,
         sent: `tools/call without required "${missing}"`,
-        body: rpc(mid, 'tools/call', { name, arguments: args }),
+        ...rpc(v, mid, 'tools/call', { name, arguments: args }),
         ids: [mid],
         judge: (a) => judged(a, mid, withSecurityRule(judgeMistake(a, mid, argumentSpec(v)), v)),
       })
@@ -321,7 +383,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
         case: 'wrong-type',
         tool: name,
         sent: `tools/call with "${wrong.property}" of a wrong type`,
-        body: rpc(wid, 'tools/call', { name, arguments: wrong.args }),
+        ...rpc(v, wid, 'tools/call', { name, arguments: wrong.args }),
         ids: [wid],
         judge: (a) => judged(a, wid, withSecurityRule(judgeMistake(a, wid, argumentSpec(v, ctx.canary)), v)),
       })
@@ -331,7 +393,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
       case: 'arguments-not-object',
       tool: name,
       sent: 'tools/call with arguments a string',
-      body: rpc(nid, 'tools/call', { name, arguments: ctx.canary }),
+      ...rpc(v, nid, 'tools/call', { name, arguments: ctx.canary }),
       ids: [nid],
       judge: (a) =>
         judged(
@@ -357,7 +419,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
       case: 'valid-call',
       tool: t.tool.name,
       sent: `tools/call with ${JSON.stringify(args).length > 40 ? 'generated valid arguments' : JSON.stringify(args)}`,
-      body: rpc(cid, 'tools/call', { name: t.tool.name, arguments: args }),
+      ...rpc(v, cid, 'tools/call', { name: t.tool.name, arguments: args }),
       ids: [cid],
       judge: (a) => judged(a, cid, judgeValidCall(a, cid, v, t)),
     })
@@ -370,7 +432,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
     out.push({
       case: 'batch',
       sent: `a batch: ping, tools/list, tools/call ${first !== undefined ? 'with arguments a string' : 'of an unknown tool'}`,
-      body: JSON.stringify([JSON.parse(rpc(a, 'ping')), JSON.parse(rpc(b, 'tools/list')), JSON.parse(rpc(c, 'tools/call', bad))]),
+      body: JSON.stringify([JSON.parse(rpc(v, a, 'ping').body), JSON.parse(rpc(v, b, 'tools/list').body), JSON.parse(rpc(v, c, 'tools/call', bad).body)]),
       ids: [a, b, c],
       judge: (ans) => judgeBatch(ans, [a, b, c], ctx.canary),
     })
@@ -386,8 +448,10 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
 function withCapabilityRule(j: { verdict: Verdict; answered: string }, a: HttpAnswer, v: ProtocolVersion): { verdict: Verdict; answered: string } {
   if (!a.serverRequests?.length || j.verdict.grade === 'misleads') return j
   const methods = [...new Set(a.serverRequests)].join(', ')
-  const why = `sent ${methods} to a client that declared no such capability`
-  const rule = `MCP ${v} Lifecycle §Operation (both parties respect the negotiated capabilities)`
+  const why = isModern(v) ? `sent ${methods} on the response stream` : `sent ${methods} to a client that declared no such capability`
+  const rule = isModern(v)
+    ? `${transports(v, 'Receiving Messages')} (a server MUST NOT send requests on a response stream)`
+    : `MCP ${v} Lifecycle §Operation (both parties respect the negotiated capabilities)`
   const verdict: Verdict = j.verdict.grade === 'fails' ? { ...j.verdict, why: `${j.verdict.why}; ${why}`, rule: `${j.verdict.rule}; ${rule}` } : { ...j.verdict, grade: 'fails', why, rule }
   return { verdict, answered: `${j.answered} (after ${methods})` }
 }
@@ -421,6 +485,36 @@ export function judgeOrigin(a: HttpAnswer, v: ProtocolVersion): Verdict {
   if (a.status === 403 || (!strict && a.status >= 400 && a.status < 500)) return pass(expected, rule)
   if (a.status >= 400 && a.status < 500) return { grade: 'fails', expected, rule, why: `HTTP ${a.status} instead of 403` }
   return { grade: 'fails', expected, rule, why: `HTTP ${a.status}: a request from a foreign Origin was served (DNS rebinding)` }
+}
+
+/**
+ * A 2026-07-28 refusal with a fixed status and code: HTTP 400 and the JSON-RPC error `code`,
+ * with the request id echoed (MCP 2026-07-28 Streamable HTTP §Server Validation, Basic §_meta).
+ * A result means the server did not check: it fails the spec (nothing is reported as done that was not asked).
+ */
+export function judgeModernRefusal(a: HttpAnswer, id: number, code: number, expected: string, rule: string): Verdict {
+  const f = (why: string): Verdict => ({ grade: 'fails', expected, rule, why })
+  if (a.failure === 'budget') return { grade: 'info', expected, rule, why: 'not sent: the request budget was spent' }
+  if (a.status === null || a.failure) return f('no answer')
+  const r = replyFor(a, id)
+  if (a.status >= 500 || (r.kind === 'error' && r.code === -32603)) return { grade: 'misleads', expected, rule, why: 'an internal error for a client mistake' }
+  if (hasStackTrace(a)) return { grade: 'misleads', expected, rule, why: 'a stack trace in the answer' }
+  if (r.kind === 'result') return f('served as if nothing were wrong')
+  if (r.kind === 'none') return f(`HTTP ${a.status} without a JSON-RPC error`)
+  const why = [a.status !== 400 ? `HTTP ${a.status} instead of 400` : '', r.code !== code ? `error ${r.code ?? '(no code)'} instead of ${code}` : '', r.idless ? 'the id is not echoed' : ''].filter(Boolean)
+  return why.length ? f(why.join('; ')) : pass(expected, rule)
+}
+
+/** MCP 2026-07-28 Versioning §Protocol Version Negotiation: an unsupported version gets 400 -32022 with `data.supported`. */
+export function judgeUnsupportedVersion(a: HttpAnswer, id: number, v: ProtocolVersion): Verdict {
+  const expected = 'HTTP 400, error -32022 with data.supported'
+  const rule = `MCP ${v} Versioning §Protocol Version Negotiation (a version the server does not implement: 400 and UnsupportedProtocolVersionError -32022 listing the supported versions)`
+  const base = judgeModernRefusal(a, id, -32022, expected, rule)
+  if (base.grade !== 'pass') return base
+  const r = replyFor(a, id)
+  const data = r.kind === 'error' ? r.data : undefined
+  if (!isObject(data) || !Array.isArray(data.supported)) return { grade: 'fails', expected, rule, why: 'data.supported is missing' }
+  return base
 }
 
 /** MCP Transports §Protocol Version Header: an invalid or unsupported version gets 400. */
@@ -464,9 +558,13 @@ export function judgeBatch(a: HttpAnswer, ids: [number, number, number], canary:
 
 /** The handshake row: what `initialize` negotiated (MCP Lifecycle §Version Negotiation). */
 export function handshakeRow(version: ProtocolVersion, outcome: { negotiated?: string; server?: string; error?: string; sessionId?: string }): CaseRow {
-  const rule = `MCP ${version} Lifecycle §Version Negotiation (the server answers the requested version when it supports it, else another it supports)`
-  const base = { id: `${version} * handshake`, version, case: 'handshake' as const, sent: `initialize offering ${version} (official SDK client)`, rule }
-  if (outcome.error !== undefined) return { ...base, grade: 'fails', expected: 'an InitializeResult', answered: outcome.error, why: 'the official SDK client could not complete the handshake' }
+  const modern = isModern(version)
+  const rule = modern
+    ? `MCP ${version} Versioning §Protocol Version Negotiation; MCP ${version} Server Discover (servers MUST implement server/discover)`
+    : `MCP ${version} Lifecycle §Version Negotiation (the server answers the requested version when it supports it, else another it supports)`
+  const sent = modern ? 'server/discover (official SDK v2 client, auto negotiation)' : `initialize offering ${version} (official SDK client)`
+  const base = { id: `${version} * handshake`, version, case: 'handshake' as const, sent, rule }
+  if (outcome.error !== undefined) return { ...base, grade: 'fails', expected: modern ? 'a DiscoverResult, or a legacy handshake' : 'an InitializeResult', answered: outcome.error, why: 'the official SDK client could not complete the handshake' }
   const sid = outcome.sessionId
   if (sid !== undefined && !/^[\x21-\x7e]+$/.test(sid)) {
     return { ...base, grade: 'fails', expected: 'a session id of visible ASCII', answered: `session id of ${sid.length} characters`, rule: `${transports(version, 'Session Management')} (the session id MUST be visible ASCII, 0x21-0x7E)`, why: 'the session id holds other characters' }
@@ -481,7 +579,7 @@ export function schemaRow(version: ProtocolVersion, t: ListedTool, s: SchemaRepo
   const base = { id: `${version} ${t.name} schema`, version, case: 'schema' as const, tool: t.name, sent: 'tools/list' }
   const answered = `dialect ${s.dialect ?? 'unsupported'}${s.outputProblem === null && t.outputSchema !== undefined ? ', outputSchema' : ''}`
   const shapeRule = `MCP ${version} schema Tool.inputSchema (a JSON Schema object with type "object")`
-  const dialectRule = version >= '2025-11-25' ? 'MCP 2025-11-25 Basic §JSON Schema Usage (schemas MUST be valid in their dialect; default 2020-12)' : shapeRule
+  const dialectRule = version >= '2025-11-25' ? `MCP ${version} Basic §JSON Schema Usage (schemas MUST be valid in their dialect; default 2020-12)` : shapeRule
   if (s.shapeProblem) return { ...base, grade: 'fails', expected: 'type: "object"', answered, rule: shapeRule, why: s.shapeProblem }
   if (s.compileProblem) return { ...base, grade: 'fails', expected: 'a schema valid in its dialect', answered, rule: dialectRule, why: `neither of the edge's engines compiles it: ${s.compileProblem}` }
   if (s.edgeProblem) return { ...base, grade: 'info', expected: 'a schema the edge validates', answered, rule: 'docs/design.md D8 (calls are forwarded unvalidated)', why: `the edge could not validate calls: ${s.edgeProblem}` }

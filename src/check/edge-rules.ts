@@ -12,7 +12,7 @@
  */
 export { hidesFailure } from '../core/grading/grade-reply'
 export { portabilityProblem } from '../core/validation/schema-portability'
-export { dialectOf, allowsBatches, invalidArgsAsToolError, type Dialect, type ProtocolVersion } from '../core/protocol/versions'
+export { dialectOf, allowsBatches, invalidArgsAsToolError, isModern, META_VERSION_KEY, type Dialect, type ProtocolVersion } from '../core/protocol/versions'
 export { publicIssues, type PublicIssue } from '../core/validation/error-message'
 export { isObject } from '../core/protocol/jsonrpc'
 export { SchemaUnusableError, type ValidatorEngine, type CompiledValidator, type ValidationIssue } from '../core/ports'

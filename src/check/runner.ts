@@ -9,15 +9,19 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
 import { createParser } from 'eventsource-parser'
 import { validArguments } from './arguments'
-import { contentTypeRow, handshakeRow, planCases, schemaRow, type CaseRow, type ToolUnderCheck } from './cases'
-import { isObject, type ProtocolVersion } from './edge-rules'
+import { buildRequest, contentTypeRow, handshakeRow, planCases, schemaRow, type CaseRow, type ToolUnderCheck } from './cases'
+import { isModern, isObject, type ProtocolVersion } from './edge-rules'
 import { describeReply, MAX_BODY_CHARS, printable, replyFor, type HttpAnswer } from './reply'
 import { listedTools, reportSchema } from './schemas'
 
-/** The protocol versions check grades (the official SDK v1 client speaks these), newest first. */
-export const CHECK_VERSIONS: readonly ProtocolVersion[] = ['2025-11-25', '2025-06-18', '2025-03-26']
+/**
+ * The protocol versions check grades, newest first: 2026-07-28 through the official SDK v2 client
+ * (@modelcontextprotocol/client), the 2025 revisions through the SDK v1 client.
+ */
+export const CHECK_VERSIONS: readonly ProtocolVersion[] = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']
 
 /** Default upper bound of the HTTP requests one run sends to one URL. */
 export const DEFAULT_MAX_REQUESTS = 400
@@ -210,11 +214,39 @@ function sdkError(err: unknown): string {
 }
 
 interface Session {
-  client: Client
-  transport: StreamableHTTPClientTransport
   negotiated: string
   server?: string
   sessionId?: string
+  /** Ends the session (DELETE when there is one) and closes the client. */
+  close(): Promise<void>
+}
+
+/**
+ * The 2026-07-28 "handshake": the official SDK v2 client in `auto` negotiation probes with
+ * `server/discover` and stays modern only on definitive evidence (a DiscoverResult offering a
+ * modern version); otherwise it falls back to `initialize`, and the negotiated version says so.
+ */
+async function modernHandshake(url: string, opts: Required<Pick<CheckOptions, 'timeoutMs'>> & CheckOptions, budget: RequestBudget): Promise<Session> {
+  const client = new ModernClient({ name: 'mcp-edge-check', version: opts.clientVersion ?? '0.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } })
+  const transport = new ModernTransport(new URL(url), { requestInit: { headers: opts.headers ?? {} }, fetch: sdkFetch(budget, opts.timeoutMs) })
+  client.onerror = () => undefined
+  try {
+    await client.connect(transport, { timeout: opts.timeoutMs })
+  } catch (err) {
+    await client.close().catch(() => undefined)
+    throw err
+  }
+  const info = client.getServerVersion()
+  const sessionId = transport.sessionId
+  return {
+    negotiated: client.getNegotiatedProtocolVersion() ?? '(none)',
+    ...(info ? { server: printable(`${info.name} ${info.version}`, 40) } : {}),
+    ...(sessionId !== undefined ? { sessionId } : {}),
+    close: async () => {
+      if (sessionId !== undefined) await transport.terminateSession().catch(() => undefined)
+      await client.close().catch(() => undefined)
+    },
+  }
 }
 
 /** The official SDK handshake, offering `version` (the SDK v1 client always offers its latest, so the offer is rewritten). */
@@ -234,18 +266,16 @@ async function handshake(url: string, version: ProtocolVersion, opts: Required<P
     throw err
   }
   const info = client.getServerVersion()
+  const sessionId = transport.sessionId
   return {
-    client,
-    transport,
     negotiated: transport.protocolVersion ?? '(none)',
     ...(info ? { server: printable(`${info.name} ${info.version}`, 40) } : {}),
-    ...(transport.sessionId !== undefined ? { sessionId: transport.sessionId } : {}),
+    ...(sessionId !== undefined ? { sessionId } : {}),
+    close: async () => {
+      if (sessionId !== undefined) await transport.terminateSession().catch(() => undefined)
+      await client.close().catch(() => undefined)
+    },
   }
-}
-
-async function closeSession(s: Session): Promise<void> {
-  if (s.sessionId !== undefined) await s.transport.terminateSession().catch(() => undefined)
-  await s.client.close().catch(() => undefined)
 }
 
 /**
@@ -263,7 +293,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     progress('handshake')
     let session: Session
     try {
-      session = await handshake(opts.url, version, opts, budget)
+      session = isModern(version) ? await modernHandshake(opts.url, opts, budget) : await handshake(opts.url, version, opts, budget)
     } catch (err) {
       const why = budget.spent ? 'not sent: the request budget was spent' : sdkError(err)
       report.rows.push(handshakeRow(version, { error: why }))
@@ -274,7 +304,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     report.rows.push(handshakeRow(version, session))
     if (session.negotiated !== version) {
       report.versions.push({ version, negotiated: session.negotiated, skipped: `the server answered ${printable(session.negotiated, 20)}` })
-      await closeSession(session)
+      await session.close()
       continue
     }
     report.versions.push({ version, negotiated: session.negotiated })
@@ -295,8 +325,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     let listId = 0
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       listId = nextId++
-      const body = JSON.stringify({ jsonrpc: '2.0', id: listId, method: 'tools/list', ...(cursor !== undefined ? { params: { cursor } } : {}) })
-      listAnswer = await postOnce(opts.url, body, headers, [listId], opts.timeoutMs, budget)
+      const req = buildRequest(version, listId, 'tools/list', cursor !== undefined ? { cursor } : undefined)
+      listAnswer = await postOnce(opts.url, req.body, { ...headers, ...req.headers }, [listId], opts.timeoutMs, budget)
       answers.push({ sent: 'tools/list', answer: listAnswer })
       const r = replyFor(listAnswer, listId)
       if (r.kind !== 'result') break
@@ -309,6 +339,15 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     const { tools: all, malformed } = listedTools({ tools: listed })
     const listReply = listAnswer ? replyFor(listAnswer, listId) : { kind: 'none' as const }
     const listOk = listReply.kind === 'result' && !listReply.isError
+    // 2026-07-28: a complete tools/list result carries resultType and the caching hints.
+    const lr = listReply.kind === 'result' && isObject(listReply.result) ? listReply.result : {}
+    const hintProblem = !isModern(version) || !listOk
+      ? ''
+      : lr.resultType !== 'complete'
+        ? 'the result has no resultType "complete"'
+        : !(Number.isInteger(lr.ttlMs) && (lr.ttlMs as number) >= 0) || (lr.cacheScope !== 'public' && lr.cacheScope !== 'private')
+          ? 'the result lacks ttlMs (an integer >= 0) or cacheScope ("public" or "private")'
+          : ''
     report.rows.push({
       id: `${version} * tools-list`,
       version,
@@ -316,10 +355,10 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       sent: 'tools/list (every page)',
       answered: listOk ? `${all.length} tools${malformed ? `, ${malformed} without a name` : ''}` : listAnswer ? describeReply(listAnswer, listId) : 'not sent',
       status: listAnswer?.status ?? null,
-      grade: listAnswer?.failure === 'budget' ? 'info' : listOk && malformed === 0 ? 'pass' : 'fails',
-      expected: 'a ListToolsResult: tools, each with a name and an inputSchema',
-      rule: `MCP ${version} Server Tools §Listing Tools; MCP ${version} schema ListToolsResult`,
-      why: listOk ? (malformed ? `${malformed} entries without a string name` : '') : 'no tool list',
+      grade: listAnswer?.failure === 'budget' ? 'info' : listOk && malformed === 0 && !hintProblem ? 'pass' : 'fails',
+      expected: isModern(version) ? 'a ListToolsResult with resultType, ttlMs and cacheScope' : 'a ListToolsResult: tools, each with a name and an inputSchema',
+      rule: `MCP ${version} Server Tools §Listing Tools; MCP ${version} schema ListToolsResult${isModern(version) ? `; MCP ${version} Server Utilities Caching §Cacheable Results (MUST carry ttlMs and cacheScope)` : ''}`,
+      why: listOk ? [malformed ? `${malformed} entries without a string name` : '', hintProblem].filter(Boolean).join('; ') : 'no tool list',
     })
     const wanted = options.tools ? all.filter((t) => options.tools!.includes(t.name)) : all
     for (const name of options.tools ?? []) {
@@ -350,7 +389,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     }
     report.rows.push(contentTypeRow(version, answers))
     progress('closing the session')
-    await closeSession(session)
+    await session.close()
   }
   report.requests = budget.sent
   report.budgetReached = budget.spent

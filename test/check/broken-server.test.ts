@@ -103,4 +103,33 @@ describe('check against a broken server', () => {
     const afterHandshake = posts.filter((r) => (r.json as { method?: string } | undefined)?.method !== 'initialize')
     expect(afterHandshake.every((r) => r.headers['mcp-session-id'] === 'broken-session')).toBe(true)
   })
+
+  it('2026-07-28: a server that claims the revision but checks no header or envelope fails those rows', async () => {
+    const { run, report: modern } = await checkJson(server.url, ['--version', '2026-07-28', '--call', 'lookup', '--call', 'stats'])
+    expect(run.code).toBe(1)
+    expect(modern.versions).toEqual([{ version: '2026-07-28', negotiated: '2026-07-28' }])
+    expect(row(modern, '2026-07-28 * handshake').grade).toBe('pass')
+    const list = row(modern, '2026-07-28 * tools-list')
+    expect(list.grade).toBe('fails')
+    expect(list.why).toContain('resultType')
+    for (const c of ['header-mismatch', 'envelope-missing', 'version-header']) {
+      const r = row(modern, `2026-07-28 * ${c}`)
+      expect(r.grade, c).toBe('fails')
+      expect(r.why, c).toBe('served as if nothing were wrong')
+    }
+    const stats = row(modern, '2026-07-28 stats valid-call')
+    expect(stats.grade).toBe('fails')
+    expect(stats.why).toBe('the result has no resultType')
+    expect(modern.rows.some((r) => r.case === 'batch')).toBe(false)
+    // every request after the probe carried the envelope and the standard headers
+    const calls = server.received.filter((r) => (r.json as { method?: string } | undefined)?.method === 'tools/call' && r.headers['mcp-protocol-version'] === '2026-07-28')
+    expect(calls.length).toBeGreaterThan(0)
+    for (const c of calls) {
+      const params = (c.json as { params: { name: string; _meta?: Record<string, unknown> } }).params
+      expect(params._meta?.['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28')
+      expect(c.headers['mcp-method']).toBe('tools/call')
+      expect(c.headers['mcp-name']).toBe(params.name)
+      expect(c.headers['mcp-session-id']).toBeUndefined()
+    }
+  })
 })

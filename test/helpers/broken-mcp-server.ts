@@ -11,7 +11,9 @@
  * - a notification: HTTP 200 with a JSON-RPC response;
  * - a foreign Origin and a bogus MCP-Protocol-Version: served as if nothing were wrong;
  * - `tools/list`: answered with `Content-Type: text/plain`;
- * - valid calls: `lookup` answers a result and an error together, `stats` breaks its outputSchema.
+ * - valid calls: `lookup` answers a result and an error together, `stats` breaks its outputSchema;
+ * - 2026-07-28: it answers `server/discover` offering 2026-07-28, then checks no standard header
+ *   and no envelope, and its results carry no `resultType` and no caching hints.
  * Every request it received is kept (`received`), so tests can count them and read headers.
  */
 import type { ServerResponse } from 'node:http'
@@ -64,6 +66,9 @@ function handle(req: ReceivedRequest, res: ServerResponse): void {
   switch (m.method) {
     case 'initialize':
       return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'broken', version: '0.0.1' } } }, 200, { 'mcp-session-id': 'broken-session' })
+    case 'server/discover':
+      // claims 2026-07-28, then checks none of its headers or envelopes
+      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], capabilities: { tools: {} }, resultType: 'complete', ttlMs: 0, cacheScope: 'private', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'broken', version: '0.0.1' } } } })
     case 'tools/list':
       return void res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: BROKEN_TOOLS } }))
     case 'tools/call':

@@ -55,7 +55,7 @@ function parseOptions(url: string, o: RawOptions): { url: string; through?: stri
   }
   const versions = o.version.map((v) => {
     if (!(CHECK_VERSIONS as readonly string[]).includes(v)) {
-      throw new Error(`--version must be one of ${CHECK_VERSIONS.join(', ')}, got ${shown(v)}${v === '2026-07-28' ? ' (2026-07-28 is not graded by check yet)' : ''}`)
+      throw new Error(`--version must be one of ${CHECK_VERSIONS.join(', ')}, got ${shown(v)}`)
     }
     return v as ProtocolVersion
   })
