@@ -138,7 +138,7 @@ function allAnswered(messages: unknown[], ids: readonly (string | number)[]): bo
  * POSTs one body and reads the answer: a JSON body whole, an SSE stream until every id in `ids`
  * has its response (then the stream is cancelled), each within `timeoutMs`.
  */
-export async function postOnce(url: string, body: string, headers: Record<string, string>, ids: readonly (string | number)[], timeoutMs: number, budget: RequestBudget): Promise<HttpAnswer> {
+async function postOnce(url: string, body: string, headers: Record<string, string>, ids: readonly (string | number)[], timeoutMs: number, budget: RequestBudget): Promise<HttpAnswer> {
   const started = Date.now()
   const base: HttpAnswer = { status: null, contentType: null, body: 'empty', messages: [], text: '', headers: {}, ms: 0 }
   if (!budget.take()) return { ...base, failure: 'budget' }
