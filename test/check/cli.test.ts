@@ -140,7 +140,7 @@ describe('check run bounds', () => {
       res.writeHead(202).end()
     })
     try {
-      const { run, report } = await checkJson(hang.url, ['--timeout', '300', '--version', '2025-06-18', '--tool', 'lookup'])
+      const { run, report } = await checkJson(hang.url, ['--timeout', '1500', '--version', '2025-06-18', '--tool', 'lookup'])
       const r = row(report, '2025-06-18 lookup missing-required')
       expect(r.grade).toBe('fails')
       expect(r.why).toBe('no answer within the timeout')

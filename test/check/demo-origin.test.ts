@@ -104,6 +104,17 @@ describe('check against the demo origin directly', () => {
     expect(grades.slice(firstPass).every((g) => g === 'pass' || g === 'info')).toBe(true)
   })
 
+  it('the table names every red fixture: each demo tool misleads, and run_query hides its failure', async () => {
+    const table = await runMcpEdge(['check', origin.url, '--version', '2025-11-25', '--call', 'run_query', '--format', 'table'], 60_000, { COLUMNS: '160' })
+    expect(table.code).toBe(1)
+    const misleading = table.stdout.split('\n').filter((l) => l.startsWith('MISLEADS'))
+    for (const tool of DEMO) {
+      for (const c of ['missing-required', 'wrong-type', 'arguments-not-object']) expect(misleading.some((l) => new RegExp(`^MISLEADS 2025-11-25 ${tool} +${c} `).test(l)), `${tool} ${c}`).toBe(true)
+    }
+    expect(misleading.some((l) => /^MISLEADS 2025-11-25 run_query +valid-call +HTTP 200 sse: result "\{\\"success\\":false/.test(l))).toBe(true)
+    expect(table.stdout).toMatch(/\n {9}why: a failure reported as a success: the result says success: false/)
+  })
+
   it('prints plain lines when stdout is not a terminal, and a table on request', async () => {
     const lines = await runMcpEdge(['check', origin.url, '--version', '2025-06-18', '--tool', 'echo'])
     expect(lines.code).toBe(1)
