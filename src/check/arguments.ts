@@ -322,7 +322,12 @@ function jsonTypes(v: unknown): string[] {
  * @param valid a valid argument object to start from
  * @returns the arguments and the property name, or null when no property declares a `type`
  */
-export function wrongTypeArguments(inputSchema: unknown, valid: Record<string, unknown>, canary: string, root: unknown = inputSchema): { args: Record<string, unknown>; property: string } | null {
+export function wrongTypeArguments(
+  inputSchema: unknown,
+  valid: Record<string, unknown>,
+  canary: string,
+  root: unknown = inputSchema
+): { args: Record<string, unknown>; property: string } | null {
   const s = isObject(inputSchema) && typeof inputSchema.$ref === 'string' ? resolveRef(inputSchema.$ref, root) : inputSchema
   if (!isObject(s) || !isObject(s.properties)) return null
   const required = new Set(requiredNames(s))

@@ -171,7 +171,12 @@ const pass = (expected: string, rule: string, why = ''): Verdict => ({ grade: 'p
 export function judgeMistake(answer: HttpAnswer, id: string | number | null, spec: MistakeSpec): Verdict {
   const v = (grade: CheckGrade, why: string, rule = spec.rule): Verdict => ({ grade, expected: spec.expected, rule, why })
   if (answer.failure === 'budget') return v('info', 'not sent: the request budget was spent')
-  if (answer.status === null || answer.failure) return v('fails', answer.failure === 'timeout' ? 'no answer within the timeout' : 'no answer: the connection failed', `${spec.rule}; JSON-RPC 2.0 §5 (every request gets a response)`)
+  if (answer.status === null || answer.failure)
+    return v(
+      'fails',
+      answer.failure === 'timeout' ? 'no answer within the timeout' : 'no answer: the connection failed',
+      `${spec.rule}; JSON-RPC 2.0 §5 (every request gets a response)`
+    )
   const r = replyFor(answer, id)
   const misleading: string[] = []
   if (answer.status >= 500) misleading.push(`HTTP ${answer.status} (an internal failure) for a client mistake`)
@@ -179,7 +184,8 @@ export function judgeMistake(answer: HttpAnswer, id: string | number | null, spe
   if (hasStackTrace(answer)) misleading.push('a stack trace in the answer (server internals, no help to the agent)')
   if (spec.canary !== undefined && echoes(answer, spec.canary)) misleading.push('the rejected value is echoed back')
   if (r.kind === 'error' && r.alsoResult) misleading.push('a result beside the error (JSON-RPC 2.0 §5: exactly one of them)')
-  if (r.kind === 'result' && !r.isError) misleading.push(r.hidesFailure ? 'the refusal is hidden in a result without isError (success: false or the like)' : 'reported as a success: a result without isError')
+  if (r.kind === 'result' && !r.isError)
+    misleading.push(r.hidesFailure ? 'the refusal is hidden in a result without isError (success: false or the like)' : 'reported as a success: a result without isError')
   if (misleading.length > 0) return v('misleads', misleading.join('; '))
   if (r.kind === 'none') {
     return v('fails', answer.messages.length === 0 ? `HTTP ${answer.status} without a JSON-RPC response` : 'no JSON-RPC response for this id', `${spec.rule}; JSON-RPC 2.0 §5`)
@@ -226,19 +232,29 @@ export function judgeValidCall(answer: HttpAnswer, id: number, v: ProtocolVersio
   const expected = 'a result; a failure marked isError: true; structuredContent matching outputSchema'
   const v_ = (grade: CheckGrade, why: string, rule = errRule): Verdict => ({ grade, expected, rule, why })
   if (answer.failure === 'budget') return v_('info', 'not sent: the request budget was spent')
-  if (answer.status === null || answer.failure) return v_('fails', answer.failure === 'timeout' ? 'no answer within the timeout' : 'no answer: the connection failed', 'JSON-RPC 2.0 §5 (every request gets a response)')
+  if (answer.status === null || answer.failure)
+    return v_('fails', answer.failure === 'timeout' ? 'no answer within the timeout' : 'no answer: the connection failed', 'JSON-RPC 2.0 §5 (every request gets a response)')
   const r = replyFor(answer, id)
   if (hasStackTrace(answer)) return v_('misleads', 'a stack trace in the answer (server internals, no help to the agent)')
   if (r.kind === 'none') return v_('fails', 'no JSON-RPC response for this id', 'JSON-RPC 2.0 §5 (every request gets a response)')
   if (r.kind === 'error') {
-    if (r.alsoResult) return v_('misleads', 'a result beside the error: a client reading the result sees a success', 'JSON-RPC 2.0 §5 (exactly one of result and error); docs/design.md D10 (the error wins)')
+    if (r.alsoResult)
+      return v_(
+        'misleads',
+        'a result beside the error: a client reading the result sees a success',
+        'JSON-RPC 2.0 §5 (exactly one of result and error); docs/design.md D10 (the error wins)'
+      )
     return v_('pass', `a JSON-RPC error ${r.code ?? ''} to arguments valid by the inputSchema (a failure, reported as one)`)
   }
   if (r.hidesFailure) return v_('misleads', 'a failure reported as a success: the result says success: false (or the like) without isError: true')
   const result = r.result
   if (!isObject(result) || !Array.isArray(result.content)) return v_('fails', 'the result has no content array', `MCP ${v} schema CallToolResult (content is required)`)
   if (isModern(v) && result.resultType !== 'complete' && result.resultType !== 'input_required') {
-    return v_('fails', result.resultType === undefined ? 'the result has no resultType' : 'the result has an unknown resultType', `MCP ${v} Basic §Result Responses (every result carries resultType "complete" or "input_required")`)
+    return v_(
+      'fails',
+      result.resultType === undefined ? 'the result has no resultType' : 'the result has an unknown resultType',
+      `MCP ${v} Basic §Result Responses (every result carries resultType "complete" or "input_required")`
+    )
   }
   if (r.isError) return v_('pass', 'the tool failed and said so (isError: true)')
   if (v !== '2025-03-26' && t.tool.outputSchema !== undefined) {
@@ -276,7 +292,16 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
     headers: rpc(v, parseId, 'tools/list').headers,
     ids: [],
     judge: (a) =>
-      judged(a, null, judgeMistake(a, null, { expected: 'JSON-RPC error -32700, id null', rule: 'JSON-RPC 2.0 §5.1 (-32700 Parse error); §5 (id null when it cannot be read)', codes: [-32700], isErrorOk: false })),
+      judged(
+        a,
+        null,
+        judgeMistake(a, null, {
+          expected: 'JSON-RPC error -32700, id null',
+          rule: 'JSON-RPC 2.0 §5.1 (-32700 Parse error); §5 (id null when it cannot be read)',
+          codes: [-32700],
+          isErrorOk: false,
+        })
+      ),
   })
 
   const invalidId = id()
@@ -285,13 +310,27 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
     sent: 'a request whose method is a number',
     body: JSON.stringify({ jsonrpc: '2.0', id: invalidId, method: 42, ...(isModern(v) ? { params: { _meta: envelope(v) } } : {}) }),
     ids: [invalidId],
-    judge: (a) => judged(a, invalidId, judgeMistake(a, invalidId, { expected: 'JSON-RPC error -32600', rule: 'JSON-RPC 2.0 §4 (method is a String); §5.1 (-32600 Invalid Request)', codes: [-32600], isErrorOk: false })),
+    judge: (a) =>
+      judged(
+        a,
+        invalidId,
+        judgeMistake(a, invalidId, {
+          expected: 'JSON-RPC error -32600',
+          rule: 'JSON-RPC 2.0 §4 (method is a String); §5.1 (-32600 Invalid Request)',
+          codes: [-32600],
+          isErrorOk: false,
+        })
+      ),
   })
 
   out.push({
     case: 'notification',
     sent: 'notifications/cancelled for an unknown request',
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'mcp-edge-check-none', reason: 'mcp-edge check', ...(isModern(v) ? { _meta: envelope(v) } : {}) } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'mcp-edge-check-none', reason: 'mcp-edge check', ...(isModern(v) ? { _meta: envelope(v) } : {}) },
+    }),
     ids: [],
     judge: (a) => ({ verdict: judgeNotification(a, v), answered: describeHttp(a) + (a.body !== 'empty' ? `: ${a.messages.length} message(s)` : '') }),
   })
@@ -311,7 +350,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
           rule: `${tools(v, 'Error Handling')} (unknown tools are protocol errors, example -32602)`,
           codes: [-32602],
           isErrorOk: false,
-        }),
+        })
       ),
   })
 
@@ -346,7 +385,16 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
       body: rpc(v, mismatchId, 'tools/list').body,
       headers: { 'mcp-method': 'tools/call' },
       ids: [mismatchId],
-      judge: (a) => ({ verdict: judgeModernRefusal(a, mismatchId, -32020, 'HTTP 400, error -32020 (HeaderMismatch), id echoed', `${transports(v, 'Server Validation')} (a standard header that differs from the body: 400 and -32020)`), answered: describeReply(a, mismatchId) }),
+      judge: (a) => ({
+        verdict: judgeModernRefusal(
+          a,
+          mismatchId,
+          -32020,
+          'HTTP 400, error -32020 (HeaderMismatch), id echoed',
+          `${transports(v, 'Server Validation')} (a standard header that differs from the body: 400 and -32020)`
+        ),
+        answered: describeReply(a, mismatchId),
+      }),
     })
     const envelopeId = id()
     out.push({
@@ -355,7 +403,16 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
       body: JSON.stringify({ jsonrpc: '2.0', id: envelopeId, method: 'tools/list' }),
       headers: { 'mcp-method': 'tools/list' },
       ids: [envelopeId],
-      judge: (a) => ({ verdict: judgeModernRefusal(a, envelopeId, -32602, 'HTTP 400, error -32602, id echoed', `MCP ${v} Basic §_meta (protocolVersion and clientCapabilities are required on every request: -32602, HTTP 400)`), answered: describeReply(a, envelopeId) }),
+      judge: (a) => ({
+        verdict: judgeModernRefusal(
+          a,
+          envelopeId,
+          -32602,
+          'HTTP 400, error -32602, id echoed',
+          `MCP ${v} Basic §_meta (protocolVersion and clientCapabilities are required on every request: -32602, HTTP 400)`
+        ),
+        answered: describeReply(a, envelopeId),
+      }),
     })
   }
 
@@ -406,7 +463,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
             isErrorOk: false,
             isErrorRule: `${tools(v, 'Error Handling')} (a request that fails the CallToolRequest schema is a protocol error)`,
             canary: ctx.canary,
-          }),
+          })
         ),
     })
   }
@@ -452,7 +509,8 @@ function withCapabilityRule(j: { verdict: Verdict; answered: string }, a: HttpAn
   const rule = isModern(v)
     ? `${transports(v, 'Receiving Messages')} (a server MUST NOT send requests on a response stream)`
     : `MCP ${v} Lifecycle §Operation (both parties respect the negotiated capabilities)`
-  const verdict: Verdict = j.verdict.grade === 'fails' ? { ...j.verdict, why: `${j.verdict.why}; ${why}`, rule: `${j.verdict.rule}; ${rule}` } : { ...j.verdict, grade: 'fails', why, rule }
+  const verdict: Verdict =
+    j.verdict.grade === 'fails' ? { ...j.verdict, why: `${j.verdict.why}; ${why}`, rule: `${j.verdict.rule}; ${rule}` } : { ...j.verdict, grade: 'fails', why, rule }
   return { verdict, answered: `${j.answered} (after ${methods})` }
 }
 
@@ -468,7 +526,8 @@ export function judgeNotification(a: HttpAnswer, v: ProtocolVersion): Verdict {
   if (a.failure === 'budget') return { grade: 'info', expected, rule, why: 'not sent: the request budget was spent' }
   if (a.status === null || a.failure) return { grade: 'fails', expected, rule, why: 'no answer' }
   if (a.status >= 500) return { grade: 'fails', expected, rule, why: `HTTP ${a.status}` }
-  if (a.messages.some((m) => isObject(m) && ('result' in m || 'error' in m) && a.status! < 300)) return { grade: 'fails', expected, rule, why: 'a JSON-RPC response to a notification' }
+  if (a.messages.some((m) => isObject(m) && ('result' in m || 'error' in m) && a.status! < 300))
+    return { grade: 'fails', expected, rule, why: 'a JSON-RPC response to a notification' }
   if (a.status >= 400) return pass(expected, rule, `refused with HTTP ${a.status} (allowed for input the server does not accept)`)
   if (a.status !== 202) return { grade: 'fails', expected, rule, why: `HTTP ${a.status} instead of 202` }
   if (a.body !== 'empty') return { grade: 'fails', expected, rule, why: '202 with a body' }
@@ -501,7 +560,11 @@ export function judgeModernRefusal(a: HttpAnswer, id: number, code: number, expe
   if (hasStackTrace(a)) return { grade: 'misleads', expected, rule, why: 'a stack trace in the answer' }
   if (r.kind === 'result') return f('served as if nothing were wrong')
   if (r.kind === 'none') return f(`HTTP ${a.status} without a JSON-RPC error`)
-  const why = [a.status !== 400 ? `HTTP ${a.status} instead of 400` : '', r.code !== code ? `error ${r.code ?? '(no code)'} instead of ${code}` : '', r.idless ? 'the id is not echoed' : ''].filter(Boolean)
+  const why = [
+    a.status !== 400 ? `HTTP ${a.status} instead of 400` : '',
+    r.code !== code ? `error ${r.code ?? '(no code)'} instead of ${code}` : '',
+    r.idless ? 'the id is not echoed' : '',
+  ].filter(Boolean)
   return why.length ? f(why.join('; ')) : pass(expected, rule)
 }
 
@@ -564,13 +627,34 @@ export function handshakeRow(version: ProtocolVersion, outcome: { negotiated?: s
     : `MCP ${version} Lifecycle §Version Negotiation (the server answers the requested version when it supports it, else another it supports)`
   const sent = modern ? 'server/discover (official SDK v2 client, auto negotiation)' : `initialize offering ${version} (official SDK client)`
   const base = { id: `${version} * handshake`, version, case: 'handshake' as const, sent, rule }
-  if (outcome.error !== undefined) return { ...base, grade: 'fails', expected: modern ? 'a DiscoverResult, or a legacy handshake' : 'an InitializeResult', answered: outcome.error, why: 'the official SDK client could not complete the handshake' }
+  if (outcome.error !== undefined)
+    return {
+      ...base,
+      grade: 'fails',
+      expected: modern ? 'a DiscoverResult, or a legacy handshake' : 'an InitializeResult',
+      answered: outcome.error,
+      why: 'the official SDK client could not complete the handshake',
+    }
   const sid = outcome.sessionId
   if (sid !== undefined && !/^[\x21-\x7e]+$/.test(sid)) {
-    return { ...base, grade: 'fails', expected: 'a session id of visible ASCII', answered: `session id of ${sid.length} characters`, rule: `${transports(version, 'Session Management')} (the session id MUST be visible ASCII, 0x21-0x7E)`, why: 'the session id holds other characters' }
+    return {
+      ...base,
+      grade: 'fails',
+      expected: 'a session id of visible ASCII',
+      answered: `session id of ${sid.length} characters`,
+      rule: `${transports(version, 'Session Management')} (the session id MUST be visible ASCII, 0x21-0x7E)`,
+      why: 'the session id holds other characters',
+    }
   }
   const answered = `protocolVersion ${outcome.negotiated}${outcome.server ? `, server ${outcome.server}` : ''}${sid !== undefined ? ', session' : ', no session'}`
-  if (outcome.negotiated !== version) return { ...base, grade: 'info', expected: `protocolVersion ${version}, or another version it supports`, answered, why: `the server does not speak ${version}; its cases are skipped` }
+  if (outcome.negotiated !== version)
+    return {
+      ...base,
+      grade: 'info',
+      expected: `protocolVersion ${version}, or another version it supports`,
+      answered,
+      why: `the server does not speak ${version}; its cases are skipped`,
+    }
   return { ...base, grade: 'pass', expected: `protocolVersion ${version}`, answered, why: '' }
 }
 
@@ -581,9 +665,33 @@ export function schemaRow(version: ProtocolVersion, t: ListedTool, s: SchemaRepo
   const shapeRule = `MCP ${version} schema Tool.inputSchema (a JSON Schema object with type "object")`
   const dialectRule = version >= '2025-11-25' ? `MCP ${version} Basic §JSON Schema Usage (schemas MUST be valid in their dialect; default 2020-12)` : shapeRule
   if (s.shapeProblem) return { ...base, grade: 'fails', expected: 'type: "object"', answered, rule: shapeRule, why: s.shapeProblem }
-  if (s.compileProblem) return { ...base, grade: 'fails', expected: 'a schema valid in its dialect', answered, rule: dialectRule, why: `neither of the edge's engines compiles it: ${s.compileProblem}` }
-  if (s.edgeProblem) return { ...base, grade: 'info', expected: 'a schema the edge validates', answered, rule: 'docs/design.md D8 (calls are forwarded unvalidated)', why: `the edge could not validate calls: ${s.edgeProblem}` }
-  if (s.outputProblem) return { ...base, grade: 'info', expected: 'an outputSchema the edge checks', answered, rule: 'docs/design.md D12', why: `the edge could not check results: ${s.outputProblem}` }
+  if (s.compileProblem)
+    return {
+      ...base,
+      grade: 'fails',
+      expected: 'a schema valid in its dialect',
+      answered,
+      rule: dialectRule,
+      why: `neither of the edge's engines compiles it: ${s.compileProblem}`,
+    }
+  if (s.edgeProblem)
+    return {
+      ...base,
+      grade: 'info',
+      expected: 'a schema the edge validates',
+      answered,
+      rule: 'docs/design.md D8 (calls are forwarded unvalidated)',
+      why: `the edge could not validate calls: ${s.edgeProblem}`,
+    }
+  if (s.outputProblem)
+    return {
+      ...base,
+      grade: 'info',
+      expected: 'an outputSchema the edge checks',
+      answered,
+      rule: 'docs/design.md D12',
+      why: `the edge could not check results: ${s.outputProblem}`,
+    }
   return { ...base, grade: 'pass', expected: 'a schema valid in its dialect', answered, rule: dialectRule, why: '' }
 }
 
@@ -593,7 +701,15 @@ export function contentTypeRow(version: ProtocolVersion, answers: { sent: string
   const withBody = answers.filter((x) => x.answer.status !== null && x.answer.body !== 'empty')
   const wrong = withBody.filter((x) => x.answer.body === 'other' && x.answer.status! < 300)
   const types = [...new Set(withBody.map((x) => (x.answer.contentType ?? 'none').split(';')[0]!.trim().toLowerCase()))]
-  const base = { id: `${version} * content-type`, version, case: 'content-type' as const, sent: `${withBody.length} answers with a body`, expected: 'application/json or text/event-stream', rule, answered: types.join(', ').slice(0, 60) || 'no answers with a body' }
+  const base = {
+    id: `${version} * content-type`,
+    version,
+    case: 'content-type' as const,
+    sent: `${withBody.length} answers with a body`,
+    expected: 'application/json or text/event-stream',
+    rule,
+    answered: types.join(', ').slice(0, 60) || 'no answers with a body',
+  }
   if (wrong.length > 0) return { ...base, grade: 'fails', why: `${wrong.length} successful answer(s) of another type (first: ${wrong[0]!.sent})` }
   return { ...base, grade: 'pass', why: '' }
 }

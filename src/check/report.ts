@@ -42,7 +42,8 @@ export function pairRows(direct: CheckReport, through?: CheckReport): PairedRow[
     const t = byId.get(row.id)
     return t ? { row, through: t } : { row }
   })
-  for (const t of through?.rows ?? []) if (!seen.has(t.id)) pairs.push({ row: { ...t, grade: 'info', answered: '(no such case directly)', why: 'only seen through the edge' }, through: t })
+  for (const t of through?.rows ?? [])
+    if (!seen.has(t.id)) pairs.push({ row: { ...t, grade: 'info', answered: '(no such case directly)', why: 'only seen through the edge' }, through: t })
   const order = new Map(pairs.map((p, i) => [p, i]))
   return pairs.sort((a, b) => rank(a.row.grade) - rank(b.row.grade) || rank(a.through?.grade ?? 'info') - rank(b.through?.grade ?? 'info') || order.get(a)! - order.get(b)!)
 }
@@ -142,7 +143,7 @@ export function toJson(direct: CheckReport, through: CheckReport | undefined, st
         rows: pairs.map((p) => (p.through ? { ...p.row, through: p.through } : p.row)),
       },
       null,
-      2,
+      2
     ) + '\n'
   )
 }

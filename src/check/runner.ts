@@ -138,7 +138,14 @@ function allAnswered(messages: unknown[], ids: readonly (string | number)[]): bo
  * POSTs one body and reads the answer: a JSON body whole, an SSE stream until every id in `ids`
  * has its response (then the stream is cancelled), each within `timeoutMs`.
  */
-async function postOnce(url: string, body: string, headers: Record<string, string>, ids: readonly (string | number)[], timeoutMs: number, budget: RequestBudget): Promise<HttpAnswer> {
+async function postOnce(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  ids: readonly (string | number)[],
+  timeoutMs: number,
+  budget: RequestBudget
+): Promise<HttpAnswer> {
   const started = Date.now()
   const base: HttpAnswer = { status: null, contentType: null, body: 'empty', messages: [], text: '', headers: {}, ms: 0 }
   if (!budget.take()) return { ...base, failure: 'budget' }
@@ -163,7 +170,12 @@ async function postOnce(url: string, body: string, headers: Record<string, strin
               ;(out.serverRequests ??= []).push(m.method)
               if (budget.take()) {
                 const refusal = JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })
-                replies.push(fetch(url, { method: 'POST', headers, body: refusal, signal: ctrl.signal }).then((r) => r.body?.cancel(), () => undefined))
+                replies.push(
+                  fetch(url, { method: 'POST', headers, body: refusal, signal: ctrl.signal }).then(
+                    (r) => r.body?.cancel(),
+                    () => undefined
+                  )
+                )
               }
             }
           }
@@ -341,13 +353,14 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     const listOk = listReply.kind === 'result' && !listReply.isError
     // 2026-07-28: a complete tools/list result carries resultType and the caching hints.
     const lr = listReply.kind === 'result' && isObject(listReply.result) ? listReply.result : {}
-    const hintProblem = !isModern(version) || !listOk
-      ? ''
-      : lr.resultType !== 'complete'
-        ? 'the result has no resultType "complete"'
-        : !(Number.isInteger(lr.ttlMs) && (lr.ttlMs as number) >= 0) || (lr.cacheScope !== 'public' && lr.cacheScope !== 'private')
-          ? 'the result lacks ttlMs (an integer >= 0) or cacheScope ("public" or "private")'
-          : ''
+    const hintProblem =
+      !isModern(version) || !listOk
+        ? ''
+        : lr.resultType !== 'complete'
+          ? 'the result has no resultType "complete"'
+          : !(Number.isInteger(lr.ttlMs) && (lr.ttlMs as number) >= 0) || (lr.cacheScope !== 'public' && lr.cacheScope !== 'private')
+            ? 'the result lacks ttlMs (an integer >= 0) or cacheScope ("public" or "private")'
+            : ''
     report.rows.push({
       id: `${version} * tools-list`,
       version,
@@ -363,7 +376,18 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     const wanted = options.tools ? all.filter((t) => options.tools!.includes(t.name)) : all
     for (const name of options.tools ?? []) {
       if (!all.some((t) => t.name === name)) {
-        report.rows.push({ id: `${version} ${name} schema`, version, case: 'schema', tool: name, sent: 'tools/list', answered: 'not listed', grade: 'info', expected: 'a listed tool', rule: '--tool', why: 'the server does not list this tool' })
+        report.rows.push({
+          id: `${version} ${name} schema`,
+          version,
+          case: 'schema',
+          tool: name,
+          sent: 'tools/list',
+          answered: 'not listed',
+          grade: 'info',
+          expected: 'a listed tool',
+          rule: '--tool',
+          why: 'the server does not list this tool',
+        })
       }
     }
     const callable = new Set(options.callAll ? wanted.map((t) => t.name) : (options.call ?? []).filter((n) => wanted.some((t) => t.name === n)))
@@ -374,7 +398,18 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     })
     for (const t of underCheck) {
       if (callable.has(t.tool.name) && !t.valid.ok) {
-        report.rows.push({ id: `${version} ${t.tool.name} valid-call`, version, case: 'valid-call', tool: t.tool.name, sent: 'not sent', answered: 'not called', grade: 'info', expected: 'valid arguments', rule: 'docs/check.md (valid arguments)', why: `no valid arguments could be built: ${t.valid.reason}` })
+        report.rows.push({
+          id: `${version} ${t.tool.name} valid-call`,
+          version,
+          case: 'valid-call',
+          tool: t.tool.name,
+          sent: 'not sent',
+          answered: 'not called',
+          grade: 'info',
+          expected: 'valid arguments',
+          rule: 'docs/check.md (valid arguments)',
+          why: `no valid arguments could be built: ${t.valid.reason}`,
+        })
       }
     }
 
@@ -385,7 +420,16 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       const answer = await postOnce(opts.url, c.body, { ...headers, ...(c.headers ?? {}) }, c.ids, opts.timeoutMs, budget)
       if (c.ids.length > 0) answers.push({ sent: c.sent, answer })
       const { verdict, answered } = c.judge(answer)
-      report.rows.push({ id: `${version} ${c.tool ?? '*'} ${c.case}`, version, case: c.case, ...(c.tool !== undefined ? { tool: c.tool } : {}), sent: c.sent, answered, status: answer.status, ...verdict })
+      report.rows.push({
+        id: `${version} ${c.tool ?? '*'} ${c.case}`,
+        version,
+        case: c.case,
+        ...(c.tool !== undefined ? { tool: c.tool } : {}),
+        sent: c.sent,
+        answered,
+        status: answer.status,
+        ...verdict,
+      })
     }
     report.rows.push(contentTypeRow(version, answers))
     progress('closing the session')

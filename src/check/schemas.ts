@@ -79,7 +79,7 @@ export function reportSchema(tool: ListedTool, version: ProtocolVersion): Schema
     out.validate = c.validate
     out.compileProblem = c.problem
     const portability = portabilityProblem(s)
-    out.edgeProblem = portability ?? (c.disagree ? 'the edge\'s two engines disagree on it (one cannot compile it)' : null)
+    out.edgeProblem = portability ?? (c.disagree ? "the edge's two engines disagree on it (one cannot compile it)" : null)
   }
   if (tool.outputSchema !== undefined) {
     const od = dialectOf(tool.outputSchema, version)

@@ -11,7 +11,15 @@ import { echoes, hasStackTrace, printable, type HttpAnswer } from '../../src/che
 import { reportSchema } from '../../src/check/schemas'
 import { createAjvEngine, createCfworkerEngine } from '../../src/check/edge-rules'
 
-const answer = (messages: unknown[], text = JSON.stringify(messages[0] ?? '')): HttpAnswer => ({ status: 200, contentType: 'application/json', body: 'json', messages, text, headers: {}, ms: 1 })
+const answer = (messages: unknown[], text = JSON.stringify(messages[0] ?? '')): HttpAnswer => ({
+  status: 200,
+  contentType: 'application/json',
+  body: 'json',
+  messages,
+  text,
+  headers: {},
+  ms: 1,
+})
 
 describe('valid arguments', () => {
   it.each([...DEMO_TOOLS, ...FIXTURE_TOOLS].map((t) => [t.name, t] as const))('%s: generated arguments pass both engines', (_name, tool) => {
@@ -69,7 +77,7 @@ describe('wrong-type arguments', () => {
 
 describe('answers', () => {
   it.each([
-    ["TypeError: x is undefined\n    at lookup (/srv/app/tools.js:12:19)"],
+    ['TypeError: x is undefined\n    at lookup (/srv/app/tools.js:12:19)'],
     ['Error\n    at file:///srv/app/main.mjs:3:9'],
     ['at Object.<anonymous> (C:\\app\\index.js:1:1)'],
     ['Traceback (most recent call last):\n  File "server.py", line 3, in <module>'],

@@ -26,7 +26,15 @@ beforeAll(async () => {
     pages: [[TOOL]],
     call: (_name, args, id, res: ServerResponse) => {
       const ok = typeof args === 'object' && typeof (args as { q?: unknown }).q === 'string'
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(ok ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'hit' }] } } : { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'q must be a string' }], isError: true } }))
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify(
+            ok
+              ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'hit' }] } }
+              : { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'q must be a string' }], isError: true } }
+          )
+        )
       return undefined
     },
   })
@@ -43,7 +51,19 @@ describe('mcp-edge program', () => {
     expect(help.stdout).toMatch(/check \[options\] <mcp-url>/)
     const sub = await runMcpEdge(['check', '--help'])
     expect(sub.code).toBe(0)
-    for (const flag of ['--version <version>', '--tool <name>', '--call <name>', '--call-all', '--header <header>', '--timeout <ms>', '--max-requests <n>', '--through <edge-url>', '--strict', '--json']) expect(sub.stdout).toContain(flag)
+    for (const flag of [
+      '--version <version>',
+      '--tool <name>',
+      '--call <name>',
+      '--call-all',
+      '--header <header>',
+      '--timeout <ms>',
+      '--max-requests <n>',
+      '--through <edge-url>',
+      '--strict',
+      '--json',
+    ])
+      expect(sub.stdout).toContain(flag)
     expect(sub.stdout).toContain('3 could not connect')
   })
 
@@ -51,7 +71,16 @@ describe('mcp-edge program', () => {
     const outdir = mkdtempSync(join(REPO, 'node_modules', '.check-cli-bundle-'))
     try {
       const outfile = join(outdir, 'mcp-edge.mjs')
-      await build({ entryPoints: [join(REPO, 'src/cli/main.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'silent' })
+      await build({
+        entryPoints: [join(REPO, 'src/cli/main.ts')],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        packages: 'external',
+        logLevel: 'silent',
+      })
       const run = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
         const child = spawn(process.execPath, [outfile, 'check', honest.url, '--json', '--version', '2025-06-18'], { cwd: REPO, stdio: ['ignore', 'pipe', 'ignore'] })
         let stdout = ''
@@ -134,7 +163,12 @@ describe('check run bounds', () => {
     const hang = await startScriptedOrigin()
     hang.handle((req, res) => {
       const m = req.json as { id?: unknown; method?: string; params?: { protocolVersion?: string } } | undefined
-      if (m?.method === 'initialize') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hang', version: '1' } } })
+      if (m?.method === 'initialize')
+        return sendJson(res, {
+          jsonrpc: '2.0',
+          id: m.id,
+          result: { protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hang', version: '1' } },
+        })
       if (m?.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [TOOL] } })
       if (m?.method === 'tools/call') return // never answers
       res.writeHead(202).end()

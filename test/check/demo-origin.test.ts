@@ -109,7 +109,11 @@ describe('check against the demo origin directly', () => {
     expect(table.code).toBe(1)
     const misleading = table.stdout.split('\n').filter((l) => l.startsWith('MISLEADS'))
     for (const tool of DEMO) {
-      for (const c of ['missing-required', 'wrong-type', 'arguments-not-object']) expect(misleading.some((l) => new RegExp(`^MISLEADS 2025-11-25 ${tool} +${c} `).test(l)), `${tool} ${c}`).toBe(true)
+      for (const c of ['missing-required', 'wrong-type', 'arguments-not-object'])
+        expect(
+          misleading.some((l) => new RegExp(`^MISLEADS 2025-11-25 ${tool} +${c} `).test(l)),
+          `${tool} ${c}`
+        ).toBe(true)
     }
     expect(misleading.some((l) => /^MISLEADS 2025-11-25 run_query +valid-call +HTTP 200 sse: result "\{\\"success\\":false/.test(l))).toBe(true)
     expect(table.stdout).toMatch(/\n {9}why: a failure reported as a success: the result says success: false/)

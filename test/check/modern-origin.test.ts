@@ -32,7 +32,15 @@ describe('check in 2026-07-28', () => {
     const { run, report } = await checkJson(v2.url, ['--through', edge.url, '--call', 'add', '--strict'])
     expect(run.code).toBe(0)
     expect(report.versions.map((v) => v.negotiated)).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'])
-    for (const id of ['2026-07-28 * handshake', '2026-07-28 * tools-list', '2026-07-28 * header-mismatch', '2026-07-28 * envelope-missing', '2026-07-28 * version-header', '2026-07-28 add valid-call', '2026-07-28 add missing-required']) {
+    for (const id of [
+      '2026-07-28 * handshake',
+      '2026-07-28 * tools-list',
+      '2026-07-28 * header-mismatch',
+      '2026-07-28 * envelope-missing',
+      '2026-07-28 * version-header',
+      '2026-07-28 add valid-call',
+      '2026-07-28 add missing-required',
+    ]) {
       const r = row(report, id)
       expect(r.grade, id).toBe('pass')
       expect(r.through?.grade, id).toBe('pass')

@@ -49,7 +49,8 @@ function answerCall(m: Msg, res: ServerResponse): void {
   if (name === 'lookup' ? typeof a.query !== 'string' : typeof a.limit !== 'number') {
     return sendJson(res, { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `Invalid ${key}: ${JSON.stringify(a[key])}` }], isError: true } })
   }
-  if (name === 'lookup') return sendJson(res, { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'found it' }] }, error: { code: -32000, message: 'lookup backend down' } })
+  if (name === 'lookup')
+    return sendJson(res, { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'found it' }] }, error: { code: -32000, message: 'lookup backend down' } })
   return sendJson(res, { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: '{"count":"many"}' }], structuredContent: { count: 'many' } } })
 }
 
@@ -57,7 +58,9 @@ function handle(req: ReceivedRequest, res: ServerResponse): void {
   if (req.method === 'DELETE') return void res.writeHead(200).end()
   if (req.method !== 'POST') return void res.writeHead(405).end()
   if (req.json === undefined) {
-    res.writeHead(500, { 'content-type': 'text/html' }).end(`<pre>SyntaxError: Unexpected end of JSON input\n    at JSON.parse (<anonymous>)\n    at handle (/srv/app/server.js:22:18)</pre>`)
+    res
+      .writeHead(500, { 'content-type': 'text/html' })
+      .end(`<pre>SyntaxError: Unexpected end of JSON input\n    at JSON.parse (<anonymous>)\n    at handle (/srv/app/server.js:22:18)</pre>`)
     return
   }
   if (Array.isArray(req.json)) return sendJson(res, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batches are not supported' } })
@@ -65,10 +68,30 @@ function handle(req: ReceivedRequest, res: ServerResponse): void {
   if (typeof m.method !== 'string') return sendJson(res, { jsonrpc: '2.0', id: m.id ?? null, error: { code: -32600, message: 'Invalid Request' } })
   switch (m.method) {
     case 'initialize':
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'broken', version: '0.0.1' } } }, 200, { 'mcp-session-id': 'broken-session' })
+      return sendJson(
+        res,
+        {
+          jsonrpc: '2.0',
+          id: m.id,
+          result: { protocolVersion: m.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'broken', version: '0.0.1' } },
+        },
+        200,
+        { 'mcp-session-id': 'broken-session' }
+      )
     case 'server/discover':
       // claims 2026-07-28, then checks none of its headers or envelopes
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], capabilities: { tools: {} }, resultType: 'complete', ttlMs: 0, cacheScope: 'private', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'broken', version: '0.0.1' } } } })
+      return sendJson(res, {
+        jsonrpc: '2.0',
+        id: m.id,
+        result: {
+          supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
+          capabilities: { tools: {} },
+          resultType: 'complete',
+          ttlMs: 0,
+          cacheScope: 'private',
+          _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'broken', version: '0.0.1' } },
+        },
+      })
     case 'tools/list':
       return void res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: BROKEN_TOOLS } }))
     case 'tools/call':

@@ -46,7 +46,11 @@ export interface JsonReport {
  */
 export function runMcpEdge(args: string[], killAfterMs = 60_000, env: Record<string, string> = {}): Promise<CliRun> {
   const started = Date.now()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: REPO, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))

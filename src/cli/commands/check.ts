@@ -90,7 +90,8 @@ function parseOptions(url: string, o: RawOptions): { url: string; through?: stri
 function progressWriter(): { report: (p: CheckProgress) => void; clear: () => void } {
   if (!process.stderr.isTTY) return { report: () => undefined, clear: () => undefined }
   return {
-    report: (p) => process.stderr.write(`\r\x1b[K${printable(`checking ${p.url} ${p.version}: ${p.step} (${p.sent}/${p.maxRequests} requests)`, (process.stderr.columns ?? 80) - 1)}`),
+    report: (p) =>
+      process.stderr.write(`\r\x1b[K${printable(`checking ${p.url} ${p.version}: ${p.step} (${p.sent}/${p.maxRequests} requests)`, (process.stderr.columns ?? 80) - 1)}`),
     clear: () => process.stderr.write('\r\x1b[K'),
   }
 }
@@ -99,7 +100,9 @@ function progressWriter(): { report: (p: CheckProgress) => void; clear: () => vo
 export function addCheckCommand(program: Command): void {
   program
     .command('check')
-    .description('Grade an MCP server: send it the client mistakes and calls an agent makes, and show, per case, what it answered, what the specs require, and whether it misleads an agent.')
+    .description(
+      'Grade an MCP server: send it the client mistakes and calls an agent makes, and show, per case, what it answered, what the specs require, and whether it misleads an agent.'
+    )
     .argument('<mcp-url>', 'the MCP endpoint, e.g. http://127.0.0.1:3000/mcp')
     .option('--version <version>', `protocol version to check (repeatable; default: each of ${CHECK_VERSIONS.join(', ')} the server speaks)`, collect, [])
     .option('--tool <name>', 'check only this tool (repeatable)', collect, [])
@@ -114,7 +117,7 @@ export function addCheckCommand(program: Command): void {
     .option('--format <format>', 'table | lines | json (default: table on a terminal, lines otherwise)')
     .addHelpText(
       'after',
-      '\nExit status: 0 nothing misleads (with --strict: nor fails the spec), 1 something does, 2 bad command line,\n3 could not connect (no handshake succeeded), 4 request budget reached before every case ran.\nReference: docs/check.md',
+      '\nExit status: 0 nothing misleads (with --strict: nor fails the spec), 1 something does, 2 bad command line,\n3 could not connect (no handshake succeeded), 4 request budget reached before every case ran.\nReference: docs/check.md'
     )
     .action(async (url: string, raw: RawOptions, cmd: Command) => {
       let parsed
@@ -123,9 +126,15 @@ export function addCheckCommand(program: Command): void {
       } catch (err) {
         cmd.error(`error: ${(err as Error).message}`, { exitCode: 2, code: 'mcp-edge.usage' })
       }
-      if (parsed.options.callAll) process.stderr.write('warning: --call-all calls every listed tool with generated arguments; tools can have side effects (use --call NAME for the ones known to be safe)\n')
+      if (parsed.options.callAll)
+        process.stderr.write('warning: --call-all calls every listed tool with generated arguments; tools can have side effects (use --call NAME for the ones known to be safe)\n')
       const progress = progressWriter()
-      const common = { ...parsed.options, canary: `mcp-edge-check-canary-${crypto.randomUUID().slice(0, 8)}`, clientVersion: program.version() ?? '0.0.0', onProgress: progress.report }
+      const common = {
+        ...parsed.options,
+        canary: `mcp-edge-check-canary-${crypto.randomUUID().slice(0, 8)}`,
+        clientVersion: program.version() ?? '0.0.0',
+        onProgress: progress.report,
+      }
       const direct = await runCheck({ url: parsed.url, ...common })
       const through = parsed.through !== undefined ? await runCheck({ url: parsed.through, ...common }) : undefined
       progress.clear()
@@ -135,7 +144,8 @@ export function addCheckCommand(program: Command): void {
       else {
         // Width: the terminal's, else $COLUMNS, else 160. Under TABLE_MIN_COLUMNS the columns get too narrow to read: the plain lines are printed instead.
         const width = process.stdout.columns ?? (Number(process.env.COLUMNS) || 160)
-        const body = parsed.format === 'table' && width >= TABLE_MIN_COLUMNS ? formatTable(pairs, width, Boolean(process.stdout.isTTY) && !process.env.NO_COLOR) : formatLines(pairs)
+        const body =
+          parsed.format === 'table' && width >= TABLE_MIN_COLUMNS ? formatTable(pairs, width, Boolean(process.stdout.isTTY) && !process.env.NO_COLOR) : formatLines(pairs)
         process.stdout.write(body + summaryLine(direct, through))
       }
       process.exitCode = status
