@@ -14,7 +14,7 @@
  * - `info`: a fact worth showing that is no fault (a version the server does not speak, a schema
  *   the edge cannot validate, a case not run).
  */
-import { allowsBatches, invalidArgsAsToolError, isModern, isObject, META_VERSION_KEY, type ProtocolVersion } from './edge-rules'
+import { allowsBatches, invalidArgsAsToolError, isModern, isObject, META_VERSION_KEY, requestMessage, type ProtocolVersion } from './edge-rules'
 import { describeHttp, describeReply, echoes, hasStackTrace, replyFor, type HttpAnswer, type Reply } from './reply'
 import type { Generated } from './arguments'
 import { requiredNames, wrongTypeArguments } from './arguments'
@@ -133,12 +133,12 @@ export interface BuiltRequest {
  * tool name is not a plain header value (check never needs the Base64 form: its own names are ASCII).
  */
 export function buildRequest(v: ProtocolVersion, id: string | number, method: string, params?: Record<string, unknown>): BuiltRequest {
-  if (!isModern(v)) return { body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) }), headers: {} }
+  if (!isModern(v)) return { body: JSON.stringify(requestMessage(method, params, id)), headers: {} }
   const withMeta = { ...(params ?? {}), _meta: envelope(v) }
   const headers: Record<string, string> = { 'mcp-method': method }
   const name = params?.name
   if (method === 'tools/call' && typeof name === 'string' && /^[\x21-\x7e]+$/.test(name)) headers['mcp-name'] = name
-  return { body: JSON.stringify({ jsonrpc: '2.0', id, method, params: withMeta }), headers }
+  return { body: JSON.stringify(requestMessage(method, withMeta, id)), headers }
 }
 
 const rpc = (v: ProtocolVersion, id: string | number, method: string, params?: Record<string, unknown>) => buildRequest(v, id, method, params)
@@ -308,7 +308,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
   out.push({
     case: 'invalid-request',
     sent: 'a request whose method is a number',
-    body: JSON.stringify({ jsonrpc: '2.0', id: invalidId, method: 42, ...(isModern(v) ? { params: { _meta: envelope(v) } } : {}) }),
+    body: JSON.stringify({ ...requestMessage('tools/list', isModern(v) ? { _meta: envelope(v) } : undefined, invalidId), method: 42 }),
     ids: [invalidId],
     judge: (a) =>
       judged(
@@ -326,11 +326,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
   out.push({
     case: 'notification',
     sent: 'notifications/cancelled for an unknown request',
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 'mcp-edge-check-none', reason: 'mcp-edge check', ...(isModern(v) ? { _meta: envelope(v) } : {}) },
-    }),
+    body: JSON.stringify(requestMessage('notifications/cancelled', { requestId: 'mcp-edge-check-none', reason: 'mcp-edge check', ...(isModern(v) ? { _meta: envelope(v) } : {}) })),
     ids: [],
     judge: (a) => ({ verdict: judgeNotification(a, v), answered: describeHttp(a) + (a.body !== 'empty' ? `: ${a.messages.length} message(s)` : '') }),
   })
@@ -370,7 +366,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
     out.push({
       case: 'version-header',
       sent: modern ? 'tools/list claiming version 1999-01-01 (header and _meta)' : 'tools/list with MCP-Protocol-Version: 1999-01-01',
-      body: modern ? JSON.stringify({ jsonrpc: '2.0', id: versionId, method: 'tools/list', params: { _meta: envelope('1999-01-01') } }) : rpc(v, versionId, 'tools/list').body,
+      body: modern ? JSON.stringify(requestMessage('tools/list', { _meta: envelope('1999-01-01') }, versionId)) : rpc(v, versionId, 'tools/list').body,
       headers: { ...rpc(v, versionId, 'tools/list').headers, 'mcp-protocol-version': '1999-01-01' },
       ids: [versionId],
       judge: (a) => ({ verdict: modern ? judgeUnsupportedVersion(a, versionId, v) : judgeVersionHeader(a, v), answered: describeReply(a, versionId) }),
@@ -400,7 +396,7 @@ export function planCases(ctx: PlanContext): PlannedCase[] {
     out.push({
       case: 'envelope-missing',
       sent: 'tools/list without the _meta envelope',
-      body: JSON.stringify({ jsonrpc: '2.0', id: envelopeId, method: 'tools/list' }),
+      body: JSON.stringify(requestMessage('tools/list', undefined, envelopeId)),
       headers: { 'mcp-method': 'tools/list' },
       ids: [envelopeId],
       judge: (a) => ({

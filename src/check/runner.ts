@@ -13,7 +13,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { createParser } from 'eventsource-parser'
 import { validArguments } from './arguments'
 import { buildRequest, contentTypeRow, handshakeRow, planCases, schemaRow, type CaseRow, type ToolUnderCheck } from './cases'
-import { isModern, isObject, type ProtocolVersion } from './edge-rules'
+import { errorText, isModern, isObject, toRawId, type ProtocolVersion } from './edge-rules'
 import { describeReply, MAX_BODY_CHARS, printable, replyFor, type HttpAnswer } from './reply'
 import { listedTools, reportSchema } from './schemas'
 
@@ -168,8 +168,9 @@ async function postOnce(
             // capability: answered -32601 as the SDK client does, so the server can go on.
             if (isObject(m) && typeof m.method === 'string' && 'id' in m && !('result' in m) && !('error' in m)) {
               ;(out.serverRequests ??= []).push(m.method)
-              if (budget.take()) {
-                const refusal = JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })
+              const rawId = toRawId(m.id)
+              if (rawId && budget.take()) {
+                const refusal = errorText(rawId, { code: -32601, message: 'Method not found' })
                 replies.push(
                   fetch(url, { method: 'POST', headers, body: refusal, signal: ctrl.signal }).then(
                     (r) => r.body?.cancel(),
