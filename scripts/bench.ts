@@ -46,7 +46,9 @@ const ALL_AXES = ['schema', 'reply', 'batch', 'tools', 'connections'] as const
 type Axis = (typeof ALL_AXES)[number]
 
 function usage(problem: string): never {
-  process.stderr.write(`bench: ${problem}\nusage: npm run bench -- [--smoke] [--out FILE] [--rounds N] [--duration S] [--warmup S] [--memory-seconds S] [--axes ${ALL_AXES.join(',')}|all|none] [--plan]\n`)
+  process.stderr.write(
+    `bench: ${problem}\nusage: npm run bench -- [--smoke] [--out FILE] [--rounds N] [--duration S] [--warmup S] [--memory-seconds S] [--axes ${ALL_AXES.join(',')}|all|none] [--plan]\n`
+  )
   process.exit(2)
 }
 
@@ -76,7 +78,8 @@ const { values: flags } = (() => {
 function num(name: string, value: string | undefined, fallback: number, integer = false): number {
   if (value === undefined) return fallback
   const n = Number(value)
-  if (!Number.isFinite(n) || n < 0 || (n === 0 && name !== 'warmup') || (integer && !Number.isInteger(n))) usage(`--${name} must be a positive ${integer ? 'integer' : 'number'}, got "${value}"`)
+  if (!Number.isFinite(n) || n < 0 || (n === 0 && name !== 'warmup') || (integer && !Number.isInteger(n)))
+    usage(`--${name} must be a positive ${integer ? 'integer' : 'number'}, got "${value}"`)
   return n
 }
 
@@ -319,7 +322,11 @@ interface MemoryResult {
 async function memoryRun(originBase: string, toolsJson: string, rate: number): Promise<MemoryResult> {
   const edge = await startChild<{ port: number }>('edge', { ORIGIN_URL: `${originBase}/mcp`, BENCH_TOOLS: toolsJson, BENCH_SEED: 'learn' }, UNDER_TEST)
   const url = `http://127.0.0.1:${edge.ready.port}/mcp`
-  const requests = [...TOOLS.map((t) => ({ body: JSON.stringify(call(1, t, t.valid)) })), { body: JSON.stringify(call(1, TOOL10, TOOL10.invalid)) }].map((r) => ({ ...r, method: 'POST', headers: V2025 }))
+  const requests = [...TOOLS.map((t) => ({ body: JSON.stringify(call(1, t, t.valid)) })), { body: JSON.stringify(call(1, TOOL10, TOOL10.invalid)) }].map((r) => ({
+    ...r,
+    method: 'POST',
+    headers: V2025,
+  }))
   try {
     await load({ url, requests, duration: P.memoryWarmS, overallRate: rate, connections: P.connections })
     const warm = await ask<EdgeStats>(edge, { cmd: 'stats' })
@@ -345,7 +352,11 @@ async function lruRun(originBase: string): Promise<LruResult> {
   const tools = Array.from({ length: P.lruTools }, (_, i) => makeTool(10, `lru_${i}`, String(i)))
   const file = resolve(ROOT, 'dist/bench/lru-tools.json')
   writeFileSync(file, JSON.stringify(tools.map((t) => ({ name: t.name, inputSchema: t.inputSchema }))))
-  const edge = await startChild<{ port: number }>('edge', { ORIGIN_URL: `${originBase}/mcp`, BENCH_TOOLS_FILE: file, BENCH_SEED: 'kv', VALIDATOR_CACHE_SIZE: String(P.lruSize) }, UNDER_TEST)
+  const edge = await startChild<{ port: number }>(
+    'edge',
+    { ORIGIN_URL: `${originBase}/mcp`, BENCH_TOOLS_FILE: file, BENCH_SEED: 'kv', VALIDATOR_CACHE_SIZE: String(P.lruSize) },
+    UNDER_TEST
+  )
   const pool = new Pool(`http://127.0.0.1:${edge.ready.port}`, { connections: 4 })
   const pass = async () => {
     for (let i = 0; i < tools.length; i += 4) {
@@ -380,7 +391,10 @@ const seedS = (n: number) => 3 + n / 1500
 // Main
 
 function loadAvg(): string {
-  return os.loadavg().map((l) => l.toFixed(2)).join(', ')
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ')
 }
 
 async function main(): Promise<void> {
@@ -396,7 +410,13 @@ async function main(): Promise<void> {
   plan.add(12) // bundles and process start-ups
   plan.add(roundsS(nCore, P.warmupS))
   plan.add(P.rounds * nLatency * runS(P.durationS))
-  const axisRuns: Record<Axis, number> = { schema: SCHEMA_AXIS.length * 3, reply: (P.replyBytes.length + 1) * 2, batch: P.batchSizes.length * 2, tools: 2 + P.toolCounts.length, connections: P.connectionAxis.length * 2 }
+  const axisRuns: Record<Axis, number> = {
+    schema: SCHEMA_AXIS.length * 3,
+    reply: (P.replyBytes.length + 1) * 2,
+    batch: P.batchSizes.length * 2,
+    tools: 2 + P.toolCounts.length,
+    connections: P.connectionAxis.length * 2,
+  }
   for (const a of AXES) plan.add(roundsS(axisRuns[a], P.axisWarmupS) + (a === 'tools' ? [1, ...P.toolCounts].reduce((s, n) => s + seedS(n) + 1, 0) : 0))
   plan.add(P.coldRepeats * 2 * 3 + (12 * P.microMs) / 1000 + 4 * 2 + 2 + P.memoryWarmS + P.memoryS + 3 + 4)
   process.stderr.write(
@@ -418,10 +438,21 @@ async function main(): Promise<void> {
   const hono = await startChild<{ port: number }>('floor', { ORIGIN_BASE: originBase, FLOOR_CLIENT: 'undici' }, UNDER_TEST)
   const origins: Record<string, string> = { sse: `${originBase}/sse`, sse1000: `${originBase}/sse/${P.sseEvents}` }
   for (const b of P.replyBytes) origins[replyName(b)] = `${originBase}/reply/${b}`
-  const edge = await startChild<{ port: number }>('edge', { ORIGIN_URL: `${originBase}/mcp`, ORIGINS: JSON.stringify(origins), BENCH_TOOLS: toolsJson, BENCH_SEED: 'learn' }, UNDER_TEST, ['--expose-gc'])
+  const edge = await startChild<{ port: number }>(
+    'edge',
+    { ORIGIN_URL: `${originBase}/mcp`, ORIGINS: JSON.stringify(origins), BENCH_TOOLS: toolsJson, BENCH_SEED: 'learn' },
+    UNDER_TEST,
+    ['--expose-gc']
+  )
   const worker = await startChild<{ url: string; bareUrl: string }>(
     'worker',
-    { BENCH_WORKER_BUNDLE: bundle, BENCH_BARE_WORKER: resolve(ROOT, 'dist/bench/bare-worker.js'), BENCH_ORIGIN_BASE: originBase, BENCH_TOOLS: workerToolsJson, EDGE_ORIGIN_URL: `${originBase}/mcp` },
+    {
+      BENCH_WORKER_BUNDLE: bundle,
+      BENCH_BARE_WORKER: resolve(ROOT, 'dist/bench/bare-worker.js'),
+      BENCH_ORIGIN_BASE: originBase,
+      BENCH_TOOLS: workerToolsJson,
+      EDGE_ORIGIN_URL: `${originBase}/mcp`,
+    },
     UNDER_TEST
   )
   let nginx: { proc: ChildProcess; port: number; stop(): Promise<void> } | null = null
@@ -452,9 +483,22 @@ async function main(): Promise<void> {
   // --- Main scenarios: saturated throughput and CPU
   const core: Scenario[] = [
     S('direct', 'direct to the origin (context; CPU: the raw node:http origin, sharing its core with autocannon)', `${originBase}/mcp`, valid10, pidOf(origin), expectResult),
-    ...(nginx ? [S('nginx', `nginx ${nginxBin!.version.replace('nginx/', '')}, one worker, keep-alive upstream (native reference)`, `http://127.0.0.1:${nginx.port}/mcp`, valid10, pidOf(nginx), expectResult)] : []),
+    ...(nginx
+      ? [
+          S(
+            'nginx',
+            `nginx ${nginxBin!.version.replace('nginx/', '')}, one worker, keep-alive upstream (native reference)`,
+            `http://127.0.0.1:${nginx.port}/mcp`,
+            valid10,
+            pidOf(nginx),
+            expectResult
+          ),
+        ]
+      : []),
     S('bare', 'bare Node: `node:http` + undici `Pool.dispatch` (the floor)', `${bareUrl}/mcp`, valid10, pidOf(bare), expectResult),
-    S('answer', 'bare Node answering a fixed text, no origin (context: the limit of a local answer)', `${bareUrl}/answer`, invalid10, pidOf(bare), expectInvalid, { originPerRequest: 0 }),
+    S('answer', 'bare Node answering a fixed text, no origin (context: the limit of a local answer)', `${bareUrl}/answer`, invalid10, pidOf(bare), expectInvalid, {
+      originPerRequest: 0,
+    }),
     S('hono', 'Hono floor: Hono + @hono/node-server + undici `request` (context)', `${honoUrl}/mcp`, valid10, pidOf(hono), expectResult),
     S('valid', 'edge, valid call (10 properties), forwarded', edgeUrl, valid10, pidOf(edge), expectResult),
     S('invalid', 'edge, invalid call (10 properties), answered locally', edgeUrl, invalid10, pidOf(edge), expectInvalid, { originPerRequest: 0 }),
@@ -470,7 +514,14 @@ async function main(): Promise<void> {
   const latencyKeys = ['bare', ...(nginx ? ['nginx'] : []), 'hono', 'valid', 'invalid']
   const slowest = Math.min(...['bare', 'valid', 'invalid'].map((k) => median(runs.get(k)!.map((r) => r.rps))))
   const rate = Math.max(50, Math.round(slowest / 2))
-  const latency = await runRounds(`latency at ${fmt(rate)} req/s`, core.filter((s) => latencyKeys.includes(s.key)), originBase, plan, 0, rate)
+  const latency = await runRounds(
+    `latency at ${fmt(rate)} req/s`,
+    core.filter((s) => latencyKeys.includes(s.key)),
+    originBase,
+    plan,
+    0,
+    rate
+  )
 
   // --- Growth axes
   const axes = new Map<Axis, { scenarios: Scenario[]; runs: Map<string, Run[]> }>()
@@ -528,7 +579,12 @@ async function main(): Promise<void> {
           const file = resolve(ROOT, `dist/bench/tools-${n}.json`)
           writeFileSync(file, JSON.stringify(tools.map((t) => ({ name: t.name, inputSchema: t.inputSchema }))))
           const t0 = Date.now()
-          const child = await startChild<{ port: number }>('edge', { ORIGIN_URL: `${originBase}/mcp`, BENCH_TOOLS_FILE: file, BENCH_SEED: 'learn', VALIDATOR_CACHE_SIZE: String(n) }, UNDER_TEST, ['--expose-gc'])
+          const child = await startChild<{ port: number }>(
+            'edge',
+            { ORIGIN_URL: `${originBase}/mcp`, BENCH_TOOLS_FILE: file, BENCH_SEED: 'learn', VALIDATOR_CACHE_SIZE: String(n) },
+            UNDER_TEST,
+            ['--expose-gc']
+          )
           const seeded = (Date.now() - t0) / 1000
           held.push(child)
           const stats = await ask<EdgeStats>(child, { cmd: 'stats' })
@@ -636,13 +692,27 @@ function render(r: Report): string {
     return [
       s!.label,
       fmt(lat.rps(k)),
-      fmt(lat.med(k, (x) => x.p50), 2),
-      fmt(lat.med(k, (x) => x.p99), 2),
-      fmt(lat.med(k, (x) => x.p999), 2),
-      k === 'bare' ? '' : signed(lat.delta(k, 'bare', (x) => x.p99), 2),
+      fmt(
+        lat.med(k, (x) => x.p50),
+        2
+      ),
+      fmt(
+        lat.med(k, (x) => x.p99),
+        2
+      ),
+      fmt(
+        lat.med(k, (x) => x.p999),
+        2
+      ),
+      k === 'bare'
+        ? ''
+        : signed(
+            lat.delta(k, 'bare', (x) => x.p99),
+            2
+          ),
       fmt(lat.cpu(k), 1),
       k === 'bare' ? '' : signed(lat.delta(k, 'bare', cpuOf), 1),
-      hasNginx ? (lat.ratio(k, 'nginx', cpuOf)).toFixed(2) : NOT_INSTALLED,
+      hasNginx ? lat.ratio(k, 'nginx', cpuOf).toFixed(2) : NOT_INSTALLED,
     ]
   })
 
@@ -658,23 +728,56 @@ function render(r: Report): string {
   const wInvalid = sat.ratio('winvalid', 'bareWorker')
   const targets: string[][] = [
     ['Node, valid call: saturated throughput vs bare Node', '>= 0.85', validRps.toFixed(2), mark(validRps >= 0.85)],
-    [`Node, valid call: CPU per call above bare Node's (${fmt(lat.cpu('bare'), 1)} µs) at ${fmt(r.rate)} req/s`, '<= +12 µs', `${signed(validCpuAbove, 1)} µs`, mark(validCpuAbove <= 12)],
-    [`Node, valid call: p99 above bare Node's (${fmt(lat.med('bare', (x) => x.p99), 2)} ms) at ${fmt(r.rate)} req/s`, '<= +1 ms', `${signed(validP99Above, 2)} ms`, mark(validP99Above <= 1)],
-    [`Node, valid call: CPU per call vs nginx's at ${fmt(r.rate)} req/s`, '<= 2.5x', hasNginx ? `${validVsNginx.toFixed(2)}x (${fmt(lat.cpu('valid'), 1)} vs ${fmt(lat.cpu('nginx'), 1)} µs)` : NOT_INSTALLED, hasNginx ? mark(validVsNginx <= 2.5) : NOT_INSTALLED],
+    [
+      `Node, valid call: CPU per call above bare Node's (${fmt(lat.cpu('bare'), 1)} µs) at ${fmt(r.rate)} req/s`,
+      '<= +12 µs',
+      `${signed(validCpuAbove, 1)} µs`,
+      mark(validCpuAbove <= 12),
+    ],
+    [
+      `Node, valid call: p99 above bare Node's (${fmt(
+        lat.med('bare', (x) => x.p99),
+        2
+      )} ms) at ${fmt(r.rate)} req/s`,
+      '<= +1 ms',
+      `${signed(validP99Above, 2)} ms`,
+      mark(validP99Above <= 1),
+    ],
+    [
+      `Node, valid call: CPU per call vs nginx's at ${fmt(r.rate)} req/s`,
+      '<= 2.5x',
+      hasNginx ? `${validVsNginx.toFixed(2)}x (${fmt(lat.cpu('valid'), 1)} vs ${fmt(lat.cpu('nginx'), 1)} µs)` : NOT_INSTALLED,
+      hasNginx ? mark(validVsNginx <= 2.5) : NOT_INSTALLED,
+    ],
     [`Node, rejected call: CPU per call at ${fmt(r.rate)} req/s (saturated: ${fmt(invalidCpuSat, 1)} µs)`, '<= 32 µs', `${fmt(invalidCpu, 1)} µs`, mark(invalidCpu <= 32)],
     ['Node, rejected call: saturated throughput vs bare Node forwarding', '>= 1.3x', `${invalidRps.toFixed(2)}x`, mark(invalidRps >= 1.3)],
     ['context: rejected call vs bare Node answering a fixed text (saturated throughput)', 'none', sat.ratio('invalid', 'answer').toFixed(2), 'context'],
-    ['Node, rejected call: origin POSTs during its runs', '0', String(sat.get('invalid')!.reduce((n, x) => n + x.originDelta, 0)), mark(sat.get('invalid')!.every((x) => x.originDelta === 0))],
+    [
+      'Node, rejected call: origin POSTs during its runs',
+      '0',
+      String(sat.get('invalid')!.reduce((n, x) => n + x.originDelta, 0)),
+      mark(sat.get('invalid')!.every((x) => x.originDelta === 0)),
+    ],
     ['Workers, valid call: saturated throughput vs the bare Worker', '>= 0.85', wValid.toFixed(2), mark(wValid >= 0.85)],
     ['Workers, rejected call: saturated throughput vs the bare Worker', '>= 1.5x', `${wInvalid.toFixed(2)}x`, mark(wInvalid >= 1.5)],
-    [`context: Workers, edge CPU per call above the bare Worker's (${fmt(sat.cpu('bareWorker'), 1)} µs), valid / rejected, saturated`, 'none', `${signed(sat.delta('wvalid', 'bareWorker', cpuOf), 1)} / ${signed(sat.delta('winvalid', 'bareWorker', cpuOf), 1)} µs`, 'context'],
+    [
+      `context: Workers, edge CPU per call above the bare Worker's (${fmt(sat.cpu('bareWorker'), 1)} µs), valid / rejected, saturated`,
+      'none',
+      `${signed(sat.delta('wvalid', 'bareWorker', cpuOf), 1)} / ${signed(sat.delta('winvalid', 'bareWorker', cpuOf), 1)} µs`,
+      'context',
+    ],
   ]
 
   // --- Axes
   const sections: string[] = []
   const growthRow = (what: string, xs: number[], ys: number[], unit: string) => {
     const g = growth(xs, ys)
-    targets.push([`growth: ${what} (knee: ${g.knee === null ? 'none' : `${fmt(g.knee)} ${unit}`})`, 'at most linear, no cliff', `worst step ${g.worst.toFixed(2)} of proportional`, mark(g.linear && g.knee === null)])
+    targets.push([
+      `growth: ${what} (knee: ${g.knee === null ? 'none' : `${fmt(g.knee)} ${unit}`})`,
+      'at most linear, no cliff',
+      `worst step ${g.worst.toFixed(2)} of proportional`,
+      mark(g.linear && g.knee === null),
+    ])
   }
   const axisHead = ['row', 'bare Node req/s', 'edge req/s', 'edge / bare', 'bare CPU µs/req', 'edge CPU µs/req', 'edge − bare µs', 'edge p99 ms', 'errors']
   const pairRow = (m: ReturnType<typeof over>, label: string, f: string, e: string) => [
@@ -685,27 +788,56 @@ function render(r: Report): string {
     fmt(m.cpu(f), 1),
     fmt(m.cpu(e), 1),
     signed(m.delta(e, f, cpuOf), 1),
-    fmt(m.med(e, (x) => x.p99), 2),
+    fmt(
+      m.med(e, (x) => x.p99),
+      2
+    ),
     String(Number(m.errors(f)) + Number(m.errors(e))),
   ]
   for (const [a, { runs }] of r.axes) {
     const m = over(runs)
     if (a === 'schema') {
-      const rows = SCHEMA_AXIS.flatMap(({ tool, label }) => [pairRow(m, `${label}, valid (forwarded)`, `floor:${tool.name}`, `valid:${tool.name}`), pairRow(m, `${label}, invalid (answered)`, `floor:${tool.name}`, `invalid:${tool.name}`)])
+      const rows = SCHEMA_AXIS.flatMap(({ tool, label }) => [
+        pairRow(m, `${label}, valid (forwarded)`, `floor:${tool.name}`, `valid:${tool.name}`),
+        pairRow(m, `${label}, invalid (answered)`, `floor:${tool.name}`, `invalid:${tool.name}`),
+      ])
       sections.push(`### Schema size (10-property arguments replaced by each schema's own; the bare Node floor forwards the same body)\n\n${table(axisHead, rows)}`)
       const lin = SCHEMA_AXIS.filter((s) => s.x !== null)
-      growthRow('edge CPU per valid call against schema size (3, 20, 100 properties)', lin.map((s) => s.x!), lin.map((s) => m.cpu(`valid:${s.tool.name}`)), 'properties')
-      growthRow('edge CPU per rejected call against schema size', lin.map((s) => s.x!), lin.map((s) => m.cpu(`invalid:${s.tool.name}`)), 'properties')
+      growthRow(
+        'edge CPU per valid call against schema size (3, 20, 100 properties)',
+        lin.map((s) => s.x!),
+        lin.map((s) => m.cpu(`valid:${s.tool.name}`)),
+        'properties'
+      )
+      growthRow(
+        'edge CPU per rejected call against schema size',
+        lin.map((s) => s.x!),
+        lin.map((s) => m.cpu(`invalid:${s.tool.name}`)),
+        'properties'
+      )
     } else if (a === 'reply') {
-      const rows = [...P.replyBytes.map((b) => pairRow(m, `${kb(b)} JSON reply`, `floor:${b}`, `edge:${b}`)), pairRow(m, `SSE reply, ${P.sseEvents} events`, 'floor:sse', 'edge:sse')]
+      const rows = [
+        ...P.replyBytes.map((b) => pairRow(m, `${kb(b)} JSON reply`, `floor:${b}`, `edge:${b}`)),
+        pairRow(m, `SSE reply, ${P.sseEvents} events`, 'floor:sse', 'edge:sse'),
+      ]
       sections.push(`### Reply size (valid call, 10 properties; the origin's reply grows)\n\n${table(axisHead, rows)}`)
-      growthRow('edge CPU per call against JSON reply size (1 KB, 100 KB, 1 MB)', P.replyBytes, P.replyBytes.map((b) => m.cpu(`edge:${b}`)), 'bytes')
+      growthRow(
+        'edge CPU per call against JSON reply size (1 KB, 100 KB, 1 MB)',
+        P.replyBytes,
+        P.replyBytes.map((b) => m.cpu(`edge:${b}`)),
+        'bytes'
+      )
       const sse = m.ratio('edge:sse', 'floor:sse')
       targets.push([`issue 7: SSE (${P.sseEvents} events) replies per second vs the floor relaying the same stream (now bare Node)`, '>= 0.90', sse.toFixed(2), mark(sse >= 0.9)])
     } else if (a === 'batch') {
       const rows = P.batchSizes.map((n) => pairRow(m, `batch of ${n}`, `floor:${n}`, `edge:${n}`))
       sections.push(`### Batch size (2025-03-26 batches of valid 10-property calls; per POST)\n\n${table(axisHead, rows)}`)
-      growthRow('edge CPU per POST against batch size (1, 10, 100)', P.batchSizes, P.batchSizes.map((n) => m.cpu(`edge:${n}`)), 'calls')
+      growthRow(
+        'edge CPU per POST against batch size (1, 10, 100)',
+        P.batchSizes,
+        P.batchSizes.map((n) => m.cpu(`edge:${n}`)),
+        'calls'
+      )
     } else if (a === 'connections') {
       const rows = P.connectionAxis.map((c) => pairRow(m, `${fmt(c)} connections`, `floor:${c}`, `edge:${c}`))
       sections.push(`### Concurrent connections (valid call, 10 properties, saturated)\n\n${table(axisHead, rows)}`)
@@ -713,7 +845,12 @@ function render(r: Report): string {
       const first = ratios[0]!
       const cliff = P.connectionAxis.find((_, i) => ratios[i]! < 0.8 * first)
       const drop = Math.min(...ratios) / first
-      targets.push([`growth: edge / bare Node throughput from ${P.connectionAxis[0]} to ${fmt(P.connectionAxis.at(-1)!)} connections (knee: ${cliff === undefined ? 'none' : `${fmt(cliff)} connections`})`, 'no cliff (>= 0.8 of the first)', `lowest ${drop.toFixed(2)} of the first (${ratios.map((x) => x.toFixed(2)).join(' / ')})`, mark(cliff === undefined)])
+      targets.push([
+        `growth: edge / bare Node throughput from ${P.connectionAxis[0]} to ${fmt(P.connectionAxis.at(-1)!)} connections (knee: ${cliff === undefined ? 'none' : `${fmt(cliff)} connections`})`,
+        'no cliff (>= 0.8 of the first)',
+        `lowest ${drop.toFixed(2)} of the first (${ratios.map((x) => x.toFixed(2)).join(' / ')})`,
+        mark(cliff === undefined),
+      ])
     }
   }
   if (r.toolsHeld) {
@@ -734,7 +871,10 @@ function render(r: Report): string {
           m.ratio(k, 'floor').toFixed(2),
           fmt(m.cpu(k), 1),
           signed(m.delta(k, 'floor', cpuOf), 1),
-          fmt(m.med(k, (x) => x.p99), 2),
+          fmt(
+            m.med(k, (x) => x.p99),
+            2
+          ),
         ]
       }),
     ]
@@ -744,8 +884,18 @@ function render(r: Report): string {
     )
     const grown = t.rows.slice(1)
     const counts = grown.map((x) => x.count)
-    growthRow(`heap against tools held (${counts.map((c) => fmt(c)).join(', ')}; above an edge holding 1)`, counts, grown.map((x) => Math.max(1, x.stats.heapUsed - base.stats.heapUsed)), 'tools')
-    growthRow('hot-path lookup time against tools held', counts, grown.map((x) => x.lookupNs), 'tools')
+    growthRow(
+      `heap against tools held (${counts.map((c) => fmt(c)).join(', ')}; above an edge holding 1)`,
+      counts,
+      grown.map((x) => Math.max(1, x.stats.heapUsed - base.stats.heapUsed)),
+      'tools'
+    )
+    growthRow(
+      'hot-path lookup time against tools held',
+      counts,
+      grown.map((x) => x.lookupNs),
+      'tools'
+    )
   }
 
   // --- Issue 7 rows kept
@@ -753,18 +903,40 @@ function render(r: Report): string {
   const coldTool = (rt: 'node' | 'worker') => coldMed(rt, (c) => c.firstOfToolMs - c.warmMs)
   const rssRatio = r.memory.end.rss / r.memory.warm.rss
   targets.push(
-    ['issue 7: cold path, 20 properties, Node (cfworker first, ajv after 16 calls): first call of a tool minus a warm call', '< 15 ms', `${fmt(coldTool('node'), 2)} ms`, mark(coldTool('node') < 15)],
+    [
+      'issue 7: cold path, 20 properties, Node (cfworker first, ajv after 16 calls): first call of a tool minus a warm call',
+      '< 15 ms',
+      `${fmt(coldTool('node'), 2)} ms`,
+      mark(coldTool('node') < 15),
+    ],
     ['issue 7: cold path, 20 properties, workerd (cfworker): first call of a tool minus a warm call', '< 3 ms', `${fmt(coldTool('worker'), 2)} ms`, mark(coldTool('worker') < 3)],
     [`issue 7: RSS after ${r.memory.seconds} s at ${fmt(r.memory.rate)} req/s vs after warm-up`, '<= 1.10', rssRatio.toFixed(3), mark(rssRatio <= 1.1)],
-    [`issue 7: compiled validators held after ${r.lru.tools} tools, VALIDATOR_CACHE_SIZE=${r.lru.bound}`, `<= ${r.lru.bound}`, String(r.lru.afterFirstPass.compiled), mark(r.lru.afterFirstPass.compiled <= r.lru.bound)]
+    [
+      `issue 7: compiled validators held after ${r.lru.tools} tools, VALIDATOR_CACHE_SIZE=${r.lru.bound}`,
+      `<= ${r.lru.bound}`,
+      String(r.lru.afterFirstPass.compiled),
+      mark(r.lru.afterFirstPass.compiled <= r.lru.bound),
+    ]
   )
 
   const coldRows = (['node', 'worker'] as const).map((rt) => [
     rt === 'node' ? 'Node, cfworker then ajv' : 'workerd, @cfworker/json-schema',
-    fmt(coldMed(rt, (c) => c.firstOfProcessMs), 2),
-    fmt(coldMed(rt, (c) => c.firstOfToolMs), 2),
-    fmt(coldMed(rt, (c) => c.warmMs), 2),
-    fmt(coldMed(rt, (c) => c.firstOfProcessMs - c.warmMs), 2),
+    fmt(
+      coldMed(rt, (c) => c.firstOfProcessMs),
+      2
+    ),
+    fmt(
+      coldMed(rt, (c) => c.firstOfToolMs),
+      2
+    ),
+    fmt(
+      coldMed(rt, (c) => c.warmMs),
+      2
+    ),
+    fmt(
+      coldMed(rt, (c) => c.firstOfProcessMs - c.warmMs),
+      2
+    ),
     fmt(coldTool(rt), 2),
   ])
   const microRows = r.micro.map((m) => [m.engine, String(m.size), fmt(m.validPerS), fmt(m.invalidPerS), fmt(m.compileMs, 2)])

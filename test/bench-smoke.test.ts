@@ -24,7 +24,11 @@ function tableAfter(report: string, heading: string): { head: string[]; rows: st
   const start = lines.findIndex((l, i) => i > at && l.startsWith('|'))
   const block: string[] = []
   for (let i = start; i < lines.length && lines[i]!.startsWith('|'); i++) block.push(lines[i]!)
-  const cells = (l: string) => l.slice(1, -1).split('|').map((c) => c.trim())
+  const cells = (l: string) =>
+    l
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim())
   expect(block[1], 'separator row').toMatch(/^\|(---\|)+$/)
   const t = { head: cells(block[0]!), rows: block.slice(2).map(cells) }
   for (const r of t.rows) expect(r, `${heading}: ${r[0]}`).toHaveLength(t.head.length)
@@ -60,10 +64,25 @@ describe('npm run bench -- --smoke', () => {
     const targets = tableAfter(report, '## Targets')
     expect(targets.head).toEqual(['target', 'wanted', 'measured', ''])
     for (const r of targets.rows) expect(['met', '**missed**', 'context', 'not installed'], r[0]).toContain(r[3])
-    for (const t of ['Node, valid call: saturated throughput vs bare Node', 'Node, rejected call: saturated throughput vs bare Node forwarding', 'Workers, valid call', 'Workers, rejected call', 'growth: edge CPU per valid call against schema size', 'growth: edge CPU per call against JSON reply size', 'growth: edge CPU per POST against batch size', 'growth: edge / bare Node throughput', 'growth: heap against tools held']) {
-      expect(targets.rows.some((r) => r[0]!.startsWith(t)), t).toBe(true)
+    for (const t of [
+      'Node, valid call: saturated throughput vs bare Node',
+      'Node, rejected call: saturated throughput vs bare Node forwarding',
+      'Workers, valid call',
+      'Workers, rejected call',
+      'growth: edge CPU per valid call against schema size',
+      'growth: edge CPU per call against JSON reply size',
+      'growth: edge CPU per POST against batch size',
+      'growth: edge / bare Node throughput',
+      'growth: heap against tools held',
+    ]) {
+      expect(
+        targets.rows.some((r) => r[0]!.startsWith(t)),
+        t
+      ).toBe(true)
     }
-    expect(targets.rows.find((r) => r[0]!.startsWith("Node, valid call: CPU per call vs nginx's"))![3]).toEqual(nginx ? expect.stringMatching(/^(met|\*\*missed\*\*)$/) : 'not installed')
+    expect(targets.rows.find((r) => r[0]!.startsWith("Node, valid call: CPU per call vs nginx's"))![3]).toEqual(
+      nginx ? expect.stringMatching(/^(met|\*\*missed\*\*)$/) : 'not installed'
+    )
     // The rejected-call runs never reached the origin (a fact, not a timing).
     expect(targets.rows.find((r) => r[0]!.startsWith('Node, rejected call: origin POSTs'))![2]).toBe('0')
 
@@ -92,7 +111,12 @@ describe('npm run bench -- --smoke', () => {
     }
 
     // One table per growth axis, every row measured without errors.
-    for (const [heading, rows] of [['### Schema size', 8], ['### Reply size', 4], ['### Batch size', 3], ['### Concurrent connections', 3]] as const) {
+    for (const [heading, rows] of [
+      ['### Schema size', 8],
+      ['### Reply size', 4],
+      ['### Batch size', 3],
+      ['### Concurrent connections', 3],
+    ] as const) {
       const t = tableAfter(report, heading)
       expect(t.head[3], heading).toBe('edge / bare')
       expect(t.rows, heading).toHaveLength(rows)

@@ -19,7 +19,11 @@ export default {
     if (env.BARE_BODY === 'stream') return fetch(url, request)
     if (env.BARE_BODY === 'buffer') return fetch(url, { method: request.method, headers: request.headers, body: await request.arrayBuffer() })
     // `whole` (the default): both bodies read whole, so the reply goes out with its length.
-    const reply = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: request.headers.get('accept') ?? 'application/json' }, body: await request.text() })
+    const reply = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: request.headers.get('accept') ?? 'application/json' },
+      body: await request.text(),
+    })
     return new Response(await reply.arrayBuffer(), { status: reply.status, headers: { 'content-type': reply.headers.get('content-type') ?? 'application/json' } })
   },
 }

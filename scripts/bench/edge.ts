@@ -33,7 +33,12 @@ if (process.env.BENCH_SEED === 'kv') {
 // SCHEMA_RECHECK_MS: a rejection by a schema older than 30 s would first be confirmed by a
 // tools/list pull, which the bench origin (it answers only calls) cannot serve; the records are
 // treated as fresh for the run instead, as the Worker's are (scripts/bench/worker.ts).
-const edge = await startEdge({ env: { SCHEMA_RECHECK_MS: '3600000', ...process.env, STORE_FILE: 'memory', SCHEMA_TTL_S: '3600' }, port: 0, kv, ...(process.env.BENCH_LOG === 'off' ? { log: () => undefined } : {}) })
+const edge = await startEdge({
+  env: { SCHEMA_RECHECK_MS: '3600000', ...process.env, STORE_FILE: 'memory', SCHEMA_TTL_S: '3600' },
+  port: 0,
+  kv,
+  ...(process.env.BENCH_LOG === 'off' ? { log: () => undefined } : {}),
+})
 if (process.env.BENCH_SEED !== 'kv') for (const o of origins) await edge.deps.registry.learn(o, 'public', tools, '2025-06-18')
 
 const names = (tools as { name?: unknown }[]).map((t) => t.name).filter((n): n is string => typeof n === 'string')

@@ -29,6 +29,6 @@ process.on('message', (m) => {
     b.totalMs += ms
     b.maxMs = Math.max(b.maxMs, ms)
   }
-  for (const b of Object.values(by)) (b.totalMs = +b.totalMs.toFixed(1)), (b.maxMs = +b.maxMs.toFixed(2))
+  for (const b of Object.values(by)) ((b.totalMs = +b.totalMs.toFixed(1)), (b.maxMs = +b.maxMs.toFixed(2)))
   process.stderr.write(`GC ${process.env.GC_LABEL ?? process.pid}: ${JSON.stringify(by)}\n`)
 })

@@ -19,12 +19,13 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SSE_EVENTS } from './schemas'
 
-
 const RESULT = '{"content":[{"type":"text","text":"ok"}],"structuredContent":{"ok":true,"value":42}}'
 const resultFor = (id: unknown, result = RESULT) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`
 const progress = (events: number) =>
-  Array.from({ length: events - 1 }, (_, i) =>
-    `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":${i + 1},"total":${events},"message":"step ${i + 1}"}}\n\n`
+  Array.from(
+    { length: events - 1 },
+    (_, i) =>
+      `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":${i + 1},"total":${events},"message":"step ${i + 1}"}}\n\n`
   ).join('')
 /** Progress events per SSE length, built once. */
 const PROGRESS = new Map<number, string>()
@@ -77,7 +78,10 @@ const server = createServer((req, res) => {
     }
     const result = url.startsWith('/reply/') ? sizedResult(Number(url.slice(7)) || 1024) : RESULT
     const body = Array.isArray(msg)
-      ? `[${msg.filter((m) => m && typeof m === 'object' && 'id' in m).map((m) => resultFor((m as { id: unknown }).id, result)).join(',')}]`
+      ? `[${msg
+          .filter((m) => m && typeof m === 'object' && 'id' in m)
+          .map((m) => resultFor((m as { id: unknown }).id, result))
+          .join(',')}]`
       : resultFor((msg as { id?: unknown }).id ?? null, result)
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
   })

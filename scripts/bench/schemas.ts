@@ -21,7 +21,11 @@ const DEFS = {
   code: { type: 'string', pattern: '^[A-Z]{3}-[0-9]{4}$' },
   address: {
     type: 'object',
-    properties: { street: { type: 'string', minLength: 1, maxLength: 200 }, zip: { type: 'string', pattern: '^[0-9]{5}$' }, country: { type: 'string', enum: ['FR', 'DE', 'US', 'JP'] } },
+    properties: {
+      street: { type: 'string', minLength: 1, maxLength: 200 },
+      zip: { type: 'string', pattern: '^[0-9]{5}$' },
+      country: { type: 'string', enum: ['FR', 'DE', 'US', 'JP'] },
+    },
     required: ['street', 'zip'],
     additionalProperties: false,
   },
@@ -74,11 +78,21 @@ export const TOOLS: BenchTool[] = [makeTool(3), makeTool(10), makeTool(20)]
  * members). The invalid arguments break the innermost level (an empty name, a string integer).
  */
 export function makeDeepTool(depth: number, name = `deep_${depth}`): BenchTool {
-  let schema: Record<string, unknown> = { type: 'object', properties: { name: { type: 'string', minLength: 1, pattern: '^[a-z ]+$' }, n: { type: 'integer', minimum: 0 } }, required: ['name', 'n'], additionalProperties: false }
+  let schema: Record<string, unknown> = {
+    type: 'object',
+    properties: { name: { type: 'string', minLength: 1, pattern: '^[a-z ]+$' }, n: { type: 'integer', minimum: 0 } },
+    required: ['name', 'n'],
+    additionalProperties: false,
+  }
   let valid: Record<string, unknown> = { name: 'leaf', n: depth }
   let invalid: Record<string, unknown> = { name: '', n: 'x' }
   for (let i = depth - 1; i >= 1; i--) {
-    schema = { type: 'object', properties: { name: { type: 'string', minLength: 1, pattern: '^[a-z ]+$' }, n: { type: 'integer', minimum: 0 }, child: schema }, required: ['name', 'n', 'child'], additionalProperties: false }
+    schema = {
+      type: 'object',
+      properties: { name: { type: 'string', minLength: 1, pattern: '^[a-z ]+$' }, n: { type: 'integer', minimum: 0 }, child: schema },
+      required: ['name', 'n', 'child'],
+      additionalProperties: false,
+    }
     valid = { name: 'level', n: i, child: valid }
     invalid = { name: 'level', n: i, child: invalid }
   }

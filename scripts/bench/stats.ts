@@ -17,8 +17,7 @@ export function percentile(sorted: Float64Array | number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!
 }
 
-export const fmt = (n: number, digits = 0): string =>
-  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a'
+export const fmt = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a')
 export const spread = (xs: number[], digits = 0): string => (xs.length > 1 ? `${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)}` : '')
 export const signed = (n: number, digits = 0): string => (n >= 0 ? '+' : '') + fmt(n, digits)
 export const mark = (ok: boolean): string => (ok ? 'met' : '**missed**')

@@ -23,7 +23,18 @@ const bare = process.env.BENCH_BARE_WORKER
 const mf = new Miniflare({
   workers: [
     { name: 'edge', modules: true, scriptPath: process.env.BENCH_WORKER_BUNDLE!, compatibilityDate: '2026-04-20', kvNamespaces: ['TOOL_SCHEMAS'], bindings },
-    ...(bare ? [{ name: 'bare', modules: true, scriptPath: bare, compatibilityDate: '2026-04-20', bindings: { ORIGIN_BASE: process.env.BENCH_ORIGIN_BASE ?? '', BARE_BODY: process.env.BENCH_BARE_BODY ?? 'whole' }, routes: ['127.0.0.1/bare*'] }] : []),
+    ...(bare
+      ? [
+          {
+            name: 'bare',
+            modules: true,
+            scriptPath: bare,
+            compatibilityDate: '2026-04-20',
+            bindings: { ORIGIN_BASE: process.env.BENCH_ORIGIN_BASE ?? '', BARE_BODY: process.env.BENCH_BARE_BODY ?? 'whole' },
+            routes: ['127.0.0.1/bare*'],
+          },
+        ]
+      : []),
   ],
   host: '127.0.0.1',
   port: 0,

@@ -62,13 +62,25 @@ const registeredRemotes = new Set<string>()
 /** The ata validator of the last compile, to read its engine mode after use ("interpreter", ...). */
 let lastAta: { _engine?: string } | null = null
 
-async function compile(engine: Engine, schema: unknown, dialect: Dialect, formats: 'assert' | 'annotate', remotes: Record<string, unknown>, issues = false): Promise<(data: unknown) => boolean> {
+async function compile(
+  engine: Engine,
+  schema: unknown,
+  dialect: Dialect,
+  formats: 'assert' | 'annotate',
+  remotes: Record<string, unknown>,
+  issues = false
+): Promise<(data: unknown) => boolean> {
   if (engine === 'cfworker') {
     const v = createCfworkerEngine({ formats, remotes }).compile(schema, dialect)
     return (d) => v(d) === null
   }
   if (engine === 'ata') {
-    const v = new AtaValidator(declared(schema, dialect) as object, { assertFormat: formats === 'assert', useDefaults: false, abortEarly: false, schemas: Object.fromEntries(Object.entries(remotes).map(([k, s]) => [k, s as object])) })
+    const v = new AtaValidator(declared(schema, dialect) as object, {
+      assertFormat: formats === 'assert',
+      useDefaults: false,
+      abortEarly: false,
+      schemas: Object.fromEntries(Object.entries(remotes).map(([k, s]) => [k, s as object])),
+    })
     lastAta = v as unknown as { _engine?: string }
     // The edge needs every issue of a failing call: ata builds its errors lazily, so read them.
     return (d) => {

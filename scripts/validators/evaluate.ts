@@ -102,7 +102,10 @@ async function suite(base: string): Promise<string> {
   const remotes = loadRemotes()
   const rows: string[][] = []
   const failures: string[] = []
-  for (const [dir, dialect] of [['draft7', 'draft-07'], ['draft2020-12', '2020-12']] as const) {
+  for (const [dir, dialect] of [
+    ['draft7', 'draft-07'],
+    ['draft2020-12', '2020-12'],
+  ] as const) {
     const files = readdirSync(join(SUITE, 'tests', dir)).filter((f) => f.endsWith('.json'))
     for (const engine of ENGINES) {
       let passed = 0
@@ -138,7 +141,10 @@ async function differential(base: string): Promise<string> {
   const corpus = await toolSchemaCorpus()
   const ajv = createAjvEngine()
   const numRuns = QUICK ? 20 : 150
-  const stats = Object.fromEntries(ENGINES.map((e) => [e, { agree: 0, disagree: 0, refusedByEngine: 0, examples: [] as string[] }])) as Record<Engine, { agree: number; disagree: number; refusedByEngine: number; examples: string[] }>
+  const stats = Object.fromEntries(ENGINES.map((e) => [e, { agree: 0, disagree: 0, refusedByEngine: 0, examples: [] as string[] }])) as Record<
+    Engine,
+    { agree: number; disagree: number; refusedByEngine: number; examples: string[] }
+  >
   let pairs = 0
   let gated = 0
   let inputs = 0
@@ -168,7 +174,13 @@ async function differential(base: string): Promise<string> {
       inputs += data.length
       valid += expected.filter(Boolean).length
       for (const engine of ENGINES) {
-        const [verdicts] = await post<Verdict[][]>(base, '/verdicts', { engine, dialect, formats: 'assert', remotes: {}, groups: [{ schema: normal, tests: data.map((d) => ({ data: d })) }] })
+        const [verdicts] = await post<Verdict[][]>(base, '/verdicts', {
+          engine,
+          dialect,
+          formats: 'assert',
+          remotes: {},
+          groups: [{ schema: normal, tests: data.map((d) => ({ data: d })) }],
+        })
         const s = stats[engine]
         if (verdicts!.every((v) => v === 'unusable')) {
           s.refusedByEngine++
@@ -216,7 +228,10 @@ async function speed(base: string): Promise<string> {
     for (const engine of ENGINES) {
       const cells: string[] = [label, engine]
       let compileMs = NaN
-      for (const [kind, data] of [['valid', t.valid], ['invalid', t.invalid]] as const) {
+      for (const [kind, data] of [
+        ['valid', t.valid],
+        ['invalid', t.invalid],
+      ] as const) {
         const job = (n: number) => ({ engine, dialect: 'draft-07', schema: t.inputSchema, data, n })
         // Calibrate n so the long request takes about 300 ms (30 ms with --quick).
         let n = 200
@@ -253,7 +268,9 @@ async function main(): Promise<void> {
   const { url, mf } = await startWorkerd()
   try {
     const parts = [await suite(url), await differential(url), await speed(url)]
-    process.stdout.write(`## Validator engines in workerd (\`node --import tsx scripts/validators/evaluate.ts\`, ${new Date().toISOString()}, Node ${process.version})\n\n${parts.join('\n\n')}\n`)
+    process.stdout.write(
+      `## Validator engines in workerd (\`node --import tsx scripts/validators/evaluate.ts\`, ${new Date().toISOString()}, Node ${process.version})\n\n${parts.join('\n\n')}\n`
+    )
   } finally {
     await mf.dispose()
   }
