@@ -18,6 +18,7 @@ import { listenError, loadNodeListenConfig } from './node-config'
 import { mcpEdge, stdoutLogger } from './node-edge'
 import { createUndiciOriginClient } from './origin-client'
 import { createNodeListener } from './post-listener'
+import { applyConnectionBounds } from './connection-bounds'
 
 /** Options of {@link startEdge}; anything unset comes from `env`. */
 export interface StartEdgeOptions {
@@ -80,6 +81,8 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
   const inFlight = new InFlightRequests()
   const server = createServer(inFlight.wrap(createNodeListener(app, edge, '/mcp')))
   try {
+    // Connection cap and header/body deadlines (MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS).
+    applyConnectionBounds(server, env)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(port, host, () => {

@@ -46,6 +46,10 @@ export const SERVE_VARIABLES: readonly { name: string; arg: string; help: string
   { name: 'HIDDEN_FAILURES', arg: 'on|off', help: 'add isError: true to results hiding a failure (default on)' },
   { name: 'SUPPORTED_VERSIONS', arg: 'list', help: 'protocol versions accepted, comma-separated (default all four)' },
   { name: 'ADMIN_TOKEN', arg: 'token', help: 'bearer token of the admin API (prefer the variable: a flag shows in ps)' },
+  { name: 'MAX_CONNECTIONS', arg: 'n', help: 'client connections held at once; more are closed on accept (default 10000; keep it below ulimit -n)' },
+  { name: 'HEADERS_TIMEOUT_MS', arg: 'ms', help: 'a client must send its request headers within this (408 after it; default 10000)' },
+  { name: 'REQUEST_TIMEOUT_MS', arg: 'ms', help: 'a client must send its whole request within this (408 after it; default 30000)' },
+  { name: 'KEEP_ALIVE_TIMEOUT_MS', arg: 'ms', help: 'an idle kept-alive client connection is closed after this (default 5000)' },
   { name: 'SHUTDOWN_GRACE_MS', arg: 'ms', help: 'how long a stop waits for requests in flight (default 10000)' },
   { name: 'DEMO_PORT', arg: 'port', help: "the demo origin's port with --demo (default 3000)" },
 ]

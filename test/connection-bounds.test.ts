@@ -1,0 +1,145 @@
+/**
+ * Connection bounds of the Node edge (issue 17, item 6; docs/reliability.md): with small limits
+ * (MAX_CONNECTIONS=50, HEADERS_TIMEOUT_MS=500, REQUEST_TIMEOUT_MS=1000, KEEP_ALIVE_TIMEOUT_MS=300),
+ * real sockets on 127.0.0.1 against the real Node entry:
+ * - connections past MAX_CONNECTIONS are closed at once; the held ones stay under the cap;
+ * - a client whose headers never end is answered 408 and closed after HEADERS_TIMEOUT_MS, and a
+ *   normal client is served again;
+ * - a client whose body trickles is answered 408 and closed after REQUEST_TIMEOUT_MS;
+ * - an idle kept-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS;
+ * - a bad value stops the start with an error naming the variable.
+ */
+import { connect, type Socket } from 'node:net'
+import { request } from 'undici'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startEdge, type RunningEdge } from '../src/adapters/node/index'
+import { ConfigError } from '../src/core/config'
+import { checkingIntervalMs, loadConnectionBounds } from '../src/adapters/node/connection-bounds'
+
+const HEAD = 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n'
+
+interface SlowSocket {
+  s: Socket
+  opened: number
+  closedAt?: number
+  data: string
+}
+
+function openSlow(port: number, first: string): Promise<SlowSocket> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1')
+    const e: SlowSocket = { s, opened: Date.now(), data: '' }
+    s.on('data', (d) => void (e.data += d.toString()))
+    s.on('error', () => undefined)
+    s.on('close', () => void (e.closedAt ??= Date.now()))
+    s.on('connect', () => {
+      s.write(first)
+      resolve(e)
+    })
+  })
+}
+
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const t0 = Date.now()
+  while (!cond()) {
+    if (Date.now() - t0 > ms) return false
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return true
+}
+
+async function healthz(edge: RunningEdge): Promise<number> {
+  try {
+    const r = await request(`http://127.0.0.1:${edge.port}/healthz`, { headersTimeout: 2000, bodyTimeout: 2000, reset: true })
+    await r.body.text()
+    return r.statusCode
+  } catch {
+    return 0
+  }
+}
+
+describe('connection bounds on node', () => {
+  let edge: RunningEdge
+  const all: SlowSocket[] = []
+  beforeAll(async () => {
+    edge = await startEdge({
+      env: { ORIGIN_URL: 'http://127.0.0.1:9/mcp', STORE_FILE: 'memory', MAX_CONNECTIONS: '50', HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '1000', KEEP_ALIVE_TIMEOUT_MS: '300' },
+      port: 0,
+      log: () => undefined,
+    })
+  })
+  afterAll(async () => {
+    for (const e of all) e.s.destroy()
+    await edge?.close()
+  })
+
+  it('holds at most MAX_CONNECTIONS; slow headers get 408 and are closed after HEADERS_TIMEOUT_MS; then normal clients are served', async () => {
+    const slow = await Promise.all(Array.from({ length: 60 }, () => openSlow(edge.port, HEAD)))
+    all.push(...slow)
+    // The 10 past the cap are closed on accept, long before the header deadline.
+    expect(await until(() => slow.filter((e) => e.closedAt !== undefined).length >= 10, 400)).toBe(true)
+    expect(slow.filter((e) => e.closedAt === undefined).length).toBe(50)
+    const drip = setInterval(() => slow.forEach((e) => e.closedAt === undefined && e.s.write('x')), 100)
+    try {
+      // Every held one is closed by the header deadline (500 ms, checked every 125 ms), with a 408.
+      expect(await until(() => slow.every((e) => e.closedAt !== undefined), 3000)).toBe(true)
+    } finally {
+      clearInterval(drip)
+    }
+    const held = slow.filter((e) => e.data !== '')
+    expect(held.length).toBe(50)
+    for (const e of held) {
+      expect(e.data).toMatch(/^HTTP\/1\.1 408 /)
+      expect(e.closedAt! - e.opened).toBeGreaterThanOrEqual(450)
+    }
+    expect(await healthz(edge)).toBe(200)
+  })
+
+  it('a body that trickles is answered 408 and closed after REQUEST_TIMEOUT_MS', async () => {
+    const e = await openSlow(edge.port, `${HEAD}Content-Length: 100\r\n\r\n`)
+    all.push(e)
+    const drip = setInterval(() => e.closedAt === undefined && e.s.write('['), 100)
+    try {
+      expect(await until(() => e.closedAt !== undefined, 4000)).toBe(true)
+    } finally {
+      clearInterval(drip)
+    }
+    expect(e.data).toMatch(/^HTTP\/1\.1 408 /)
+    expect(e.closedAt! - e.opened).toBeGreaterThanOrEqual(950)
+  })
+
+  it('an idle kept-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
+    const e = await openSlow(edge.port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    all.push(e)
+    expect(await until(() => e.data.includes('\r\n\r\n'), 2000)).toBe(true)
+    const answered = Date.now()
+    expect(e.data).toMatch(/^HTTP\/1\.1 200 /)
+    expect(await until(() => e.closedAt !== undefined, 3000)).toBe(true)
+    expect(e.closedAt! - answered).toBeGreaterThanOrEqual(250)
+  })
+
+  it('defaults: 10,000 connections, 10 s headers, 30 s request, 5 s keep-alive; checked every 2.5 s', () => {
+    const b = loadConnectionBounds({})
+    expect(b).toEqual({ maxConnections: 10_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 })
+    expect(checkingIntervalMs(b)).toBe(2_500)
+  })
+
+  it.each([
+    ['MAX_CONNECTIONS', '0'],
+    ['HEADERS_TIMEOUT_MS', 'soon'],
+    ['REQUEST_TIMEOUT_MS', '1.5'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '-1'],
+  ])('%s=%s stops the start with an error naming the variable', async (name, value) => {
+    const err = await startEdge({ env: { ORIGIN_URL: 'http://127.0.0.1:9/mcp', STORE_FILE: 'memory', [name]: value }, port: 0, log: () => undefined }).then(
+      (e) => e.close().then(() => null),
+      (e: unknown) => e
+    )
+    expect(err).toBeInstanceOf(ConfigError)
+    expect((err as Error).message).toContain(name)
+    expect((err as Error).message).toContain(`${name}=${value}`)
+  })
+
+  it('REQUEST_TIMEOUT_MS below HEADERS_TIMEOUT_MS is refused', () => {
+    expect(() => loadConnectionBounds({ HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '1000' })).toThrow('REQUEST_TIMEOUT_MS=1000: expected at least HEADERS_TIMEOUT_MS (2000)')
+  })
+})
