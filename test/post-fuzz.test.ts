@@ -36,8 +36,11 @@ describe('the fuzz oracle', () => {
     expect(checkAnswer(single, answer('{"jsonrpc":"2.0","id":1,'), 1000)).toMatch(/does not parse/)
     expect(checkAnswer(single, answer('data: {"jsonrpc":"2.0","id":1,"res\n\n', 200, 'text/event-stream'), 1000)).toMatch(/SSE event/)
     expect(checkAnswer(single, answer('x', 202), 1000)).toBe('202 with a body')
-    expect(checkAnswer(single, answer(json({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'TypeError: x is undefined\n    at f (src/core/x.ts:1:2)' } })), 1000)).toMatch(/internals/)
+    expect(checkAnswer(single, answer(json({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'TypeError: x is undefined\n    at f (file:///app/main.js:1:2)' } })), 1000)).toMatch(/internals/)
     expect(checkAnswer(single, answer(json({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad value QZCANARYabcdef' } })), 1000)).toBe('the canary is in the body')
+    expect(checkAnswer(single, answer(json({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'ajv: schema is invalid' } })), 1000)).toMatch(/internals/)
+    // Library-like text the request itself holds is an echo, not a leak.
+    expect(checkAnswer(callCase({ jsonrpc: '2.0', id: 'ajV', method: 'ping' }), answer(json({ jsonrpc: '2.0', id: 'ajV', result: {} })), 1000)).toBeNull()
   })
 })
 
@@ -63,6 +66,8 @@ const fixedCase = (body: string, behaviour: FuzzCase['behaviour'], headers: Reco
  *   answered 202 (run seed 2, index 761 and 8572);
  * - a body over MAX_BODY_BYTES is answered 413 on both runtimes; workerd closes the connection
  *   after the 413, so the client waits for `100 Continue`, as curl does (seed 5, index 193);
+ * - an id that happens to spell a library name ("ajV") is the client's own text, echoed as the
+ *   id must be, not a leak (in-process run seed 20261201, index 488076);
  * - an SSE reply that stalls after a comment ends at STREAM_IDLE_MS with -31002 for its id (in a
  *   run on a loaded machine such answers came seconds late and were sent again alone).
  */
@@ -81,6 +86,14 @@ const FIXED: [string, FuzzCase, (a: FuzzAnswer) => void][] = [
     (a) => {
       expect(a.status).toBe(413)
       expect(JSON.parse(a.text)).toMatchObject({ id: null, error: { code: -32600 } })
+    },
+  ],
+  [
+    'an id that spells a library name',
+    fixedCase(json({ jsonrpc: '2.0', id: 'ajV', method: 'ping' }), 'json', { 'mcp-protocol-version': '2025-06-18' }),
+    (a) => {
+      expect(a.status).toBe(200)
+      expect(JSON.parse(a.text)).toEqual({ jsonrpc: '2.0', id: 'ajV', result: {} })
     },
   ],
   [
