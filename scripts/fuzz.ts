@@ -5,6 +5,8 @@
  * generator) and each failure with its seed and index; exits 1 on any failure, 2 on bad arguments.
  * `node` starts the Node edge in this process, `worker` the built Worker bundle in workerd under
  * Miniflare; both front a scripted HTTP origin on 127.0.0.1, and both are stopped before exit.
+ * With `FUZZ_STDERR=1` workerd's stderr is shown (the Worker target). docs/reliability.md has the
+ * figures of the long runs.
  */
 import { parseArgs } from 'node:util'
 import { startEdge } from '../src/adapters/node/index'
