@@ -25,8 +25,7 @@ import fc from 'fast-check'
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Agent, request } from 'undici'
-import { nodeDeps } from '../../src/adapters/node/index'
-import { loadConfig } from '../../src/core/config'
+import { mcpEdge } from '../../src/adapters/node/node-edge'
 import type { ByteSource, EdgeResponse } from '../../src/core/edge-response'
 import type { EdgeDeps, OriginTarget } from '../../src/core/grading/exchange'
 import { admitPost, handlePost } from '../../src/core/pipeline'
@@ -538,8 +537,9 @@ async function readAll(r: EdgeResponse): Promise<string> {
 
 /** The in-process target: `admitPost` + `handlePost` with the scripted origin port. */
 export function inprocessTarget(vars: Record<string, string> = {}): FuzzTarget {
-  const config = loadConfig({ ORIGIN_URL: 'http://origin.test/mcp', ...FUZZ_VARS, ...vars })
-  const deps: EdgeDeps = nodeDeps(config, { kv: new MemoryKv(), origin: scriptedOriginClient, log: () => undefined })
+  // The Node build's ports (tiered cfworker/ajv engine), the scripted origin port, an in-memory store.
+  const deps: EdgeDeps = mcpEdge({ env: { ORIGIN_URL: 'http://origin.test/mcp', ...FUZZ_VARS, ...vars }, store: new MemoryKv(), originClient: scriptedOriginClient, logger: () => undefined }).deps!
+  const config = deps.config
   const target: OriginTarget = { id: 'default', url: config.originUrl }
   return {
     name: 'inprocess',
