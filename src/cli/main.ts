@@ -14,12 +14,13 @@ import { Command, CommanderError } from 'commander'
 import pkg from '../../package.json' with { type: 'json' }
 import { addCheckCommand } from './commands/check'
 import { addServeCommand } from './commands/serve'
+import { addSchemasCommand } from './commands/schemas'
 
 /** Status for a bad command line. */
 export const USAGE_EXIT = 2
 
 /** Each adds one subcommand to the program (`program.command(...)`, so settings are inherited). */
-export const SUBCOMMANDS: readonly ((program: Command) => void)[] = [addServeCommand, addCheckCommand]
+export const SUBCOMMANDS: readonly ((program: Command) => void)[] = [addServeCommand, addCheckCommand, addSchemasCommand]
 
 /** Builds the `mcp-edge` program with `--help`, `--version` and every subcommand. */
 export function buildProgram(): Command {

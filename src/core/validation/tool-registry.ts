@@ -268,6 +268,11 @@ export class ToolRegistry {
     return this.validators.resolve(record)
   }
 
+  /** The store the records are kept in (the admin API lists, reads and deletes through it: stored-tools.ts). */
+  get store(): KvStore {
+    return this.opts.kv
+  }
+
   /** Number of tool entries held in memory (bounded by {@link MAX_MEMORY_ENTRIES}). */
   get heldCount(): number {
     return this.memory.size
