@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { REPO, runCli } from '../helpers/cli-process'
+import { REPO, runCli, startServe } from '../helpers/cli-process'
 import { SERVE_VARIABLES, flagOf } from '../../src/cli/commands/serve'
 
 const ORIGIN = 'http://127.0.0.1:9/mcp'
@@ -76,6 +76,20 @@ describe('mcp-edge serve: each misconfiguration is one clear line and exit 1', (
 })
 
 describe('mcp-edge serve: command line', () => {
+  it('a flag wins over its variable; the start line never shows a URL password', async () => {
+    const edge = await startServe(['--origin', 'http://alice:pw-in-url-77@127.0.0.1:9/mcp', '--port', '0', '--max-batch', '5'], { ORIGIN_URL: 'http://127.0.0.1:1/mcp', PORT: 'abc', MAX_BATCH: '0', STORE_FILE: 'memory' })
+    try {
+      expect(edge.stderr()).toContain('-> http://alice:***@127.0.0.1:9/mcp')
+      expect(edge.stderr() + edge.stdout()).not.toContain('pw-in-url-77')
+      // --max-batch 5 is in force, not MAX_BATCH=0 (which would have refused to start).
+      const batch = Array.from({ length: 6 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'ping' }))
+      const r = await fetch(edge.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' }, body: JSON.stringify(batch) })
+      expect(((await r.json()) as { error: { message: string } }).error.message).toContain('at most 5 messages')
+    } finally {
+      edge.kill()
+    }
+  })
+
   it('a bad command line exits 2', async () => {
     const run = await runCli(['serve', '--no-such-flag'])
     expect(run.code).toBe(2)
