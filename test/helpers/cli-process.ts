@@ -64,18 +64,29 @@ export interface ServeProcess {
 
 /**
  * Starts `<command> serve args` (default `node dist/test/cli.js`) and waits for the start line
- * `mcp-edge-validator: <url> -> ...` on stderr.
+ * `mcp-edge-validator: <url> -> ...` on stderr. `group`: in a process group of its own (`kill`
+ * then kills the whole group, e.g. npx and the edge it started).
  */
-export async function startServe(args: string[], env: Record<string, string | undefined>, opts: { command?: string[]; cwd?: string; readyMs?: number } = {}): Promise<ServeProcess> {
+export async function startServe(
+  args: string[],
+  env: Record<string, string | undefined>,
+  opts: { command?: string[]; cwd?: string; readyMs?: number; group?: boolean } = {}
+): Promise<ServeProcess> {
   const cmd = opts.command ?? [process.execPath, CLI]
-  const child = spawn(cmd[0]!, [...cmd.slice(1), 'serve', ...args], { cwd: opts.cwd ?? REPO, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(cmd[0]!, [...cmd.slice(1), 'serve', ...args], { cwd: opts.cwd ?? REPO, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: opts.group ?? false })
   let out = ''
   let err = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
   const kill = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    if (opts.group) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL')
+      } catch {
+        // the group is gone
+      }
+    } else if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   }
   const end = Date.now() + (opts.readyMs ?? 20_000)
   let m: RegExpExecArray | null = null

@@ -7,7 +7,8 @@
  * server). A real SDK client makes a valid and an invalid call; a schema is pushed through the
  * admin API; SIGTERM follows within 50 ms of its 200; the edge exits 0; a restart on the same
  * store file still validates against the pushed schema. This is the Dockerfile's proof (no
- * container engine runs here).
+ * container engine runs here). Also the checkout path: a copy of the tracked files with dist/
+ * built, `npm ci --omit=dev`, `npx mcp-edge serve`, a real call, Ctrl-C.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -130,4 +131,34 @@ describe('production install of the packed package (the Dockerfile proof)', () =
     again.child.kill('SIGTERM')
     expect(await again.exited).toBe(0)
   })
+})
+
+describe('a checkout without dev tools: npm ci --omit=dev && npx mcp-edge serve', () => {
+  it('runs the built JavaScript with production dependencies only and answers a real call', async () => {
+    // A copy of the checkout (the files git tracks) with dist/ built, as `npm ci && npm run build` leaves it.
+    const checkout = join(work, 'checkout')
+    const files = execFileSync('git', ['ls-files', '-z'], { cwd: REPO, encoding: 'utf8' }).split('\0').filter((f) => f && !f.startsWith('test/') && existsSync(resolve(REPO, f)))
+    for (const f of files) {
+      mkdirSync(dirname(join(checkout, f)), { recursive: true })
+      copyFileSync(resolve(REPO, f), join(checkout, f))
+    }
+    const bin = (JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-edge']!
+    mkdirSync(dirname(join(checkout, bin)), { recursive: true })
+    copyFileSync(CLI, join(checkout, bin))
+    npm(['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], checkout)
+    for (const dev of ['esbuild', 'tsx', 'typescript', 'vitest', 'wrangler']) expect(existsSync(join(checkout, 'node_modules', dev)), dev).toBe(false)
+
+    const edge = await startServe(['--origin', origin.url, '--port', '0', '--store-file', 'memory'], {}, { command: ['npx', '--no-install', 'mcp-edge'], cwd: checkout, readyMs: 60_000, group: true })
+    running.push(edge)
+    const r = await fetch(edge.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_forecast', arguments: { city: 'Paris', days: 99 } } }) })
+    const body = (await r.json()) as { id: number; error: { code: number; message: string } }
+    expect(body.id).toBe(5)
+    expect(body.error.code).toBe(-32602)
+    expect(body.error.message).toContain('days: must be <= 16')
+    // Stopped as a terminal's Ctrl-C would: SIGINT to npx's process group.
+    process.kill(-edge.child.pid!, 'SIGINT')
+    await edge.exited
+    for (let i = 0; i < 50 && (await isListening(edge.port)); i++) await new Promise((res) => setTimeout(res, 100))
+    expect(await isListening(edge.port)).toBe(false)
+  }, 180_000)
 })
