@@ -19,6 +19,7 @@ import { checkHostAndOrigin } from './core/request/transport-checks'
 import { toWebResponse } from './core/edge-response'
 import type { McpEdge } from './mcp-edge'
 import { deleteStoredTool, getStoredTool, listStoredTools, portable, StoreCannotListError } from './core/validation/stored-tools'
+import { StoreUnavailableError } from './core/validation/tool-registry'
 
 /** Resolves the ports for a request (once per process or isolate; `env` is the Worker env). */
 export type GetDeps = (c: Context) => EdgeDeps
@@ -55,7 +56,14 @@ export function createApp(edge: McpEdge): Hono {
     if (!isObject(body) || !Array.isArray(body.tools)) return c.json({ error: 'the body must be { "tools": [ { "name", "inputSchema" } ] }' }, 400)
     const era = isKnownVersion(body.protocolVersion) ? body.protocolVersion : DEFAULT_VERSION
     const origin = c.req.param('origin')
-    const names = await deps.registry.learn(origin, 'public', body.tools, era)
+    let names: string[]
+    try {
+      // Answered 200 only once every record is in the store (docs/stores.md: durable before the 200).
+      names = await deps.registry.learn(origin, 'public', body.tools, era, undefined, { mustStore: true })
+    } catch (e) {
+      if (e instanceof StoreUnavailableError) return c.json({ error: 'the tool schema store could not be written: the push is not (or not wholly) stored, send it again' }, 503)
+      throw e
+    }
     return c.json({ stored: names })
   })
 

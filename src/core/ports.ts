@@ -8,14 +8,51 @@ import type { ClientSignal } from './client-signal'
 import type { ByteSource } from './edge-response'
 
 /**
- * A key-value namespace: Workers KV's `get`/`put`/`delete` subset. Values are JSON text.
- * Errors: implementations may throw on I/O failure; the core treats that as "no schema" (D8).
+ * A key-value namespace: Workers KV's `get`/`put`/`delete`/`list` subset (docs/stores.md). Values
+ * are text (JSON here). Keys: 1 to 512 UTF-8 bytes, not `.` or `..`; `expirationTtl` in seconds,
+ * at least 60, fractions dropped (Workers KV's rules; every store refuses the same inputs).
+ * Errors: implementations throw on I/O failure; the core treats that as "no schema" (D8).
+ * A `put`/`delete` that resolved is durable as far as the store goes (docs/stores.md).
  */
 export interface KvStore {
   get(key: string): Promise<string | null>
   put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>
   delete(key: string): Promise<void>
+  /**
+   * Keys in UTF-8 byte order, a page at a time, with Workers KV's shape: at most `limit` keys
+   * (1 to 1000, default 1000) starting with `prefix`, after the page that gave `cursor`; with
+   * `list_complete: false` the result's `cursor` fetches the next page. `expiration` is the key's
+   * expiry in epoch seconds when it has one. Optional: the admin API and the CLI list through it.
+   */
+  list?(options?: KvListOptions): Promise<KvListResult>
+  /**
+   * Tells `listener` about changes made by other processes sharing the store (a key that was put
+   * or deleted elsewhere), so an in-memory copy can be dropped; `null` means changes may have been
+   * missed (the feed was down) and every copy should be dropped. Returns the unsubscribe function.
+   * Optional: only shared stores (Redis) have it.
+   */
+  subscribe?(listener: KvChangeListener): () => void
 }
+
+/** Options of {@link KvStore.list}. */
+export interface KvListOptions {
+  prefix?: string
+  /** Keys per page, 1 to 1000; default 1000. */
+  limit?: number
+  /** The `cursor` of the previous page. */
+  cursor?: string
+}
+
+/** One page of {@link KvStore.list}: Workers KV's `KVNamespaceListResult` without metadata. */
+export interface KvListResult {
+  keys: { name: string; expiration?: number }[]
+  list_complete: boolean
+  /** Present (non-empty) when `list_complete` is false. */
+  cursor?: string
+}
+
+/** Receives the key changed by another process, or null when changes may have been missed. */
+export type KvChangeListener = (key: string | null) => void
 
 /** One place in the arguments where validation failed; built from the schema, never from the value. */
 export interface ValidationIssue {

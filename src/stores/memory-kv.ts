@@ -1,16 +1,26 @@
 /**
  * @module stores/memory-kv
- * A Map-backed {@link KvStore}: the same contract as Workers KV's get/put/delete (values are
- * text; `expirationTtl` in seconds). Runtime-neutral; used in tests and behind the file store.
+ * A Map-backed {@link KvStore}: the same contract as Workers KV's get/put/delete/list (values are
+ * text; keys and `expirationTtl` checked by Workers KV's rules, ./kv-rules.ts). Runtime-neutral;
+ * used in tests, with `STORE_FILE=memory`, and behind the file store. Nothing outlives the process.
  */
-import type { KvStore } from '../core/ports'
+import type { KvListOptions, KvListResult, KvStore } from '../core/ports'
+import { checkKey, compareKeys, decodeCursor, encodeCursor, expiryOf, listLimit } from './kv-rules'
 
-/** In-memory KV namespace. `now` is injectable for TTL tests (ms). */
+/** One stored value; `expiresAt` in epoch ms, null for none. */
+export interface KvEntry {
+  value: string
+  expiresAt: number | null
+}
+
+/** In-memory KV namespace. `now` is injectable for TTL tests (epoch ms). */
 export class MemoryKv implements KvStore {
-  protected readonly data = new Map<string, { value: string; expiresAt: number | null }>()
+  protected readonly data = new Map<string, KvEntry>()
   constructor(protected readonly now: () => number = Date.now) {}
 
+  /** The value, or null when the key is missing or expired. @throws TypeError/RangeError for a bad key */
   async get(key: string): Promise<string | null> {
+    checkKey(key)
     const e = this.data.get(key)
     if (!e) return null
     if (e.expiresAt !== null && e.expiresAt <= this.now()) {
@@ -20,47 +30,54 @@ export class MemoryKv implements KvStore {
     return e.value
   }
 
+  /** Stores `value` under `key`; `expirationTtl` in seconds (at least 60). @throws TypeError/RangeError for a bad key or TTL */
   async put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void> {
-    const ttl = options?.expirationTtl
-    this.data.set(key, { value, expiresAt: ttl ? this.now() + ttl * 1000 : null })
+    this.set(key, value, options)
   }
 
+  /** Checks and applies a put in memory (the file store persists after it). */
+  protected set(key: string, value: string, options?: { expirationTtl?: number }): void {
+    checkKey(key)
+    if (typeof value !== 'string') throw new TypeError('a KV value must be a string')
+    this.data.set(key, { value, expiresAt: expiryOf(options?.expirationTtl, this.now()) })
+  }
+
+  /** Removes `key` (no error when missing). @throws TypeError/RangeError for a bad key */
   async delete(key: string): Promise<void> {
+    checkKey(key)
     this.data.delete(key)
   }
 
-  /**
-   * Workers KV's `list` shape: at most `limit` (1 to 1000, default 1000) live keys starting with
-   * `prefix`, in UTF-8 byte order, after the page whose `cursor` is given; `list_complete: false`
-   * with a `cursor` when more follow. For the admin API and `mcp-edge schemas list`
-   * (core/validation/stored-tools.ts). The cursor is the last key of the page, URI-encoded.
-   */
-  async list(options: { prefix?: string; limit?: number; cursor?: string } = {}): Promise<{ keys: { name: string; expiration?: number }[]; list_complete: boolean; cursor?: string }> {
-    const prefix = options.prefix ?? ''
-    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 1000), 1), 1000)
-    const utf8 = new TextEncoder()
-    const after = options.cursor ? utf8.encode(decodeURIComponent(options.cursor)) : null
+  /** One page of keys in UTF-8 byte order (Workers KV's shape, see {@link KvStore.list}). @throws RangeError for a bad limit */
+  async list(options?: KvListOptions): Promise<KvListResult> {
+    const limit = listLimit(options)
+    const after = decodeCursor(options?.cursor)
+    if (after === undefined) return { keys: [], list_complete: true }
+    const prefix = options?.prefix ?? ''
     const now = this.now()
-    const live = [...this.data.entries()]
-      .filter(([k, e]) => k.startsWith(prefix) && (e.expiresAt === null || e.expiresAt > now))
-      .map(([k, e]) => ({ name: k, bytes: utf8.encode(k), expiresAt: e.expiresAt }))
-      .filter((k) => after === null || compareBytes(k.bytes, after) > 0)
-      .sort((a, b) => compareBytes(a.bytes, b.bytes))
-    const page = live.slice(0, limit)
-    const keys = page.map((k) => (k.expiresAt === null ? { name: k.name } : { name: k.name, expiration: Math.floor(k.expiresAt / 1000) }))
-    if (live.length <= limit) return { keys, list_complete: true }
-    return { keys, list_complete: false, cursor: encodeURIComponent(page[page.length - 1]!.name) }
+    const names: string[] = []
+    for (const [k, e] of this.data) {
+      if (e.expiresAt !== null && e.expiresAt <= now) continue
+      if (k.startsWith(prefix) && (after === null || compareKeys(k, after) > 0)) names.push(k)
+    }
+    names.sort(compareKeys)
+    const page = names.slice(0, limit)
+    const keys = page.map((name) => {
+      const at = this.data.get(name)!.expiresAt
+      return at === null ? { name } : { name, expiration: Math.floor(at / 1000) }
+    })
+    return names.length > limit ? { keys, list_complete: false, cursor: encodeCursor(page[page.length - 1]!) } : { keys, list_complete: true }
   }
 
-  /** Keys with a prefix (KV `list` subset), for the admin API and tests. */
+  /** Every key with a prefix, in UTF-8 byte order (all pages of {@link list}), for tests and scripts. */
   async keys(prefix = ''): Promise<string[]> {
-    return [...this.data.keys()].filter((k) => k.startsWith(prefix)).sort()
+    const out: string[] = []
+    let cursor: string | undefined
+    for (;;) {
+      const page = await this.list({ prefix, cursor })
+      out.push(...page.keys.map((k) => k.name))
+      if (page.list_complete) return out
+      cursor = page.cursor
+    }
   }
-}
-
-/** Byte-wise order of two UTF-8 encodings (Workers KV lists keys in this order). */
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length)
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!
-  return a.length - b.length
 }

@@ -1,6 +1,7 @@
 /**
  * @module adapters/node
- * The standalone Node server: `mcpEdge()` (node-edge.ts) with the file-backed store, inside the
+ * The standalone Node server: `mcpEdge()` (node-edge.ts) with the store STORE_URL / STORE_FILE
+ * select (stores/node-store.ts: Redis, the durable file store, or memory), inside the
  * standalone app (`createApp`: `/mcp`, `/healthz`, `/metrics`, admin), served on `node:http` (the
  * POST hot path straight to the edge's front door, the rest through @hono/node-server;
  * post-listener.ts). `startEdge` is used by `mcp-edge serve`, `npm start`, the tests and the benchmark.
@@ -11,8 +12,7 @@ import { createApp } from '../../app'
 import type { EdgeDeps } from '../../core/grading/exchange'
 import type { KvStore, LogRecord, OriginClient, ValidatorEngine } from '../../core/ports'
 import { isLoopbackHost } from '../../core/request/transport-checks'
-import { MemoryKv } from '../../stores/memory-kv'
-import { FileKv } from './file-kv'
+import { openNodeStore, type NodeStore } from '../../stores/node-store'
 import { drainServer, InFlightRequests, type StopReport } from './graceful-stop'
 import { listenError, loadNodeListenConfig } from './node-config'
 import { mcpEdge, stdoutLogger } from './node-edge'
@@ -38,43 +38,59 @@ export interface RunningEdge {
   url: string
   port: number
   deps: EdgeDeps
-  /** Stops at once: every connection is closed, requests in flight are cut. */
+  /** Stops at once: every connection is closed, requests in flight are cut; then the store is closed (flushed first). */
   close(): Promise<void>
   /**
    * Graceful stop (graceful-stop.ts): stops accepting, waits up to `graceMs` for requests and SSE
-   * streams in flight, answers what is still open with -31002, then flushes the log and the store.
-   * Nothing listens once it resolves.
+   * streams in flight, answers what is still open with -31002, then closes the store (flushed
+   * first) and flushes the log. Nothing listens once it resolves.
    */
   stop(graceMs: number): Promise<StopReport>
+  /** Resolves when every acknowledged store write is durable (for a shutdown that drains first). */
+  flushStore(): Promise<void>
+  /** Flushes and releases the store (file lock, Redis connections); later writes reject. Idempotent. */
+  closeStore(): Promise<void>
 }
 
 /**
- * Starts the standalone edge on Node. The store is `STORE_FILE` (default `.edge-data/kv.json`;
- * `memory` for none) unless `kv` is given; bound to loopback, it answers loopback Host names only
- * unless `ALLOWED_HOSTS` says otherwise.
- * @throws ConfigError for a bad configuration value
+ * Starts the standalone edge on Node. The store is `kv` when given, else `STORE_URL` (Redis,
+ * connected before listening) or `STORE_FILE` (default `.edge-data/kv.json`; `memory` for none),
+ * docs/stores.md; bound to loopback, it answers loopback Host names only unless `ALLOWED_HOSTS`
+ * says otherwise.
+ * @throws ConfigError for a bad configuration value (STORE_URL and STORE_PREFIX included)
+ * @throws StoreLockedError / StoreFileError (stores/) when another edge holds the store file or it cannot be read
+ * @throws StoreConnectError (stores/redis-kv.ts) when Redis cannot be reached
  * @throws ListenError (node-config.ts) when the port is in use or not allowed, or the host is not local
  */
 export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdge> {
   const env = opts.env ?? process.env
   const listen = loadNodeListenConfig(env)
   const host = opts.host ?? listen.host
-  const kv = opts.kv ?? (env.STORE_FILE === 'memory' ? new MemoryKv() : new FileKv(env.STORE_FILE || '.edge-data/kv.json'))
+  const store: Omit<NodeStore, 'kv'> & { kv: KvStore } = opts.kv ? { kv: opts.kv, description: 'given', ready: async () => {}, flush: async () => {}, close: async () => {} } : openNodeStore(env)
   const undiciClient = opts.origin ? null : createUndiciOriginClient()
-  const logger = opts.log ?? stdoutLogger()
-  const edge = mcpEdge({
-    env,
-    store: kv,
-    originClient: opts.origin ?? undiciClient!,
-    logger,
-    ...(opts.engine ? { engine: opts.engine } : {}),
-    // DNS-rebinding protection: an edge bound to loopback only answers loopback Host names.
-    ...(!env.ALLOWED_HOSTS && isLoopbackHost(host) ? { allowedHosts: ['localhost'] } : {}),
-  })
-  const deps = edge.deps!
   const closeOrigin = async () => {
     await undiciClient?.close()
   }
+  const logger = opts.log ?? stdoutLogger()
+  let edge: ReturnType<typeof mcpEdge>
+  try {
+    edge = mcpEdge({
+      env,
+      store: store.kv,
+      originClient: opts.origin ?? undiciClient!,
+      logger,
+      ...(opts.engine ? { engine: opts.engine } : {}),
+      // DNS-rebinding protection: an edge bound to loopback only answers loopback Host names.
+      ...(!env.ALLOWED_HOSTS && isLoopbackHost(host) ? { allowedHosts: ['localhost'] } : {}),
+    })
+    // Redis: connected (and subscribed to changes) before the first request.
+    await store.ready()
+  } catch (e) {
+    await closeOrigin()
+    await store.close()
+    throw e
+  }
+  const deps = edge.deps!
   const app = createApp(edge)
   const port = opts.port ?? listen.port
   // POST /mcp goes straight to the edge's front door; the rest through @hono/node-server (post-listener.ts).
@@ -92,6 +108,7 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
     })
   } catch (e) {
     await closeOrigin()
+    await store.close()
     throw listenError(e, host, port)
   }
   const actual = (server.address() as AddressInfo).port
@@ -99,19 +116,23 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}/mcp`,
     port: actual,
     deps,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections()
         server.close(() => resolve())
         void closeOrigin()
-      }),
+      })
+      await store.close()
+    },
     stop: async (graceMs) => {
       const report = await drainServer(server, inFlight, graceMs, () => undiciClient?.expire())
       deps.log({ msg: 'edge.stop', ...report })
       await closeOrigin()
-      if (kv instanceof FileKv) kv.flush()
+      await store.close()
       if ('flush' in logger && typeof logger.flush === 'function') await (logger.flush as () => Promise<void>)()
       return report
     },
+    flushStore: () => store.flush(),
+    closeStore: () => store.close(),
   }
 }

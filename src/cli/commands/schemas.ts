@@ -15,7 +15,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import type { Command } from 'commander'
-import { FileKv } from '../../adapters/node/file-kv'
+import { FileKv } from '../../stores/file-kv'
 import { ConfigError, loadConfig, showValue } from '../../core/config'
 import type { KvStore } from '../../core/ports'
 import { DEFAULT_VERSION, isKnownVersion } from '../../core/protocol/versions'
@@ -260,7 +260,8 @@ function storeBackend(file: string, origin: string): SchemaBackend {
       }
       // The same record as a tool list learned from the origin (tool-registry.ts learn).
       const registry = createToolRegistry(config, kv, createCfworkerEngine())
-      return registry.learn(origin, 'public', tools, isKnownVersion(protocolVersion) ? protocolVersion : DEFAULT_VERSION)
+      // mustStore: the push is reported stored only once every record is on disk (docs/stores.md).
+      return registry.learn(origin, 'public', tools, isKnownVersion(protocolVersion) ? protocolVersion : DEFAULT_VERSION, undefined, { mustStore: true })
     },
     delete: (name) => deleteStoredTool(kv, origin, name),
     close: async () => {

@@ -14,6 +14,8 @@
  *
  * Reads: KV at most once per tool per TTL per isolate (memory entries expire after the TTL).
  * A full pull also deletes the KV records of tools the origin no longer lists.
+ * Shared stores: when the store can {@link KvStore.subscribe} (Redis), a record another edge put or
+ * deleted drops this isolate's memory entry, so the next call reads the new one (docs/stores.md).
  */
 import type { Config } from '../config'
 import { dialectOf, type Dialect, type ProtocolVersion } from '../protocol/versions'
@@ -138,8 +140,10 @@ export class ToolRegistry {
   private readonly freshness: Freshness
   private readonly policy: RefreshPolicy
   private readonly now: () => number
-  /** Counters for tests and metrics: KV reads and writes of tool records, compiles, refreshes started. */
-  readonly stats = { kvReads: 0, kvWrites: 0, compiles: 0, refreshes: 0, refreshesRefused: 0 }
+  /** Counters for tests and metrics: KV reads and writes of tool records, compiles, refreshes started and refused, changes from other edges. */
+  readonly stats = { kvReads: 0, kvWrites: 0, compiles: 0, refreshes: 0, refreshesRefused: 0, remoteChanges: 0 }
+  /** Bumped by each change from another edge: a KV read that started before it is not cached. */
+  private generation = 0
 
   /** When this registry (the process or isolate) started, in epoch ms. */
   readonly startedAt: number
@@ -151,6 +155,16 @@ export class ToolRegistry {
     this.memory = new BoundedMap(Math.min(MAX_MEMORY_ENTRIES, opts.validatorCacheSize))
     this.validators = new CompiledValidators(opts.engine, opts.validatorCacheSize, this.stats)
     this.policy = new RefreshPolicy(opts, this.now, this.stats)
+    // `kv` is undefined when the Worker's TOOL_SCHEMAS binding is missing (D8: every read fails open).
+    ;(opts.kv as KvStore | undefined)?.subscribe?.((key) => this.changedElsewhere(key))
+  }
+
+  /** A store key another edge changed (null: changes may have been missed): its memory entry goes. */
+  private changedElsewhere(key: string | null): void {
+    this.generation++
+    this.stats.remoteChanges++
+    if (key === null) this.memory.clear()
+    else this.memory.delete(key)
   }
 
   /**
@@ -225,9 +239,12 @@ export class ToolRegistry {
     if (held !== undefined) return held
     let record: ToolRecord | null = null
     let text: string | null
+    const generation = this.generation
     try {
       this.stats.kvReads++
-      text = await this.opts.kv.get(key)
+      // Every store refuses keys over 512 UTF-8 bytes (Workers KV's rule, docs/stores.md): a tool
+      // with so long a name cannot be in the store, which is "not known", not a store outage.
+      text = key.length > 170 && utf8Length(key) > 512 ? null : await this.opts.kv.get(key)
     } catch {
       // Not cached: the next call tries the store again.
       throw new StoreUnavailableError()
@@ -243,7 +260,8 @@ export class ToolRegistry {
     const tool = record ? this.resolve(record) : null
     // Memory holds the entry until the record's own freshness ends (so KV is not read again first).
     const until = record && typeof record.fetchedAt === 'number' ? Math.max(record.fetchedAt + this.ttlMs(record), now + 1000) : now + this.ttlMs(record)
-    this.memory.set(key, { tool, expiresAt: until })
+    // A change from another edge during the read may be newer than what was read: not cached.
+    if (generation === this.generation) this.memory.set(key, { tool, expiresAt: until })
     return this.withFreshness(tool, originId, scope, now)
   }
 
@@ -288,9 +306,14 @@ export class ToolRegistry {
    * @param tools the `result.tools` array; malformed entries are skipped
    * @param era the protocol version the list was fetched in (decides the default dialect)
    * @param ttlMs the origin's freshness hint, if any
+   * @param options `mustStore`: every record is written (none skipped as unchanged) and a failed
+   *   write rejects (the admin API acknowledges a push only once it is in the store,
+   *   docs/stores.md); otherwise a failed write is ignored (the next list writes it again)
    * @returns the names stored
+   * @throws StoreUnavailableError with `mustStore` when a write failed
    */
-  async learn(originId: string, scope: string, tools: unknown[], era: ProtocolVersion, ttlMs?: number): Promise<string[]> {
+  async learn(originId: string, scope: string, tools: unknown[], era: ProtocolVersion, ttlMs?: number, options: { mustStore?: boolean } = {}): Promise<string[]> {
+    let failed = false
     const now = this.now()
     const names: string[] = []
     const writes: Promise<void>[] = []
@@ -315,12 +338,17 @@ export class ToolRegistry {
       // Every client session lists the tools: an unchanged record still in its first half-life is
       // not written again (KV writes are slow and billed; Workers KV allows 1 write/s per key).
       const held = this.memory.get(key)?.tool?.record
-      if (held && this.sameRecord(held, record) && typeof held.fetchedAt === 'number' && now - held.fetchedAt < this.ttlMs(record) / 2 && !this.isStale(held, originId, scope, now)) continue
+      if (!options.mustStore && held && this.sameRecord(held, record) && typeof held.fetchedAt === 'number' && now - held.fetchedAt < this.ttlMs(record) / 2 && !this.isStale(held, originId, scope, now)) continue
       this.memory.set(key, { tool: this.resolve(record), expiresAt: now + this.ttlMs(record) })
       this.stats.kvWrites++
-      writes.push(this.opts.kv.put(key, JSON.stringify(record)).catch(() => undefined))
+      writes.push(
+        (async () => this.opts.kv.put(key, JSON.stringify(record)))().catch(() => {
+          failed = true
+        }),
+      )
     }
     await Promise.all(writes)
+    if (failed && options.mustStore) throw new StoreUnavailableError()
     return names
   }
 
@@ -386,6 +414,21 @@ export class ToolRegistry {
       await this.storeList(originId, dest, names, ttlMs)
     })
   }
+}
+
+/** Length of a string in UTF-8 bytes (lone surrogates count 3, as TextEncoder writes U+FFFD). */
+function utf8Length(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4
+      i++
+    } else n += 3
+  }
+  return n
 }
 
 /** True for a value shaped like a {@link ToolRecord} (KV may hold anything an operator wrote). */

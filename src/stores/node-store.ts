@@ -1,0 +1,61 @@
+/**
+ * @module stores/node-store
+ * Which store the Node entry runs on, from its variables (docs/stores.md):
+ * - `STORE_URL=redis://...` (or `rediss://`): {@link RedisKv}, keys under `STORE_PREFIX`
+ *   (default `mcp-edge:`), shared by every edge on that Redis;
+ * - else `STORE_FILE=memory`: {@link MemoryKv}, nothing kept;
+ * - else `STORE_FILE=<path>` (default `.edge-data/kv.json`): {@link FileKv}, one process per file.
+ */
+import { ConfigError, showValue } from '../core/config'
+import type { KvStore } from '../core/ports'
+import { FileKv, type FileKvOptions } from './file-kv'
+import { MemoryKv } from './memory-kv'
+import { DEFAULT_REDIS_PREFIX, RedisKv, redactUrl } from './redis-kv'
+
+/** The default `STORE_FILE`. */
+export const DEFAULT_STORE_FILE = '.edge-data/kv.json'
+
+/** A store the Node entry opened: `ready` before serving, `flush`/`close` on shutdown. */
+export interface NodeStore {
+  kv: KvStore
+  /** `file <path>`, `memory` or `redis <url with the password redacted>` (for the start line). */
+  description: string
+  /** Resolves when the store can serve (Redis connected). @throws StoreConnectError */
+  ready(): Promise<void>
+  /** Resolves when every acknowledged change is durable (the file store's pending write). */
+  flush(): Promise<void>
+  /** Flushes and releases the store (the file lock, the Redis connections). Idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Opens the store the variables select (see the module comment).
+ * @throws ConfigError naming STORE_URL or STORE_PREFIX for a bad value, or both STORE_URL and STORE_FILE set
+ * @throws StoreLockedError / StoreFileError from the file store (another edge holds the file, unreadable file)
+ */
+export function openNodeStore(env: Record<string, string | undefined>, fileOptions: FileKvOptions = {}): NodeStore {
+  const url = env.STORE_URL
+  if (url !== undefined && url !== '') {
+    if (env.STORE_FILE !== undefined && env.STORE_FILE !== '') throw new ConfigError(`STORE_URL and STORE_FILE are both set (STORE_FILE=${showValue(env.STORE_FILE)}): set STORE_URL for a shared store or STORE_FILE for the embedded one, not both`, 'STORE_URL')
+    const expected = 'a redis:// or rediss:// URL with a host, such as redis://127.0.0.1:6379/0'
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch {
+      throw ConfigError.bad('STORE_URL', redactUrl(url), expected)
+    }
+    if ((parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || parsed.hostname === '') throw ConfigError.bad('STORE_URL', redactUrl(url), expected)
+    const prefix = env.STORE_PREFIX ?? DEFAULT_REDIS_PREFIX
+    if (prefix === '' || /\s/.test(prefix)) throw ConfigError.bad('STORE_PREFIX', prefix, 'a non-empty prefix without white space, such as mcp-edge:')
+    const kv = new RedisKv({ url, prefix })
+    return { kv, description: `redis ${redactUrl(url)} prefix ${prefix}`, ready: async () => {
+        await kv.connect()
+        // The registry subscribed when it was built: changes from other edges are seen from the first request on.
+        await kv.subscribed()
+      }, flush: () => kv.flush(), close: () => kv.close() }
+  }
+  const file = env.STORE_FILE || DEFAULT_STORE_FILE
+  if (file === 'memory') return { kv: new MemoryKv(), description: 'memory', ready: async () => {}, flush: async () => {}, close: async () => {} }
+  const kv = new FileKv(file, fileOptions)
+  return { kv, description: `file ${kv.file}`, ready: async () => {}, flush: () => kv.flush(), close: () => kv.close() }
+}

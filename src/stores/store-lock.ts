@@ -1,0 +1,144 @@
+/**
+ * @module stores/store-lock
+ * One process per store file (docs/stores.md, "The lock"): `<file>.lock` is created with O_EXCL
+ * and holds `{ pid, host, since }` of its owner. A lock whose owner is gone is stale and taken
+ * over at once.
+ *
+ * Why not proper-lockfile: it decides staleness from an mtime it refreshes on a timer, so after a
+ * `kill -9` (or an OOM kill) the restarted edge is refused until the stale period has passed (at
+ * least 5 s, 10 s by default, per its documented `stale` option; the six kill -9 restarts of
+ * test/stores/file-kv-process.test.ts take 2.9 s in all here, and would take 30 s or more), and an
+ * event loop blocked longer than that period marks the lock compromised while the edge still
+ * writes (issue 17 measured stalls of 12 s and more). The store is a local file, so the kernel's process table
+ * answers "is the owner alive" exactly (`kill(pid, 0)`), and a restart after a crash takes over at
+ * once. The cost: the lock is only for one machine (a lock held from another host name is refused,
+ * never guessed stale); a network file system shared by hosts needs the shared store (Redis).
+ */
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { hostname } from 'node:os'
+
+/** The store file is locked by a live process (or one this process cannot check). */
+export class StoreLockedError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'StoreLockedError'
+  }
+}
+
+/** A held lock; `release` removes the lock file (idempotent, never throws). */
+export interface StoreLock {
+  readonly path: string
+  release(): void
+}
+
+interface Owner {
+  pid: number
+  host: string
+  since: string
+}
+
+/** Lock files this process holds (a second store on the same file in one process is refused too). */
+const held = new Set<string>()
+
+/** A lock file younger than this with no readable owner is being written by its creator (ms). */
+const FRESH_EMPTY_MS = 2_000
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    // EPERM: the process exists but belongs to another user.
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function readOwner(path: string): { text: string; owner: Owner | null } | null {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw e
+  }
+  try {
+    const o = JSON.parse(text) as Partial<Owner>
+    if (Number.isInteger(o.pid) && typeof o.host === 'string') return { text, owner: { pid: o.pid!, host: o.host, since: String(o.since ?? '') } }
+  } catch {
+    // a lock file being written, or garbage: decided by its age below
+  }
+  return { text, owner: null }
+}
+
+/**
+ * Takes the lock of a store file: creates `<file>.lock` exclusively, taking over a stale one (its
+ * owner's pid is gone on this host, or is this very pid from an earlier life in a fresh pid
+ * namespace, e.g. a restarted container).
+ * @param file absolute path of the store file
+ * @param hint what to suggest in the error (e.g. the shared store)
+ * @throws StoreLockedError naming the file and the owner when a live process holds it
+ * @throws the file system's error when the lock file cannot be created (e.g. EACCES)
+ */
+export function lockStoreFile(file: string, hint: string): StoreLock {
+  const path = `${file}.lock`
+  const me: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString() }
+  const refuse = (why: string) => new StoreLockedError(`store file ${file} is in use by ${why}; one process per store file: give each edge its own STORE_FILE, or ${hint}`)
+  if (held.has(path)) throw refuse('this process already')
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const fd = openSync(path, 'wx', 0o644)
+      try {
+        writeSync(fd, JSON.stringify(me))
+      } finally {
+        closeSync(fd)
+      }
+      held.add(path)
+      const mine = JSON.stringify(me)
+      // A process that exits without closing its store (process.exit) leaves no lock behind.
+      const onExit = () => lock.release()
+      const lock: StoreLock = {
+        path,
+        release() {
+          if (!held.delete(path)) return
+          process.removeListener('exit', onExit)
+          try {
+            // Only our own lock: never remove one another process took over.
+            if (readFileSync(path, 'utf8') === mine) unlinkSync(path)
+          } catch {
+            // already gone
+          }
+        },
+      }
+      process.once('exit', onExit)
+      return lock
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+    }
+    const found = readOwner(path)
+    if (found === null) continue // released meanwhile
+    const { owner } = found
+    if (owner === null) {
+      let age = Infinity
+      try {
+        age = Date.now() - statSync(path).mtimeMs
+      } catch {
+        continue
+      }
+      if (age < FRESH_EMPTY_MS) throw refuse('another process that is starting (its lock file is being written)')
+    } else if (owner.host !== me.host) {
+      throw refuse(`pid ${owner.pid} on host ${owner.host} (since ${owner.since}; if that host no longer runs it, remove ${path})`)
+    } else if (owner.pid !== me.pid && alive(owner.pid)) {
+      throw refuse(`another edge, pid ${owner.pid} (since ${owner.since})`)
+    }
+    // Stale: remove it unless it changed since it was read (another process took it over meanwhile).
+    const again = readOwner(path)
+    if (again !== null && again.text === found.text) {
+      try {
+        unlinkSync(path)
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  throw refuse('another process (the lock changed hands repeatedly while starting)')
+}
