@@ -50,11 +50,13 @@ function shapeProblem(parsed: unknown): string | null {
   const o = parsed as Record<string, unknown>
   // Before the format field (the first FileKv): the entries are the object itself.
   const entries = o.format === undefined ? o : o.entries
-  if (o.format !== undefined && (o.format !== FILE_FORMAT || o.version !== 1)) return `format ${JSON.stringify(o.format)} version ${JSON.stringify(o.version)} is not ${FILE_FORMAT} version 1`
+  if (o.format !== undefined && (o.format !== FILE_FORMAT || o.version !== 1))
+    return `format ${JSON.stringify(o.format)} version ${JSON.stringify(o.version)} is not ${FILE_FORMAT} version 1`
   if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) return '"entries" is not an object'
   for (const [k, v] of Object.entries(entries)) {
     const e = v as Partial<KvEntry> | null
-    if (typeof e !== 'object' || e === null || typeof e.value !== 'string' || (e.expiresAt !== null && typeof e.expiresAt !== 'number')) return `entry ${JSON.stringify(k.slice(0, 80))} is not { value, expiresAt }`
+    if (typeof e !== 'object' || e === null || typeof e.value !== 'string' || (e.expiresAt !== null && typeof e.expiresAt !== 'number'))
+      return `entry ${JSON.stringify(k.slice(0, 80))} is not { value, expiresAt }`
   }
   return null
 }
@@ -116,7 +118,10 @@ export class FileKv extends MemoryKv {
         // gone meanwhile
       }
     }
-    if (removed.length > 0) warn(`store: removed ${removed.length} temporary file(s) of ${this.file} left by an interrupted write (${removed.slice(0, 3).join(', ')}${removed.length > 3 ? ', ...' : ''}); no acknowledged write was in them`)
+    if (removed.length > 0)
+      warn(
+        `store: removed ${removed.length} temporary file(s) of ${this.file} left by an interrupted write (${removed.slice(0, 3).join(', ')}${removed.length > 3 ? ', ...' : ''}); no acknowledged write was in them`
+      )
   }
 
   private load(warn: (line: string) => void): void {
@@ -140,16 +145,23 @@ export class FileKv extends MemoryKv {
       }
     }
     if (problem !== null) {
-      const stamp = `${this.file}.corrupt-${new Date(this.now()).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`
+      const stamp = `${this.file}.corrupt-${new Date(this.now())
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d+Z$/, 'Z')}`
       // Never over an earlier corrupt copy (two bad starts within one second).
       let aside = stamp
       for (let n = 1; existsSync(aside); n++) aside = `${stamp}-${n}`
       try {
         renameSync(this.file, aside)
       } catch (e) {
-        throw new StoreFileError(`store file ${this.file} is corrupt: ${problem}; it cannot be kept aside as ${aside} (${(e as NodeJS.ErrnoException).code ?? String(e)}); move it away by hand`)
+        throw new StoreFileError(
+          `store file ${this.file} is corrupt: ${problem}; it cannot be kept aside as ${aside} (${(e as NodeJS.ErrnoException).code ?? String(e)}); move it away by hand`
+        )
       }
-      warn(`store: ${this.file} is corrupt: ${problem}; kept aside as ${aside}; starting with an empty store: tool schemas are learned again from the origin, schemas pushed through the admin API must be pushed again`)
+      warn(
+        `store: ${this.file} is corrupt: ${problem}; kept aside as ${aside}; starting with an empty store: tool schemas are learned again from the origin, schemas pushed through the admin API must be pushed again`
+      )
       return
     }
     const o = parsed as Record<string, unknown>
@@ -204,7 +216,8 @@ export class FileKv extends MemoryKv {
   private async writeFile(): Promise<void> {
     const now = this.now()
     const entries: Record<string, KvEntry> = {}
-    for (const [k, e] of this.data) if (e.expiresAt === null || e.expiresAt > now) Object.defineProperty(entries, k, { value: e, enumerable: true, writable: true, configurable: true })
+    for (const [k, e] of this.data)
+      if (e.expiresAt === null || e.expiresAt > now) Object.defineProperty(entries, k, { value: e, enumerable: true, writable: true, configurable: true })
     await writeFileAtomic(this.file, JSON.stringify({ format: FILE_FORMAT, version: 1, entries }), { fsync: true, mode: 0o600 })
     const dir = await open(dirname(this.file), 'r')
     try {

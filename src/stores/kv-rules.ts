@@ -24,7 +24,8 @@ export function checkKey(key: unknown): asserts key is string {
   if (key === '') throw new TypeError('a KV key cannot be empty')
   if (key === '.' || key === '..') throw new TypeError(`"${key}" is not allowed as a KV key`)
   // A UTF-16 length of 171 or less cannot exceed 512 UTF-8 bytes (3 bytes per code unit at most).
-  if (key.length > MAX_KEY_BYTES / 3 && encoder.encode(key).length > MAX_KEY_BYTES) throw new RangeError(`a KV key is at most ${MAX_KEY_BYTES} UTF-8 bytes (this one has ${encoder.encode(key).length})`)
+  if (key.length > MAX_KEY_BYTES / 3 && encoder.encode(key).length > MAX_KEY_BYTES)
+    throw new RangeError(`a KV key is at most ${MAX_KEY_BYTES} UTF-8 bytes (this one has ${encoder.encode(key).length})`)
 }
 
 /**
@@ -35,7 +36,8 @@ export function checkKey(key: unknown): asserts key is string {
  */
 export function expiryOf(ttl: unknown, nowMs: number): number | null {
   if (ttl === undefined) return null
-  if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < MIN_TTL_S) throw new RangeError(`expirationTtl must be a number of seconds of at least ${MIN_TTL_S}, not ${String(ttl)}`)
+  if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < MIN_TTL_S)
+    throw new RangeError(`expirationTtl must be a number of seconds of at least ${MIN_TTL_S}, not ${String(ttl)}`)
   return nowMs + Math.floor(ttl) * 1000
 }
 

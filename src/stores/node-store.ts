@@ -36,7 +36,11 @@ export interface NodeStore {
 export function openNodeStore(env: Record<string, string | undefined>, fileOptions: FileKvOptions = {}): NodeStore {
   const url = env.STORE_URL
   if (url !== undefined && url !== '') {
-    if (env.STORE_FILE !== undefined && env.STORE_FILE !== '') throw new ConfigError(`STORE_URL and STORE_FILE are both set (STORE_FILE=${showValue(env.STORE_FILE)}): set STORE_URL for a shared store or STORE_FILE for the embedded one, not both`, 'STORE_URL')
+    if (env.STORE_FILE !== undefined && env.STORE_FILE !== '')
+      throw new ConfigError(
+        `STORE_URL and STORE_FILE are both set (STORE_FILE=${showValue(env.STORE_FILE)}): set STORE_URL for a shared store or STORE_FILE for the embedded one, not both`,
+        'STORE_URL'
+      )
     const expected = 'a redis:// or rediss:// URL with a host, such as redis://127.0.0.1:6379/0'
     let parsed: URL
     try {
@@ -48,11 +52,17 @@ export function openNodeStore(env: Record<string, string | undefined>, fileOptio
     const prefix = env.STORE_PREFIX ?? DEFAULT_REDIS_PREFIX
     if (prefix === '' || /\s/.test(prefix)) throw ConfigError.bad('STORE_PREFIX', prefix, 'a non-empty prefix without white space, such as mcp-edge:')
     const kv = new RedisKv({ url, prefix })
-    return { kv, description: `redis ${redactUrl(url)} prefix ${prefix}`, ready: async () => {
+    return {
+      kv,
+      description: `redis ${redactUrl(url)} prefix ${prefix}`,
+      ready: async () => {
         await kv.connect()
         // The registry subscribed when it was built: changes from other edges are seen from the first request on.
         await kv.subscribed()
-      }, flush: () => kv.flush(), close: () => kv.close() }
+      },
+      flush: () => kv.flush(),
+      close: () => kv.close(),
+    }
   }
   const file = env.STORE_FILE || DEFAULT_STORE_FILE
   if (file === 'memory') return { kv: new MemoryKv(), description: 'memory', ready: async () => {}, flush: async () => {}, close: async () => {} }

@@ -218,7 +218,10 @@ export class RedisKv implements KvStore {
         if (notice.from === this.instanceId || typeof notice.key !== 'string') return
         for (const l of this.listeners) l(notice.key)
       })
-      this.subscribing = sub.subscribe(this.channel).then(() => undefined, () => undefined)
+      this.subscribing = sub.subscribe(this.channel).then(
+        () => undefined,
+        () => undefined
+      )
     }
     return () => void this.listeners.delete(listener)
   }

@@ -16,7 +16,16 @@ const REPO = resolve(import.meta.dirname, '../..')
 export async function buildNodeEdge(name: string): Promise<string> {
   const outfile = resolve(REPO, 'dist/test', `${name}.js`)
   mkdirSync(resolve(outfile, '..'), { recursive: true })
-  await build({ entryPoints: [resolve(REPO, 'src/cli/main.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' })
+  await build({
+    entryPoints: [resolve(REPO, 'src/cli/main.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  })
   return outfile
 }
 
@@ -49,7 +58,7 @@ export async function killAll(): Promise<void> {
         await gone
       }
       children.delete(c)
-    }),
+    })
   )
 }
 

@@ -53,7 +53,11 @@ async function answersPing(port: number): Promise<boolean> {
 export async function startRedisServer(port?: number): Promise<RedisServer> {
   requireRedisServer()
   const p = port ?? (await freePort())
-  const child: ChildProcess = spawn('redis-server', ['--save', '', '--appendonly', 'no', '--port', String(p), '--bind', '127.0.0.1', '--protected-mode', 'no', '--daemonize', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--save', '', '--appendonly', 'no', '--port', String(p), '--bind', '127.0.0.1', '--protected-mode', 'no', '--daemonize', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] }
+  )
   let out = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()))

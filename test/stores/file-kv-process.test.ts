@@ -26,7 +26,8 @@ beforeAll(async () => {
   origin = await startScriptedOrigin()
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'initialize')
+      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
     // A lost push would show: the tool would be unknown (-32602 naming no argument) after a restart.
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
     if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
@@ -53,12 +54,20 @@ function edgeEnv(file: string): Record<string, string> {
 }
 
 async function push(edge: EdgeProcess, names: string[]): Promise<Response> {
-  return fetch(`${edge.base}/admin/tools/default`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ tools: names.map((name) => ({ name, inputSchema: STRICT })) }) })
+  return fetch(`${edge.base}/admin/tools/default`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ tools: names.map((name) => ({ name, inputSchema: STRICT })) }),
+  })
 }
 
 async function callTool(edge: EdgeProcess, name: string, units: string): Promise<{ forwarded: boolean; body: { error?: { code: number; message: string } } }> {
   origin.reset()
-  const res = await fetch(edge.url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { units } } }) })
+  const res = await fetch(edge.url, {
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { units } } }),
+  })
   const body = (await res.json()) as { error?: { code: number; message: string } }
   return { forwarded: origin.forwarded().some((r) => (r.json as { method?: string }).method === 'tools/call'), body }
 }
@@ -102,7 +111,11 @@ describe('file store under kill -9', () => {
       await Promise.allSettled(answers)
       const { signal } = await edge.exited
       expect(signal, edge.output()).toBe('SIGKILL')
-      if (strayFiles(dir).length > 0) expect(strayFiles(dir).every((n) => /^kv\.json\.\d+$/.test(n)), strayFiles(dir).join()).toBe(true)
+      if (strayFiles(dir).length > 0)
+        expect(
+          strayFiles(dir).every((n) => /^kv\.json\.\d+$/.test(n)),
+          strayFiles(dir).join()
+        ).toBe(true)
     }
     expect(acknowledged.length).toBeGreaterThanOrEqual(6)
     const edge = await spawnEdge(bundle, edgeEnv(file))
@@ -129,7 +142,10 @@ describe('file store at start', () => {
     const truncated = whole.slice(0, 40)
     writeFileSync(file, truncated)
     const edge = await spawnEdge(bundle, edgeEnv(file))
-    const lines = edge.output().split('\n').filter((l) => l.includes('corrupt'))
+    const lines = edge
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('corrupt'))
     expect(lines.length, edge.output()).toBe(1)
     expect(lines[0]).toContain(file)
     expect(lines[0]).toMatch(/truncated or not JSON/)

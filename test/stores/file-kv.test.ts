@@ -152,7 +152,9 @@ describe('FileKv corrupt file at start', () => {
       writeFileSync(file, content)
       await new FileKv(file, { now: () => now, warn: () => undefined }).close()
     }
-    const aside = readdirSync(dir).filter((n) => n.startsWith('kv.json.corrupt-')).sort()
+    const aside = readdirSync(dir)
+      .filter((n) => n.startsWith('kv.json.corrupt-'))
+      .sort()
     expect(aside.length).toBe(2)
     expect(aside.map((n) => readFileSync(join(dir, n), 'utf8')).sort()).toEqual(['{"first', '{"second'])
   })
@@ -170,7 +172,9 @@ describe('FileKv lock', () => {
     const { file } = fresh()
     const kv = new FileKv(file, { warn: () => undefined })
     expect(() => new FileKv(file, { warn: () => undefined })).toThrow(StoreLockedError)
-    expect(() => new FileKv(file, { warn: () => undefined })).toThrow(`store file ${file} is in use by this process already; one process per store file: give each edge its own STORE_FILE, or share one store between edges with STORE_URL=redis://... (docs/stores.md)`)
+    expect(() => new FileKv(file, { warn: () => undefined })).toThrow(
+      `store file ${file} is in use by this process already; one process per store file: give each edge its own STORE_FILE, or share one store between edges with STORE_URL=redis://... (docs/stores.md)`
+    )
     await kv.close()
     const again = new FileKv(file, { warn: () => undefined })
     await again.close()

@@ -69,7 +69,7 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
         expect(await kv.get('k')).toBeNull()
         await kv.delete('k') // deleting a missing key is no error
         expect(await kv.get('k')).toBeNull()
-      }),
+      })
     )
 
     it(
@@ -80,7 +80,7 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
           const got = await kv.get(`v:${label}`)
           expect(got === value, `${label}: ${got === null ? 'null' : `${got.length} of ${value.length} chars`}`).toBe(true)
         }
-      }),
+      })
     )
 
     it(
@@ -96,7 +96,7 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
           await expect((async () => kv.put(bad, 'x'))(), JSON.stringify(bad.slice(0, 10))).rejects.toThrow()
         }
         await expect((async () => kv.get(''))()).rejects.toThrow()
-      }),
+      })
     )
 
     it(
@@ -124,7 +124,7 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
         await kv.delete('p:a')
         expect((await kv.list({ prefix: 'p:a' })).keys.map((k) => k.name)).toEqual(['p:a:1'])
         await expect((async () => kv.list({ limit: 1001 }))()).rejects.toThrow()
-      }),
+      })
     )
 
     it(
@@ -138,7 +138,7 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
         const { names, pages } = await allKeys(kv, 'bulk:', 1000)
         expect(names).toEqual(want)
         expect(pages.map((p) => p.keys.length)).toEqual([1000, 50])
-      }),
+      })
     )
 
     it(
@@ -169,7 +169,7 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
           expect(await kv.get('t:none')).toBe('forever')
           expect((await kv.list({ prefix: 't:' })).keys.map((k) => k.name)).toEqual(['t:long', 't:none'])
         }
-      }),
+      })
     )
 
     it(
@@ -191,8 +191,8 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
           for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(Error)
           expect(Date.now() - t0).toBeLessThan(5_000)
         },
-        { breakable: true },
-      ),
+        { breakable: true }
+      )
     )
   })
 }

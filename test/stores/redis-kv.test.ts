@@ -105,7 +105,7 @@ describe('RedisKv', () => {
       for (let i = 0; i < 50 && !wrote; i++) {
         wrote = await writer.put('after', '1').then(
           () => true,
-          async () => (await new Promise((r) => setTimeout(r, 100)), false),
+          async () => (await new Promise((r) => setTimeout(r, 100)), false)
         )
       }
       expect(wrote).toBe(true)

@@ -28,7 +28,8 @@ beforeAll(async () => {
   origin = await startScriptedOrigin()
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'initialize')
+      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
     // The origin lists nothing: every schema the edges know came through the admin API and Redis.
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
     if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
@@ -44,14 +45,22 @@ afterAll(async () => {
 })
 
 async function push(edge: EdgeProcess, name: string, inputSchema: unknown): Promise<number> {
-  const res = await fetch(`${edge.base}/admin/tools/default`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ tools: [{ name, inputSchema }] }) })
+  const res = await fetch(`${edge.base}/admin/tools/default`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ tools: [{ name, inputSchema }] }),
+  })
   return res.status
 }
 
 /** Calls a tool with `units`; `forwarded`: the origin saw the call. */
 async function call(edge: EdgeProcess, name: string, units: string): Promise<{ forwarded: boolean; body: { error?: { code: number; message: string }; result?: unknown } }> {
   origin.reset()
-  const res = await fetch(edge.url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { units } } }) })
+  const res = await fetch(edge.url, {
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { units } } }),
+  })
   const body = (await res.json()) as { error?: { code: number; message: string }; result?: unknown }
   return { forwarded: origin.forwarded().some((r) => (r.json as { method?: string }).method === 'tools/call'), body }
 }
@@ -81,12 +90,20 @@ describe('two edges on one redis-server', () => {
     expect((await call(b, 'shared_tool', 'k')).forwarded).toBe(false)
     expect(await push(a, 'shared_tool', LOOSER)).toBe(200)
     // Without the change notice B would refuse for SCHEMA_TTL_S (300 s).
-    const after = await within(2_000, () => call(b, 'shared_tool', 'k'), (r) => r.forwarded)
+    const after = await within(
+      2_000,
+      () => call(b, 'shared_tool', 'k'),
+      (r) => r.forwarded
+    )
     expect(after.forwarded, JSON.stringify(after.body)).toBe(true)
     // And back the other way: a push on B reaches A.
     expect((await call(a, 'shared_tool', 'k')).forwarded).toBe(true)
     expect(await push(b, 'shared_tool', STRICT)).toBe(200)
-    const onA = await within(2_000, () => call(a, 'shared_tool', 'k'), (r) => !r.forwarded)
+    const onA = await within(
+      2_000,
+      () => call(a, 'shared_tool', 'k'),
+      (r) => !r.forwarded
+    )
     expect(onA.forwarded).toBe(false)
   })
 
@@ -96,7 +113,11 @@ describe('two edges on one redis-server', () => {
     expect(unknown.body.error?.code).toBe(-32602)
     expect(unknown.body.error?.message).toMatch(/unknown|not found|no tool/i)
     expect(await push(a, 'late_tool', STRICT)).toBe(200)
-    const known = await within(2_000, () => call(b, 'late_tool', 'c'), (r) => r.forwarded)
+    const known = await within(
+      2_000,
+      () => call(b, 'late_tool', 'c'),
+      (r) => r.forwarded
+    )
     expect(known.forwarded, JSON.stringify(known.body)).toBe(true)
     const bad = await call(b, 'late_tool', 'k')
     expect(bad.forwarded).toBe(false)
@@ -114,7 +135,11 @@ describe('two edges on one redis-server', () => {
     expect((await call(b, 'late_tool', 'k')).forwarded).toBe(false)
     expect((await fetch(`${b.base}/healthz`)).status).toBe(200)
     // A push is acknowledged only once stored: with Redis down the admin API answers 503.
-    const res = await fetch(`${a.base}/admin/tools/default`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ tools: [{ name: 'while_down', inputSchema: STRICT }] }) })
+    const res = await fetch(`${a.base}/admin/tools/default`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tools: [{ name: 'while_down', inputSchema: STRICT }] }),
+    })
     expect(res.status).toBe(503)
     expect(await res.json()).toEqual({ error: 'the tool schema store could not be written: the push is not (or not wholly) stored, send it again' })
     expect(b.child.exitCode).toBeNull()
