@@ -75,7 +75,7 @@ export interface McpEdgeOptions {
    * JSON line on stdout (Node build: batched; Workers build: `console.log`).
    */
   logger?: Logger | false
-  /** The grade counters (served at `/metrics` by the standalone app). Default: a new set per edge. */
+  /** The metrics port (served at `/metrics` by the standalone app). Default: a new set per edge (Node: prom-client; elsewhere TextMetrics). */
   metrics?: EdgeDeps['metrics']
   /**
    * The environment strings of docs/configuration.md (`ORIGIN_URL`, `MAX_BODY_BYTES`, ...), e.g.

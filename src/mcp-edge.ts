@@ -22,9 +22,11 @@ import type { ClientSignal } from './core/client-signal'
 import { toWebResponse } from './core/edge-response'
 import { noOriginHere, servePost, targetFor } from './core/front-door'
 import { edgeFault, refusalResponse, type EdgeDeps } from './core/grading/exchange'
-import { GradeCounters } from './core/grading/grade-counters'
+import { TextMetrics } from './observe/text-metrics'
 import { handlePassThrough } from './core/forwarding/pass-through'
-import type { Logger, OriginClient, ValidatorEngine } from './core/ports'
+import type { EdgeMetrics, EdgeTracer, Logger, OriginClient, ValidatorEngine } from './core/ports'
+import type { RegistryStats } from './observe/metric-names'
+import { observeAnswer } from './core/observe/answer-bytes'
 import { localResponse } from './core/local-answer'
 import { checkHostAndOrigin } from './core/request/transport-checks'
 import { createToolRegistry } from './core/validation/tool-registry'
@@ -43,6 +45,14 @@ export interface EdgeRuntime {
   clientSignal?(c: Context): ClientSignal | undefined
   /** True where Hono contexts carry a Workers `ExecutionContext`: deferred work then goes to `waitUntil`. */
   executionContext?: boolean
+  /**
+   * The metrics when `options.metrics` is unset (Node: prom-client, src/observe/prom-metrics.ts);
+   * default: the dependency-free text (src/observe/text-metrics.ts). `registry` gives the tool
+   * registry's figures at scrape time.
+   */
+  metrics?(registry: RegistryStats): EdgeMetrics
+  /** The tracer (Node: OpenTelemetry, src/observe/otel-tracer.ts); unset: no spans. */
+  tracer?(): EdgeTracer
 }
 
 /** The extras of the sub-app `mcpEdge()` returns. */
@@ -79,13 +89,17 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
   const config = resolveConfig(options)
   const client = options.originClient ? null : runtime.originClient()
   const logger = options.logger === false ? () => undefined : (options.logger ?? runtime.logger())
+  // Registry events (refresh, unusable schema) are log lines of their own (docs/observability.md).
+  const registry = createToolRegistry(config, options.store ?? new MemoryKv(), options.engine ?? runtime.engine(), (r) => logger(r))
+  const tracer = runtime.tracer?.()
   return {
     config,
-    registry: createToolRegistry(config, options.store ?? new MemoryKv(), options.engine ?? runtime.engine()),
+    registry,
     origin: options.originClient ?? client!,
     log: logger,
     defer,
-    metrics: options.metrics ?? new GradeCounters(),
+    metrics: options.metrics ?? runtime.metrics?.(() => registry.stats) ?? new TextMetrics(() => registry.stats),
+    ...(tracer ? { tracer } : {}),
     close: async () => {
       await client?.close?.()
     },
@@ -167,7 +181,7 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
       if (!t) return toWebResponse(noOriginHere())
       const refusal = checkHostAndOrigin(c.req.raw.headers, d.config)
       if (refusal) return toWebResponse(refusalResponse(refusal))
-      return toWebResponse(await handlePassThrough(method, c.req.raw.headers, t, d))
+      return toWebResponse(observeAnswer(d.metrics, t.id, 0, await handlePassThrough(method, c.req.raw.headers, t, d)))
     } catch (e) {
       return fault(e)
     }

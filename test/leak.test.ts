@@ -6,7 +6,9 @@
  * name, matching two `oneOf` branches, `arguments` sent as a JSON string, arguments of an unknown
  * tool, a body that is not JSON, and a 2025-03-26 batch. Each is sent in the -32602 era
  * (2025-06-18) and the isError era (2025-11-25). No byte of any response (body or header) or of
- * any log line may contain a canary, and the origin must receive none of these calls.
+ * any log line may contain a canary, and the origin must receive none of these calls. The newer
+ * log lines (registry events, readiness, request ids, a pull for a caller whose Authorization is a
+ * canary, a schema whose remote $ref names one) hold no canary and no scope digest either.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
@@ -101,11 +103,35 @@ describe.each(RUNTIMES)('no canary leaves the edge on $name', ({ start }) => {
     ])
   })
 
+  it('the newer lines hold no canary either: registry events, readiness, request ids, an Authorization canary', async () => {
+    // A tool-list pull made for a caller whose Authorization is a canary (it carries that header
+    // to the origin): the registry.refresh line names the scope it stored into, never the header or its digest.
+    const auth = { authorization: `Bearer ${C(900)}` }
+    const unknown = await fetch(edge.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...auth }, body: JSON.stringify(call(900, 'no_such_tool_either', { secret: C(901) })) })
+    expect(leaks(await unknown.text())).toEqual([])
+    // A schema the edge cannot use, whose remote $ref names a canary: the registry.schema_unusable line gives a reason, not the schema.
+    await edge.kvPut('tools:default:public:canary_ref', JSON.stringify({ name: 'canary_ref', inputSchema: { $ref: `https://${C(902)}.example/s.json` }, dialect: '2020-12', hash: '0' }))
+    const unusable = await fetch(edge.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(call(903, 'canary_ref', { pin: 'abc' })) })
+    expect(leaks(await unusable.text())).toEqual([])
+    expect((await fetch(new URL('/readyz', edge.url))).status).toBe(200)
+    const logs = await edge.logs()
+    // The canary caller's own pull (its scope is new to the rate limit): a second registry.refresh line.
+    expect(logs.filter((l) => l.msg === 'registry.refresh').length).toBeGreaterThanOrEqual(2)
+    expect(logs.some((l) => l.msg === 'registry.schema_unusable' && l.tool === 'canary_ref')).toBe(true)
+    expect(logs.some((l) => l.msg === 'edge.readiness')).toBe(true)
+    for (const line of logs) {
+      expect(leaks(JSON.stringify(line)), JSON.stringify(line)).toEqual([])
+      expect(JSON.stringify(line)).not.toMatch(/u-[0-9a-f]{64}/)
+      expect(typeof line.level).toBe('string')
+    }
+  })
+
   it('wrote no canary into any log line, and the origin received none of the calls', async () => {
     const logs = await edge.logs()
     expect(logs.filter((l) => l.msg === 'mcp.post').length).toBeGreaterThanOrEqual(CASES.length * 2 + 1)
     for (const line of logs) expect(leaks(JSON.stringify(line)), JSON.stringify(line)).toEqual([])
-    expect(toolCalls(origin)).toEqual([])
+    // The one forwarded call is canary_ref's (its schema cannot be used, so it went unvalidated), with canary-free arguments.
+    expect(toolCalls(origin).map((c) => c.name)).toEqual(['canary_ref'])
     expect(leaks(origin.received.map((r) => r.body).join('\n'))).toEqual([])
   })
 })

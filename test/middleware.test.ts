@@ -11,7 +11,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mcpEdge } from '../src/adapters/node/node-edge'
 import { ConfigError } from '../src/core/config'
-import { GradeCounters } from '../src/core/grading/grade-counters'
+import { TextMetrics } from '../src/observe/text-metrics'
 import { DEMO_TOOLS } from '../demo/origin'
 import { hostMiddlewareSeen, startMiddlewareEdge, startNodeEdge, startWorkerEdge, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
@@ -152,7 +152,7 @@ describe('mounted at a path of the host app', () => {
   })
 
   it('typed options win over env strings; logger and metrics are the ones given', async () => {
-    const metrics = new GradeCounters()
+    const metrics = new TextMetrics()
     const lines: unknown[] = []
     const edge = mcpEdge({
       env: { ORIGIN_URL: 'http://127.0.0.1:9/mcp', INVALID_ARGS: 'rpc-error' },
@@ -165,7 +165,9 @@ describe('mounted at a path of the host app', () => {
     const app = new Hono().route('/mcp', edge)
     const r = await app.request('/mcp', { method: 'POST', headers: v('2025-06-18'), body: call(1, 'get_forecast', { city: 'Paris', days: 99 }) })
     expect(await r.json()).toMatchObject({ id: 1, result: { isError: true } })
-    expect(lines).toHaveLength(1)
+    // One mcp.post line; the tool-list pull before it has its own registry.refresh line (docs/observability.md).
+    expect(lines.filter((l) => (l as { msg?: string }).msg === 'mcp.post')).toHaveLength(1)
+    expect(lines.some((l) => (l as { msg?: string }).msg === 'registry.refresh')).toBe(true)
     expect(metrics.get('default', 'get_forecast', 'rejected')).toBe(1)
     await edge.close()
   })

@@ -181,7 +181,7 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('SSE replies on $name', ({ name, start })
     // The table was written when id 2 was graded; the later repeated answer gets its own line.
     expect(log.dropped).toBeUndefined()
     const late = (await edge.logs()).filter((r) => r.msg === 'mcp.post.dropped')
-    expect(late.at(-1)).toEqual({ msg: 'mcp.post.dropped', origin: 'default', id: '2', reason: 'repeated' })
+    expect(late.at(-1)).toEqual({ level: 'warn', msg: 'mcp.post.dropped', rid: log.rid, origin: 'default', id: '2', reason: 'repeated' })
   })
 
   it('grades a batch answered in one SSE event per id, local answers first', async () => {

@@ -33,6 +33,8 @@ export interface Config {
   hiddenFailures: boolean
   supportedVersions: ProtocolVersion[]
   adminToken: string | null
+  /** Bearer token `GET /metrics` requires (`METRICS_TOKEN`); null: the metrics are open (behind the Host check). */
+  metricsToken: string | null
   /** Upper bound of compiled validators kept in memory (LRU). */
   validatorCacheSize: number
   /** Minimum milliseconds between two tool-list refreshes of one origin for an unknown tool (D7). */
@@ -178,6 +180,7 @@ export function loadConfig(
     hiddenFailures: oneOf(env, 'HIDDEN_FAILURES', ['on', 'off'] as const, 'on') === 'on',
     supportedVersions: versions as ProtocolVersion[],
     adminToken: env.ADMIN_TOKEN || null,
+    metricsToken: env.METRICS_TOKEN || null,
     validatorCacheSize: int(env, 'VALIDATOR_CACHE_SIZE', 1000, 1),
     refreshMinIntervalMs: int(env, 'REFRESH_MIN_INTERVAL_MS', 5_000, 0),
     refreshBudgetPerMin: int(env, 'REFRESH_BUDGET_PER_MIN', 30, 1),

@@ -20,6 +20,7 @@ import type { EdgeResponse, RequestHeaders } from './edge-response'
 import { edgeFault, type EdgeDeps, type OriginTarget } from './grading/exchange'
 import { localResponse } from './local-answer'
 import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline'
+import { observeAnswer } from './observe/answer-bytes'
 
 /**
  * The path rule for an origin name (the segment after the mount point): URL-unreserved
@@ -99,7 +100,8 @@ export async function servePost(deps: EdgeDeps, post: McpPost): Promise<EdgeResp
     if (refusal) return refusal
     const body = await post.readBody(declared === undefined ? deps.config.maxBodyBytes : undefined)
     if (body === null) return payloadTooLarge(target, deps)
-    return await handlePost(body, post.headers, target, deps, post.clientSignal?.())
+    // Bytes in and out, and an SSE answer as an open stream, for the metrics port.
+    return observeAnswer(deps.metrics, target.id, body.length, await handlePost(body, post.headers, target, deps, post.clientSignal?.()))
   } catch (e) {
     return edgeFault(e, () => deps)
   }

@@ -44,7 +44,7 @@ export function originTarget(config: Config, name: string | undefined): OriginTa
  */
 export function admitPost(headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps, declaredBytes?: number): EdgeResponse | null {
   const refusal = checkPost(headers, deps.config, headerMemos(deps))
-  if (refusal) return new Exchange(deps, target, DEFAULT_VERSION).answer(refusal)
+  if (refusal) return new Exchange(deps, target, DEFAULT_VERSION).identify(headers).answer(refusal)
   if (declaredBytes !== undefined && declaredBytes > deps.config.maxBodyBytes) return payloadTooLarge(target, deps)
   return null
 }
@@ -66,14 +66,14 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
   const { config } = deps
   // Stage 2: parse.
   const parsed = parseBody(body, config.maxJsonDepth)
-  if (parsed.kind === 'body') return new Exchange(deps, target, DEFAULT_VERSION).answer(parsed)
+  if (parsed.kind === 'body') return new Exchange(deps, target, DEFAULT_VERSION).identify(headers).answer(parsed)
   const eraCtx: EraContext = { headers, supported: config.supportedVersions, origin: originEras(deps).view(target.id) }
 
   // Stage 4: the batch rule (arrays only in 2025-03-26 or with no version header), then each element.
   if (parsed.kind === 'batch') {
     const d = decideBatchEra(parsed.items.map((it) => it.value), eraCtx)
-    if (d.kind === 'protocol') return new Exchange(deps, target, DEFAULT_VERSION).answer(d)
-    const ex = new Exchange(deps, target, d.era)
+    if (d.kind === 'protocol') return new Exchange(deps, target, DEFAULT_VERSION).identify(headers).answer(d)
+    const ex = new Exchange(deps, target, d.era).identify(headers)
     ex.signal = signal
     if (parsed.items.length > config.maxBatch) {
       return ex.answer({ kind: 'body', code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${config.maxBatch} messages` })
@@ -85,15 +85,15 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
   const c = classify(parsed.item, parsed.text)
   if (c.kind === 'invalid') {
     const h = headerVersion(headers)
-    return handleSingle(c, headers, new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION))
+    return handleSingle(c, headers, new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION).identify(headers))
   }
   // Era per request (docs/design.md §3; docs/protocol-rules.md §3).
   const d = decideEra(c, parsed.item.value, eraCtx)
   if (d.kind === 'protocol') {
     const h = headerVersion(headers)
-    return new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION).answer(d, c.kind === 'request' ? c.method : '')
+    return new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION).identify(headers).answer(d, c.kind === 'request' ? c.method : '')
   }
-  const ex = new Exchange(deps, target, d.kind === 'legacy' ? d.era : MODERN_VERSION)
+  const ex = new Exchange(deps, target, d.kind === 'legacy' ? d.era : MODERN_VERSION).identify(headers)
   ex.signal = signal
   if (d.kind === 'legacy') return handleSingle(c, headers, ex)
   if (c.kind === 'request') {
@@ -155,8 +155,36 @@ function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHea
     return typeof s === 'string' ? forward : s.then(() => forward)
   }
   if (typeof s !== 'string' || isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
-  const verdict = validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, s))
+  const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, s)))
   return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
+}
+
+/**
+ * Runs stage 5's validation of one tools/call inside an `mcp.validate` span (a child of the
+ * POST's span) when a tracer is configured; attributes: `gen_ai.tool.name`, the verdict
+ * (`mcp_edge.verdict`: valid, rejected, unvalidated) and the JSON-RPC error code of a rejection.
+ */
+function traced(ex: Exchange, c: Extract<Classified, { kind: 'request' }>, run: () => CallVerdict | Promise<CallVerdict>): CallVerdict | Promise<CallVerdict> {
+  const span = ex.span && ex.deps.tracer ? ex.deps.tracer.start('mcp.validate', ex.span, 'internal') : undefined
+  if (!span) return run()
+  const done = (v: CallVerdict): CallVerdict => {
+    if (span.recording) {
+      const a: Record<string, string | number | boolean> = { 'mcp.method.name': c.method, 'mcp_edge.verdict': v.kind === 'call' ? 'rejected' : v.unvalidated ? 'unvalidated' : 'valid' }
+      if (typeof c.params?.name === 'string') a['gen_ai.tool.name'] = c.params.name.slice(0, 64)
+      if (v.kind === 'call' && v.code !== undefined) a['rpc.jsonrpc.error_code'] = v.code
+      span.setAttributes(a)
+    }
+    span.end()
+    return v
+  }
+  let v: CallVerdict | Promise<CallVerdict>
+  try {
+    v = run()
+  } catch (e) {
+    span.end()
+    throw e
+  }
+  return v instanceof Promise ? v.then(done, (e: unknown) => (span.end(), Promise.reject(e))) : done(v)
 }
 
 /** {@link decide} for a tools/call that awaits its scope, or a 2026-07-28 call (Mcp-Param-* first). */
@@ -171,7 +199,7 @@ async function decideCallAsync(c: Extract<Classified, { kind: 'request' }>, head
       if (r) return r
     }
   }
-  return fromVerdict(c, await validateToolsCall(c.id, c.params, ctx))
+  return fromVerdict(c, await traced(ex, c, () => validateToolsCall(c.id, c.params, ctx)))
 }
 
 function fromVerdict(c: Extract<Classified, { kind: 'request' }>, verdict: CallVerdict): Decision {

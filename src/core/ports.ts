@@ -156,3 +156,67 @@ export type Logger = (record: LogRecord) => void
 
 /** Runs background work past the response (Workers `ctx.waitUntil`; Node: fire and forget). */
 export type Defer = (work: Promise<unknown>) => void
+
+/**
+ * What one POST cost, for the metrics port ({@link EdgeMetrics.observePost}). Seconds are
+ * high-resolution (`performance.now()`; on Workers it advances only across I/O).
+ */
+export interface PostFigures {
+  /** The origin id (`default` or a name of `ORIGINS`). */
+  origin: string
+  /**
+   * Time the edge itself spent: from the start of the POST to its answer (a JSON body, or the
+   * headers of a relayed SSE stream), minus {@link originSeconds}.
+   */
+  edgeSeconds: number
+  /** Time from sending to the origin until its response headers; absent when nothing was forwarded. */
+  originSeconds?: number
+  /** True when the POST was forwarded to the origin; false when the edge answered it alone. */
+  forwarded: boolean
+}
+
+/**
+ * The metrics port: the core records, the runtime stores and renders (Node: prom-client with
+ * process and event-loop metrics; Workers: dependency-free Prometheus text, per isolate).
+ * docs/observability.md lists the series. Every method must be cheap (called on the hot path)
+ * and must not throw.
+ */
+export interface EdgeMetrics {
+  /**
+   * One graded JSON-RPC id.
+   * @param method the JSON-RPC method (`''` when there was none); implementations bound it to the MCP method names
+   * @param tool the tool name of a tools/call (bounded by the registry's names; `_unknown` for unknown tools)
+   */
+  countGrade(origin: string, method: string, tool: string | undefined, grade: string): void
+  /** One POST answered (after every id of it was graded or the answer was sent). */
+  observePost(figures: PostFigures): void
+  /** Bytes of a POST body received (`in`) or of an answer sent (`out`), for one origin. */
+  countBytes(origin: string, direction: 'in' | 'out', bytes: number): void
+  /** An SSE stream to a client opened (+1) or ended (-1). */
+  streamOpen(origin: string, delta: 1 | -1): void
+  /** The Prometheus text exposition (format 0.0.4). */
+  render(): Promise<string>
+  /** The Content-Type of {@link render}'s text. */
+  readonly contentType: string
+}
+
+/**
+ * One trace span of the edge (an OpenTelemetry span behind the port; src/observe/otel-tracer.ts).
+ * A span that records nothing (no tracer registered) has `recording: false`, and callers skip
+ * building attributes for it.
+ */
+export interface TraceSpan {
+  readonly recording: boolean
+  /** Sets attributes (MCP semantic conventions: `mcp.method.name`, `gen_ai.tool.name`, `rpc.jsonrpc.error_code`, ...). */
+  setAttributes(attributes: Record<string, string | number | boolean>): void
+  /** Marks the span failed, with a short fixed description (never caller data). */
+  fail(description: string): void
+  end(): void
+  /** The W3C `traceparent` naming this span, to send to the origin; undefined when not recording. */
+  traceparent(): string | undefined
+}
+
+/** Starts spans: a POST's root span under the client's `traceparent`, or a child of a span. */
+export interface EdgeTracer {
+  start(name: string, parent: TraceSpan | { traceparent: string | null }, kind?: 'server' | 'client' | 'internal'): TraceSpan
+}

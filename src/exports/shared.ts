@@ -10,7 +10,9 @@ export type { EdgeLimits, EdgePolicies, McpEdgeOptions } from '../edge-options'
 export { servePost, type McpPost } from '../core/front-door'
 export { ConfigError, loadConfig, type Config } from '../core/config'
 export type { EdgeDeps, OriginTarget } from '../core/grading/exchange'
-export { GradeCounters } from '../core/grading/grade-counters'
+// The metrics port's dependency-free implementation; `GradeCounters` is its former name, kept for embedders.
+export { TextMetrics, TextMetrics as GradeCounters } from '../observe/text-metrics'
+export type { EdgeMetrics, EdgeTracer, PostFigures, TraceSpan } from '../core/ports'
 export type { Grade, GradeRow } from '../core/grading/grade-reply'
 export {
   OriginReplyTooLargeError,

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/core/config'
 import { declaredBodyBytes, isOriginName, originNameOf, servePost, targetFor, type McpPost } from '../../src/core/front-door'
 import type { EdgeDeps } from '../../src/core/grading/exchange'
-import { GradeCounters } from '../../src/core/grading/grade-counters'
+import { TextMetrics } from '../../src/observe/text-metrics'
 import type { LogRecord } from '../../src/core/ports'
 import { createToolRegistry } from '../../src/core/validation/tool-registry'
 import { MemoryKv } from '../../src/stores/memory-kv'
@@ -75,7 +75,7 @@ describe('servePost', () => {
     origin: () => Promise.reject(new Error('no origin in this test')),
     log: (r) => logs.push(r),
     defer: () => undefined,
-    metrics: new GradeCounters(),
+    metrics: new TextMetrics(),
   }
   const POST = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
 

@@ -5,6 +5,8 @@
  * called often; validators/tiered.ts), the undici origin client, a batched JSON-line logger on
  * stdout, and a client-gone signal built on the response's socket.
  */
+import { PromMetrics } from '../../observe/prom-metrics'
+import { createOtelTracer } from '../../observe/otel-tracer'
 import type { ServerResponse } from 'node:http'
 import type { Context } from 'hono'
 import type { ClientSignal } from '../../core/client-signal'
@@ -92,6 +94,9 @@ export const nodeRuntime: EdgeRuntime = {
   originClient: () => createUndiciOriginClient(),
   logger: stdoutLogger,
   clientSignal: socketCloseSignal,
+  // prom-client with process and event-loop metrics; OpenTelemetry spans, no-op until a provider is registered.
+  metrics: (registry) => new PromMetrics(registry),
+  tracer: () => createOtelTracer(),
 }
 
 /**

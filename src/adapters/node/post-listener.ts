@@ -27,6 +27,13 @@ import type { EdgeDeps } from '../../core/grading/exchange'
 import { originNameOf, servePost } from '../../core/front-door'
 import type { EdgeResponse, RequestHeaders } from '../../core/edge-response'
 import type { McpEdge } from '../../mcp-edge'
+import { corsResponseHeaders } from '../../core/request/cors-rule'
+
+/** `r` with `extra` headers added (the response owns its header record, EdgeResponse). */
+function withHeaders(r: EdgeResponse, extra: Record<string, string>): EdgeResponse {
+  for (const k in extra) r.headers[k] = extra[k]!
+  return r
+}
 
 /**
  * `IncomingMessage.headers` seen as {@link RequestHeaders}. Only used when no header name repeats
@@ -272,13 +279,16 @@ export function createNodeListener(app: Hono, edge: McpEdge, base: string): Requ
       deps ??= edge.deps
       return
     }
+    const headers = new NodeRequestHeaders(req.headers)
+    // Browser clients: the CORS headers of the Hono routes (src/core/request/cors-rule.ts), added to every answer.
+    const cors = req.headers.origin === undefined ? null : corsResponseHeaders(headers.get('origin'), deps!.config)
     servePost(deps!, {
       originName: name,
-      headers: new NodeRequestHeaders(req.headers),
+      headers,
       readBody: (maxBytes) => readNodeBody(req, maxBytes),
       clientSignal: () => responseCloseSignal(res),
     })
-      .then((r) => answers.add(r, res))
+      .then((r) => answers.add(cors ? withHeaders(r, cors) : r, res))
       .catch(() => res.destroy())
   }
 }

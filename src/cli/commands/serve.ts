@@ -52,6 +52,7 @@ export const SERVE_VARIABLES: readonly { name: string; arg: string; help: string
   { name: 'HEADERS_TIMEOUT_MS', arg: 'ms', help: 'a client must send its request headers within this (408 after it; default 10000)' },
   { name: 'REQUEST_TIMEOUT_MS', arg: 'ms', help: 'a client must send its whole request within this (408 after it; default 30000)' },
   { name: 'KEEP_ALIVE_TIMEOUT_MS', arg: 'ms', help: 'an idle kept-alive client connection is closed after this (default 5000)' },
+  { name: 'METRICS_TOKEN', arg: 'token', help: 'bearer token GET /metrics requires (default: open; prefer the variable)' },
   { name: 'SHUTDOWN_GRACE_MS', arg: 'ms', help: 'how long a stop waits for requests in flight (default 10000)' },
   { name: 'DEMO_PORT', arg: 'port', help: "the demo origin's port with --demo (default 3000)" },
 ]

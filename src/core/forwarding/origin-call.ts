@@ -5,6 +5,7 @@
  * headers (which to relay, JSON or SSE, a refusal's JSON-RPC error). A failed call is a
  * {@link GatewayFault} (docs/design.md D9).
  */
+import { originCause } from '../observe/origin-cause'
 import { ErrorCode, isObject } from '../protocol/jsonrpc'
 import { OriginTimeoutError, type OriginReply } from '../ports'
 import { isResponse } from '../grading/grade-reply'
@@ -64,27 +65,47 @@ export type OriginCall = { kind: 'reply'; reply: OriginReply } | GatewayFault
  */
 export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: string, signal?: ClientSignal): Promise<OriginCall> {
   const t0 = Date.now()
+  const hr0 = performance.now()
   const link = signal ? new LinkSignal() : undefined
   const onAbort = () => link!.abort()
   if (signal?.aborted) link!.abort()
   else signal?.addEventListener('abort', onAbort, { once: true })
+  const out = forwardHeaders(headers)
+  // The origin call's span, a child of the POST's; the origin sees it as its parent (W3C traceparent).
+  const span = ex.span && ex.deps.tracer ? ex.deps.tracer.start('mcp.origin', ex.span, 'client') : undefined
+  const traceparent = span?.traceparent()
+  if (traceparent) out.traceparent = traceparent
   try {
     const timeoutMs = isListen(ex) ? 0 : ex.deps.config.originTimeoutMs
     const reply = await ex.deps.origin({
       method: 'POST',
       url: ex.target.url,
-      headers: forwardHeaders(headers),
+      headers: out,
       body,
       timeoutMs,
       maxReplyBytes: ex.deps.config.maxReplyBytes,
       ...(link ? { signal: link } : {}),
     })
     ex.originMs = Date.now() - t0
+    ex.originSeconds = (performance.now() - hr0) / 1000
     if (isSse(reply)) signal?.removeEventListener('abort', onAbort)
+    if (span) {
+      if (span.recording) span.setAttributes({ 'http.request.method': 'POST', 'http.response.status_code': reply.status, 'mcp_edge.origin': ex.target.id })
+      if (reply.status >= 500) span.fail(`HTTP ${reply.status}`)
+      span.end()
+    }
     return { kind: 'reply', reply }
   } catch (e) {
     ex.originMs = Date.now() - t0
+    ex.originSeconds = (performance.now() - hr0) / 1000
     signal?.removeEventListener('abort', onAbort)
+    // The cause goes to the log line (docs/observability.md); the client gets the D9 error only.
+    ex.originCause = originCause(e)
+    if (span) {
+      if (span.recording) span.setAttributes({ 'http.request.method': 'POST', 'mcp_edge.origin': ex.target.id, 'error.type': ex.originCause.code })
+      span.fail(`origin ${ex.originCause.code}`)
+      span.end()
+    }
     return { kind: 'gateway', code: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable }
   }
 }

@@ -112,6 +112,7 @@ export function streamReply(reply: OriginReply, localTexts: string[], ex: Exchan
     }
   )
   const withHead = head.length ? prepend(head, body) : body
+  ex.streamingAt = performance.now()
   return edgeResponse(withHead, reply.status, headers)
 }
 

@@ -7,10 +7,12 @@
 import type { Config } from '../config'
 import type { ProtocolVersion } from '../protocol/versions'
 import { errorText, type RawId, type RpcError } from '../protocol/jsonrpc'
-import type { Defer, Logger, OriginClient } from '../ports'
+import type { Defer, EdgeMetrics, EdgeTracer, Logger, OriginClient, TraceSpan } from '../ports'
+import type { OriginCause } from '../observe/origin-cause'
+import { requestIdOf } from '../observe/request-id'
+import type { RequestHeaders } from '../edge-response'
 import { gradeHeader, type ForwardedRequest, type GradeRow } from './grade-reply'
 import type { ToolRegistry } from '../validation/tool-registry'
-import type { GradeCounters } from './grade-counters'
 import type { ClientSignal } from '../client-signal'
 import { OriginEras } from '../protocol/origin-eras'
 import { HeaderMemos } from '../request/transport-checks'
@@ -25,7 +27,10 @@ export interface EdgeDeps {
   origin: OriginClient
   log: Logger
   defer: Defer
-  metrics: GradeCounters
+  /** The metrics port: the core records, the runtime renders `/metrics`. */
+  metrics: EdgeMetrics
+  /** The tracing port (OpenTelemetry behind it); absent: no spans at all. */
+  tracer?: EdgeTracer
   now?: () => number
   /**
    * What this edge instance has learned of its origins' eras (D17). Per instance, like the
@@ -76,7 +81,7 @@ export function notFound(): EdgeResponse {
  */
 export function edgeFault(err: unknown, deps: () => EdgeDeps): EdgeResponse {
   try {
-    deps().log({ msg: 'edge.error', error: err instanceof Error ? err.name : 'error' })
+    deps().log({ level: 'error', msg: 'edge.error', error: err instanceof Error ? err.name : 'error' })
   } catch {
     // logging must not turn one fault into two
   }
@@ -136,7 +141,19 @@ export class Exchange {
   private finished = false
   readonly pending = new Map<string, Pending>()
   readonly started: number
+  /** `performance.now()` at the start, for the latency histograms (ms, high resolution). */
+  readonly startedHr = performance.now()
   originMs?: number
+  /** Seconds from sending to the origin until its response headers (high resolution; the metrics port). */
+  originSeconds?: number
+  /** `performance.now()` when an SSE answer's headers were handed over (its edge latency ends there). */
+  streamingAt?: number
+  /** The POST's request id (`rid` in the log line): see {@link identify}. */
+  requestId?: string
+  /** Why the origin call failed, for the log line only (never in the response). */
+  originCause?: OriginCause
+  /** The POST's root span, when a tracer is configured. */
+  span?: TraceSpan
   /** The caller's private KV scope (src/core/validation/caller-scope.ts), set by the pipeline before a tools/list or tools/call is forwarded. */
   scope?: string
   /** The digest of {@link scope} while it is computed: one per POST, shared by the elements of a batch. */
@@ -150,19 +167,31 @@ export class Exchange {
   ) {
     this.started = (deps.now ?? Date.now)()
   }
+  /**
+   * Ties the exchange to its HTTP request: the request id of the log line (`X-Request-Id`, the
+   * `traceparent` trace id, or a fresh one; src/core/observe/request-id.ts) and, with a tracer,
+   * the POST's root span under the client's `traceparent`.
+   * @returns this exchange
+   */
+  identify(headers: RequestHeaders): this {
+    this.requestId = requestIdOf(headers)
+    if (this.deps.tracer) this.span = this.deps.tracer.start('mcp.post', { traceparent: headers.get('traceparent') }, 'server')
+    return this
+  }
+
   /** Adds one id's grade to the table and to the metrics counters. */
   row(r: GradeRow): void {
     // Tool names come from callers: bounded in the log line, and unknown ones never become series.
     if (r.tool !== undefined && r.tool.length > 64) r.tool = r.tool.slice(0, 63) + '…'
     this.rows.push(r)
-    this.deps.metrics.count(this.target.id, r.unknownTool ? '_unknown' : r.tool, r.grade)
+    this.deps.metrics.countGrade(this.target.id, r.method, r.unknownTool ? '_unknown' : r.tool, r.grade)
   }
   /** Notes a message of the origin's reply that was not relayed (logged with the grade table). */
   drop(d: DroppedReply): void {
     if (this.finished) {
       // An SSE reply logs its table once every id is graded; what the origin sends after that
       // (a repeated or unknown id) gets a line of its own.
-      this.deps.log({ msg: 'mcp.post.dropped', origin: this.target.id, ...d })
+      this.deps.log({ level: 'warn', msg: 'mcp.post.dropped', rid: this.requestId ?? requestIdOf(undefined), origin: this.target.id, ...d })
       return
     }
     if (this.dropped.length < 100) this.dropped.push(d)
@@ -189,10 +218,55 @@ export class Exchange {
     if (this.finished) return
     this.finished = true
     const now = (this.deps.now ?? Date.now)()
-    const rec: Record<string, unknown> = { msg: 'mcp.post', origin: this.target.id, era: this.era, status, ms: now - this.started, originMs: this.originMs, grades: this.rows }
+    const failed = this.originCause !== undefined || this.rows.some((r) => r.grade === 'origin_error' || r.grade === 'missing')
+    const rec: Record<string, unknown> = {
+      level: failed || this.dropped.length ? 'warn' : 'info',
+      msg: 'mcp.post',
+      rid: this.requestId ?? requestIdOf(undefined),
+      origin: this.target.id,
+      era: this.era,
+      status,
+      ms: now - this.started,
+      originMs: this.originMs,
+      grades: this.rows,
+    }
+    if (this.originCause) {
+      rec.originError = this.originCause.code
+      rec.originErrorText = this.originCause.text
+    }
     if (this.dropped.length) rec.dropped = this.dropped
     if (this.clientClosed) rec.clientClosed = true
     this.deps.log(rec)
+    if (this.span) this.endSpan(status)
+    const origin = this.originSeconds
+    const edge = ((this.streamingAt ?? performance.now()) - this.startedHr) / 1000 - (origin ?? 0)
+    this.deps.metrics.observePost({ origin: this.target.id, edgeSeconds: edge > 0 ? edge : 0, ...(origin !== undefined ? { originSeconds: origin } : {}), forwarded: origin !== undefined })
+  }
+
+  /**
+   * Ends the POST span with the MCP semantic attributes of its first id (OpenTelemetry semantic
+   * conventions for MCP: `mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`,
+   * `rpc.jsonrpc.error_code`, `mcp.protocol.version`) and the edge's own `mcp_edge.grade`
+   * (the grade header: every id's grade) and `mcp_edge.origin`.
+   */
+  private endSpan(status: number): void {
+    const span = this.span!
+    if (span.recording) {
+      const first = this.rows[0]
+      const a: Record<string, string | number | boolean> = { 'mcp.protocol.version': this.era, 'mcp_edge.origin': this.target.id, 'http.response.status_code': status, 'mcp_edge.grade': gradeHeader(this.rows) }
+      if (this.requestId) a['mcp_edge.request_id'] = this.requestId
+      if (first) {
+        if (first.method) a['mcp.method.name'] = first.method
+        if (first.tool !== undefined) a['gen_ai.tool.name'] = first.tool
+        if (first.id !== 'null') a['jsonrpc.request.id'] = first.id
+        if (first.code !== undefined) a['rpc.jsonrpc.error_code'] = first.code
+      }
+      if (this.rows.length > 1) a['mcp_edge.batch_size'] = this.rows.length
+      span.setAttributes(a)
+      if (this.originCause) span.fail(`origin ${this.originCause.code}`)
+      else if (status >= 500) span.fail(`HTTP ${status}`)
+    }
+    span.end()
   }
 }
 

@@ -18,7 +18,12 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK.test(host)
 }
 
-function originAllowed(origin: string, allowed: string[]): boolean {
+/**
+ * True when a browser `Origin` value may use the edge: listed in `ALLOWED_ORIGINS` (or `*`), or a
+ * loopback origin (`http(s)://localhost|127.x|[::1]`). The literal `null` origin never is. The
+ * same rule decides the 403 of {@link checkHostAndOrigin} and the CORS headers (cors-rule.ts).
+ */
+export function originAllowed(origin: string, allowed: string[]): boolean {
   if (allowed.includes('*') || allowed.includes(origin)) return true
   let url: URL
   try {

@@ -6,7 +6,7 @@
  * would judge differently. Never throws: an unusable schema becomes a safe reason.
  */
 import { dialectOf, type Dialect } from '../protocol/versions'
-import { SchemaUnusableError, type CompiledValidator, type ValidatorEngine } from '../ports'
+import { SchemaUnusableError, type CompiledValidator, type LogRecord, type ValidatorEngine } from '../ports'
 import { portabilityProblem } from './schema-portability'
 import { normaliseSchema } from './schema-normal-form'
 import type { ResolvedTool, ToolRecord } from './tool-registry'
@@ -17,13 +17,24 @@ export class CompiledValidators {
 
   /**
    * @param max the LRU's bound (`VALIDATOR_CACHE_SIZE`)
-   * @param stats the registry's counters: `compiles` counts every compile that ran
+   * @param stats the registry's counters: `compiles` counts every compile that ran, `schemaErrors` the schemas that proved unusable
+   * @param onEvent receives `registry.schema_unusable` and `registry.compile_failed` (docs/observability.md), once per distinct schema while the LRU holds it
    */
   constructor(
     private readonly engine: ValidatorEngine,
     private readonly max: number,
-    private readonly stats: { compiles: number }
+    private readonly stats: { compiles: number; schemaErrors?: number },
+    private readonly onEvent?: (record: LogRecord) => void
   ) {}
+
+  /** Sends one event, never throwing. */
+  private event(record: LogRecord): void {
+    try {
+      this.onEvent?.(record)
+    } catch {
+      // a failing log sink must not fail a lookup
+    }
+  }
 
   /** Number of compiled validators held (bounded by `max`). */
   get size(): number {
@@ -35,9 +46,10 @@ export class CompiledValidators {
     const out: ResolvedTool = { record, validate: null }
     if (!record.dialect) {
       out.unusable = 'its inputSchema declares a JSON Schema dialect the edge does not support'
+      this.event({ level: 'warn', msg: 'registry.schema_unusable', tool: clipName(record.name), schema: 'inputSchema', reason: out.unusable })
       return out
     }
-    const v = this.compile(record.inputSchema, record.dialect)
+    const v = this.compile(record.inputSchema, record.dialect, 'inputSchema', record.name)
     if (v instanceof SchemaUnusableError) out.unusable = v.reason
     else {
       out.validate = v
@@ -45,7 +57,7 @@ export class CompiledValidators {
     }
     if (record.outputSchema !== undefined) {
       const od = record.outputDialect !== undefined ? record.outputDialect : dialectOf(record.outputSchema, '2025-11-25')
-      const o = od ? this.compile(record.outputSchema, od, 'outputSchema') : new SchemaUnusableError('its outputSchema declares a JSON Schema dialect the edge does not support')
+      const o = od ? this.compile(record.outputSchema, od, 'outputSchema', record.name) : new SchemaUnusableError('its outputSchema declares a JSON Schema dialect the edge does not support')
       out.outputValidate = o instanceof SchemaUnusableError ? null : o
       if (o instanceof SchemaUnusableError) out.outputUnusable = o.reason
       else if (od) out.outputMessageSchema = normaliseSchema(record.outputSchema, od)
@@ -53,7 +65,7 @@ export class CompiledValidators {
     return out
   }
 
-  private compile(schema: unknown, dialect: Dialect, what = 'inputSchema'): CompiledValidator | SchemaUnusableError {
+  private compile(schema: unknown, dialect: Dialect, what = 'inputSchema', tool = ''): CompiledValidator | SchemaUnusableError {
     const cacheKey = what + '\n' + dialect + '\n' + JSON.stringify(schema)
     const hit = this.compiled.get(cacheKey)
     if (hit) {
@@ -76,6 +88,9 @@ export class CompiledValidators {
             ? e
             : new SchemaUnusableError(e.reason.replace('inputSchema', what))
           : new SchemaUnusableError(`its ${what} could not be compiled`)
+      this.stats.schemaErrors = (this.stats.schemaErrors ?? 0) + 1
+      // Once per distinct schema while the LRU holds it: the result is cached below.
+      this.event({ level: 'warn', msg: e instanceof SchemaUnusableError ? 'registry.schema_unusable' : 'registry.compile_failed', tool: clipName(tool), schema: what, reason: result.reason })
     }
     this.compiled.set(cacheKey, result)
     while (this.compiled.size > this.max) {
@@ -84,4 +99,9 @@ export class CompiledValidators {
     }
     return result
   }
+}
+
+/** A tool name as a log field: cut at 64 characters (names come from origins and operators). */
+function clipName(name: string): string {
+  return name.length > 64 ? name.slice(0, 63) + '…' : name
 }

@@ -6,6 +6,10 @@
  * isolate; the pull itself is the caller's.
  */
 
+import type { LogRecord } from '../ports'
+import { originCause } from '../observe/origin-cause'
+import { PUBLIC_SCOPE } from './caller-scope'
+
 /** Entries of the per-scope rate limit kept before old ones are pruned (each caller scope adds one). */
 const MAX_REFRESH_ENTRIES = 1_000
 
@@ -24,13 +28,24 @@ export class RefreshPolicy {
   private readonly pullStarts = new Map<string, number[]>()
 
   /**
-   * @param stats the registry's counters: `refreshes` counts pulls started, `refreshesRefused` pulls refused by the budget
+   * @param stats the registry's counters: `refreshes` counts pulls started, `refreshFailures` pulls that failed, `refreshesRefused` pulls refused by the budget
+   * @param onEvent receives `registry.refresh` for a failed pull (with its cause) and `registry.refresh_refused` (docs/observability.md)
    */
   constructor(
     private readonly opts: RefreshPolicyOptions,
     private readonly now: () => number,
-    private readonly stats: { refreshes: number; refreshesRefused: number }
+    private readonly stats: { refreshes: number; refreshFailures?: number; refreshesRefused: number },
+    private readonly onEvent?: (record: LogRecord) => void
   ) {}
+
+  /** Sends one event, never throwing. */
+  private event(record: LogRecord): void {
+    try {
+      this.onEvent?.(record)
+    } catch {
+      // a failing log sink must not fail a call
+    }
+  }
 
   /**
    * Runs `pull` for `originId` and `scope` unless the policy says otherwise: a pull already
@@ -48,6 +63,7 @@ export class RefreshPolicy {
     if (last !== undefined && now - last.at < this.opts.refreshMinIntervalMs) return Promise.resolve(last.ok)
     if (!this.takeBudget(originId, now)) {
       this.stats.refreshesRefused++
+      this.event({ level: 'warn', msg: 'registry.refresh_refused', origin: originId, scope: scope === PUBLIC_SCOPE ? 'public' : 'private', budgetPerMin: this.opts.refreshBudgetPerMin })
       return Promise.resolve(last?.ok ?? false)
     }
     this.forgetOldRefreshes(now)
@@ -57,8 +73,12 @@ export class RefreshPolicy {
         await pull()
         this.lastRefresh.set(k, { at: this.now(), ok: true })
         return true
-      } catch {
+      } catch (e) {
+        this.stats.refreshFailures = (this.stats.refreshFailures ?? 0) + 1
         this.lastRefresh.set(k, { at: this.now(), ok: false })
+        // Never the caller's scope digest: only whether the pull was for a private scope.
+        const cause = originCause(e)
+        this.event({ level: 'warn', msg: 'registry.refresh', origin: originId, scope: scope === PUBLIC_SCOPE ? 'public' : 'private', ok: false, ms: this.now() - now, cause: cause.code, causeText: cause.text })
         return false
       } finally {
         this.inflight.delete(k)

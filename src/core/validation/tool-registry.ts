@@ -20,7 +20,7 @@
 import type { Config } from '../config'
 import { dialectOf, type Dialect, type ProtocolVersion } from '../protocol/versions'
 import { isObject } from '../protocol/jsonrpc'
-import type { CompiledValidator, KvStore, ValidatorEngine } from '../ports'
+import type { CompiledValidator, KvStore, LogRecord, ValidatorEngine } from '../ports'
 import { listScope, PUBLIC_SCOPE } from './caller-scope'
 import { BoundedMap } from './bounded-map'
 import { CompiledValidators } from './compiled-validators'
@@ -116,6 +116,14 @@ export interface ToolRegistryOptions {
    * tag are accepted.
    */
   sourceOf?: (originId: string) => string | undefined
+  /**
+   * Receives the registry's events as log records (docs/observability.md): `registry.refresh`
+   * (a pull ended: `ok`, `tools`, `ms`, and on failure `cause`/`causeText`),
+   * `registry.refresh_refused` (the per-origin budget is spent), `registry.schema_unusable` and
+   * `registry.compile_failed` (a schema the edge cannot validate with: `tool`, `schema`, `reason`).
+   * Never the schema text, never a caller's scope digest (only `public` or `private`). Must not throw.
+   */
+  onEvent?: (record: LogRecord) => void
 }
 
 interface MemoryEntry {
@@ -140,8 +148,12 @@ export class ToolRegistry {
   private readonly freshness: Freshness
   private readonly policy: RefreshPolicy
   private readonly now: () => number
-  /** Counters for tests and metrics: KV reads and writes of tool records, compiles, refreshes started and refused, changes from other edges. */
-  readonly stats = { kvReads: 0, kvWrites: 0, compiles: 0, refreshes: 0, refreshesRefused: 0, remoteChanges: 0 }
+  /**
+   * Counters for tests and metrics (docs/observability.md): KV reads and writes of tool records,
+   * lookups answered from memory, compiles and the schemas that proved unusable, refreshes
+   * started, failed, and refused by the budget, changes from other edges.
+   */
+  readonly stats = { kvReads: 0, kvWrites: 0, memoryHits: 0, compiles: 0, schemaErrors: 0, refreshes: 0, refreshFailures: 0, refreshesRefused: 0, remoteChanges: 0 }
   /** Bumped by each change from another edge: a KV read that started before it is not cached. */
   private generation = 0
 
@@ -153,8 +165,8 @@ export class ToolRegistry {
     this.freshness = new Freshness(opts.schemaTtlS, this.now)
     this.startedAt = this.freshness.startedAt
     this.memory = new BoundedMap(Math.min(MAX_MEMORY_ENTRIES, opts.validatorCacheSize))
-    this.validators = new CompiledValidators(opts.engine, opts.validatorCacheSize, this.stats)
-    this.policy = new RefreshPolicy(opts, this.now, this.stats)
+    this.validators = new CompiledValidators(opts.engine, opts.validatorCacheSize, this.stats, opts.onEvent)
+    this.policy = new RefreshPolicy(opts, this.now, this.stats, opts.onEvent)
     // `kv` is undefined when the Worker's TOOL_SCHEMAS binding is missing (D8: every read fails open).
     ;(opts.kv as KvStore | undefined)?.subscribe?.((key) => this.changedElsewhere(key))
   }
@@ -178,6 +190,18 @@ export class ToolRegistry {
     return this.freshness.needsRecheck(tool, recheckMs)
   }
 
+  /** The KV namespace the records live in (the admin API reads and writes it directly). */
+  get kv(): KvStore {
+    return this.opts.kv
+  }
+
+  /**
+   * Drops this isolate's memory entry of one tool (after an operator deleted or replaced its
+   * record), without marking anything stale: the next call reads the store again.
+   */
+  forget(originId: string, scope: string, name: string): void {
+    this.memory.delete(toolKey(originId, scope, name))
+  }
 
   /** The engine's name (`ajv` or `cfworker`). */
   get engineName(): string {
@@ -202,11 +226,12 @@ export class ToolRegistry {
    * @throws StoreUnavailableError when the KV namespace itself fails (the caller fails open, D8)
    */
   async lookup(originId: string, scope: string, name: string): Promise<ResolvedTool | null> {
-    if (scope !== PUBLIC_SCOPE) {
-      const own = await this.lookupIn(originId, scope, name)
-      if (own) return own
-    }
-    return this.lookupIn(originId, PUBLIC_SCOPE, name)
+    const reads = this.stats.kvReads
+    let tool: ResolvedTool | null = null
+    if (scope !== PUBLIC_SCOPE) tool = await this.lookupIn(originId, scope, name)
+    if (!tool) tool = await this.lookupIn(originId, PUBLIC_SCOPE, name)
+    if (this.stats.kvReads === reads) this.stats.memoryHits++
+    return tool
   }
 
   /**
@@ -217,11 +242,11 @@ export class ToolRegistry {
    */
   cached(originId: string, scope: string, name: string): ResolvedTool | null | undefined {
     const now = this.now()
-    if (scope !== PUBLIC_SCOPE) {
-      const own = this.fromMemory(originId, scope, name, now)
-      if (own !== null) return own
-    }
-    return this.fromMemory(originId, PUBLIC_SCOPE, name, now)
+    let tool: ResolvedTool | null | undefined = null
+    if (scope !== PUBLIC_SCOPE) tool = this.fromMemory(originId, scope, name, now)
+    if (tool === null) tool = this.fromMemory(originId, PUBLIC_SCOPE, name, now)
+    if (tool !== undefined) this.stats.memoryHits++
+    return tool
   }
 
   private fromMemory(originId: string, scope: string, name: string, now: number): ResolvedTool | null | undefined {
@@ -401,6 +426,7 @@ export class ToolRegistry {
    *   scope has nowhere to go: it is not stored and the refresh counts as failed.
    */
   refresh(originId: string, scope: string, pull: ToolListPuller): Promise<boolean> {
+    const started = this.now()
     return this.policy.run(originId, scope, async () => {
       const { tools, era, ttlMs, cacheScope } = await pull()
       const dest = listScope(cacheScope, era, scope === PUBLIC_SCOPE ? undefined : scope)
@@ -412,7 +438,18 @@ export class ToolRegistry {
       }
       const names = await this.learn(originId, dest, tools, era, ttlMs)
       await this.storeList(originId, dest, names, ttlMs)
+      // A failed or refused pull is logged by the policy (refresh-policy.ts).
+      this.event({ level: 'info', msg: 'registry.refresh', origin: originId, scope: dest === PUBLIC_SCOPE ? 'public' : 'private', ok: true, tools: names.length, ms: this.now() - started })
     })
+  }
+
+  /** Sends one event to {@link ToolRegistryOptions.onEvent}, never throwing. */
+  private event(record: LogRecord): void {
+    try {
+      this.opts.onEvent?.(record)
+    } catch {
+      // a failing log sink must not fail a pull
+    }
   }
 }
 
@@ -443,8 +480,9 @@ function isToolRecord(v: unknown): v is ToolRecord {
  * The registry an entry builds from its configuration: records are tagged with a hash of the URL
  * their origin name stands for, so schemas never cross from one origin URL to another.
  */
-export function createToolRegistry(config: Config, kv: KvStore, engine: ValidatorEngine): ToolRegistry {
+export function createToolRegistry(config: Config, kv: KvStore, engine: ValidatorEngine, onEvent?: (record: LogRecord) => void): ToolRegistry {
   return new ToolRegistry({
+    ...(onEvent ? { onEvent } : {}),
     kv,
     engine,
     schemaTtlS: config.schemaTtlS,

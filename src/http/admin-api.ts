@@ -1,0 +1,328 @@
+/**
+ * @module http/admin-api
+ * The admin API (docs/admin-api.md): a Hono sub-app the edge mounts at `/admin`, off (404 on
+ * every route) unless `ADMIN_TOKEN` is set. Routes, all answering JSON:
+ *
+ * - `GET    /admin/registry`                       the registry's figures (KV reads, compiles, refreshes, ...)
+ * - `GET    /admin/tools/:origin?scope=`            the tool names and record summaries of one origin and scope
+ * - `GET    /admin/tools/:origin/:name?scope=`      one tool record, as stored (name, inputSchema, outputSchema, dialect, hash, fetchedAt)
+ * - `PUT    /admin/tools/:origin?scope=`            `{ "tools": [{ "name", "inputSchema", "outputSchema"? }], "protocolVersion"? }`: store them
+ * - `DELETE /admin/tools/:origin/:name?scope=`      remove one tool record
+ * - `POST   /admin/tools/:origin/refresh?scope=`    pull the origin's tool list now (D7's interval skipped; the per-origin budget still applies)
+ *
+ * `:origin` is `default` (the `ORIGIN_URL` origin) or a name of `ORIGINS`; any other is 404.
+ * `scope` is `public` (default) or a caller's private scope `u-<64 hex>` (docs/scope.md).
+ * Authentication: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time by hono's
+ * `bearer-auth` middleware (it compares SHA-256 digests, so a token of another length takes the
+ * same path). Bodies are bounded by `MAX_BODY_BYTES` (hono's `body-limit`, 413) and by
+ * `MAX_JSON_DEPTH` (400, checked before any parse). A PUT is checked whole before anything is
+ * written: one malformed entry answers 400 listing every malformed entry by index and name with
+ * its problem, and nothing is stored; schemas the edge cannot use are stored and named in the answer. Values sent are never echoed (names are cut to 64 characters).
+ */
+import { Hono, type Context } from 'hono'
+import { bearerAuth } from 'hono/bearer-auth'
+import { bodyLimit } from 'hono/body-limit'
+import { HTTPException } from 'hono/http-exception'
+import type { EdgeDeps } from '../core/grading/exchange'
+import { originTarget } from '../core/pipeline'
+import { nestsDeeperThan } from '../core/request/json-scan'
+import { isObject } from '../core/protocol/jsonrpc'
+import { dialectOf, isKnownVersion, isModern, newestFirst, type ProtocolVersion } from '../core/protocol/versions'
+import { pullToolList } from '../core/forwarding/tool-list-pull'
+import { PUBLIC_SCOPE } from '../core/validation/caller-scope'
+import { fnv1a, type ToolRecord } from '../core/validation/tool-registry'
+import type { KvStore } from '../core/ports'
+
+/** Resolves the ports for a request, as the app's `getDeps`. */
+export type AdminDeps = (c: Context) => EdgeDeps
+
+/** Longest tool name accepted (MCP 2025-11-25 tool names: 1 to 128 characters). */
+export const MAX_TOOL_NAME = 128
+/** Most tool names one listing returns. */
+export const MAX_LISTED = 10_000
+
+/** One problem of a PUT body's entry: its position, its name when it has a usable one, and what is wrong. */
+export interface EntryProblem {
+  index: number
+  name?: string
+  problem: string
+}
+
+const SCOPE = /^(public|u-[0-9a-f]{64})$/
+
+function shortName(v: unknown): string | undefined {
+  return typeof v === 'string' ? (v.length > 64 ? v.slice(0, 63) + '…' : v) : undefined
+}
+
+/** The origin id a path names, or null when nothing is configured under it. */
+function originOf(deps: EdgeDeps, id: string): string | null {
+  const t = id === 'default' ? originTarget(deps.config, undefined) : originTarget(deps.config, id)
+  return t ? t.id : null
+}
+
+/** A JSON error answer: `{ "error": message, ...extra }`. */
+function fail(c: Context, status: 400 | 401 | 404 | 409 | 413 | 429 | 502 | 503, message: string, extra: Record<string, unknown> = {}): Response {
+  return c.json({ error: message, ...extra }, status)
+}
+
+/** Every key of `kv` under `prefix` (the store's `list` when it has one), at most {@link MAX_LISTED}. */
+async function listKeys(kv: KvStore, prefix: string): Promise<string[] | null> {
+  const list = (kv as { list?: (o: { prefix: string; cursor?: string }) => Promise<{ keys: { name: string }[]; list_complete: boolean; cursor?: string }> }).list
+  if (typeof list !== 'function') return null
+  const out: string[] = []
+  let cursor: string | undefined
+  do {
+    const page = await list.call(kv, cursor === undefined ? { prefix } : { prefix, cursor })
+    for (const k of page.keys) out.push(k.name)
+    cursor = page.list_complete ? undefined : page.cursor
+  } while (cursor && out.length < MAX_LISTED)
+  return out.slice(0, MAX_LISTED)
+}
+
+/**
+ * The names recorded under `key`: `toollist:<origin>:<scope>` (the last full pull; the registry
+ * deletes the records of names a new pull drops) or `adminlist:<origin>:<scope>` (the names
+ * pushed through this API, kept apart so a pull does not delete them). [] when there is none.
+ */
+async function listRecordNames(kv: KvStore, key: string): Promise<string[]> {
+  const text = await kv.get(key)
+  let v: unknown
+  try {
+    v = text ? JSON.parse(text) : null
+  } catch {
+    return []
+  }
+  return isObject(v) && Array.isArray(v.names) ? v.names.filter((n): n is string => typeof n === 'string') : []
+}
+
+/** Rewrites the names under `key` (see {@link listRecordNames}), keeping the record's other members. */
+async function writeListNames(kv: KvStore, key: string, names: string[]): Promise<void> {
+  let v: unknown
+  try {
+    v = JSON.parse((await kv.get(key)) ?? 'null')
+  } catch {
+    v = null
+  }
+  const rec = isObject(v) ? v : {}
+  await kv.put(key, JSON.stringify({ ...rec, names, hash: fnv1a(names.join('\n')) }))
+}
+
+/** Parses a JSON body already bounded in size: null with an answer when it is not usable. */
+async function readJson(c: Context, maxDepth: number): Promise<{ body: unknown } | { refusal: Response }> {
+  const text = await c.req.text()
+  if (nestsDeeperThan(text, maxDepth)) return { refusal: fail(c, 400, `the body nests deeper than MAX_JSON_DEPTH (${maxDepth})`) }
+  try {
+    return { body: JSON.parse(text) as unknown }
+  } catch {
+    return { refusal: fail(c, 400, 'the body is not JSON: send { "tools": [ { "name", "inputSchema" } ] }') }
+  }
+}
+
+/**
+ * Checks the entries of a PUT body, as the registry would store them, and compiles each schema.
+ * Malformed entries (not an object, no usable name, no inputSchema object, a repeated name) are
+ * problems; a well-formed schema the edge cannot use (unsupported dialect, remote `$ref`, a
+ * pattern it will not run, docs/validation.md) is not: it is stored and listed in `unusable`.
+ * @returns the records to write with the unusable ones named, or every malformed entry's problem
+ */
+export function checkEntries(tools: unknown[], era: ProtocolVersion, deps: EdgeDeps, source: string | undefined, now: number): { records: ToolRecord[]; unusable: EntryProblem[] } | { problems: EntryProblem[] } {
+  const problems: EntryProblem[] = []
+  const unusable: EntryProblem[] = []
+  const records: ToolRecord[] = []
+  const seen = new Set<string>()
+  tools.forEach((t, index) => {
+    const name = isObject(t) ? shortName(t.name) : undefined
+    const problem = (text: string) => problems.push({ index, ...(name !== undefined ? { name } : {}), problem: text })
+    if (!isObject(t)) return void problem('the entry must be an object { "name", "inputSchema" }')
+    if (typeof t.name !== 'string') return void problem('name must be a string')
+    if (t.name.length === 0 || t.name.length > MAX_TOOL_NAME) return void problem(`name must be 1 to ${MAX_TOOL_NAME} characters long`)
+    if (seen.has(t.name)) return void problem('the name occurs twice in this body')
+    seen.add(t.name)
+    if (!('inputSchema' in t)) return void problem('inputSchema is missing')
+    if (!isObject(t.inputSchema)) return void problem('inputSchema must be a JSON object (a JSON Schema)')
+    if (t.outputSchema !== undefined && !isObject(t.outputSchema)) return void problem('outputSchema must be a JSON object (a JSON Schema) when present')
+    const record: ToolRecord = { name: t.name, inputSchema: t.inputSchema, dialect: dialectOf(t.inputSchema, era), hash: fnv1a(JSON.stringify(t.inputSchema)), fetchedAt: now }
+    if (source !== undefined) record.source = source
+    if (t.outputSchema !== undefined) {
+      record.outputSchema = t.outputSchema
+      record.outputDialect = dialectOf(t.outputSchema, era)
+    }
+    // The same compile the registry runs on first use. A schema it cannot use is stored all the
+    // same (as from a tools/list, calls to it then follow ON_SCHEMA_ERROR) and reported.
+    const resolved = deps.registry.resolve(record)
+    const reason = resolved.unusable ?? resolved.outputUnusable
+    if (reason !== undefined) unusable.push({ index, name: shortName(t.name)!, problem: reason })
+    records.push(record)
+  })
+  return problems.length ? { problems } : { records, unusable }
+}
+
+/**
+ * Creates the admin sub-app; the edge mounts it with `app.route('/admin', createAdminApi(getDeps))`.
+ * Errors: 401 without or with a wrong token (400 for a malformed Authorization header, from
+ * bearer-auth), 404 when the API is off or the origin/tool is unknown, 400 for a bad scope or body,
+ * 413 past `MAX_BODY_BYTES`, 503 when the store fails, 429 when the origin's refresh budget is spent,
+ * 502 when the refresh pull fails.
+ */
+export function createAdminApi(getDeps: AdminDeps): Hono {
+  const admin = new Hono()
+  // Off unless ADMIN_TOKEN is set: 404 before any other check, so an edge without it shows nothing.
+  admin.use('*', async (c, next) => {
+    const token = getDeps(c).config.adminToken
+    if (!token) return fail(c, 404, 'the admin API is off (ADMIN_TOKEN is unset)')
+    const auth = bearerAuth({
+      token,
+      noAuthenticationHeader: { message: { error: 'unauthorized: send Authorization: Bearer <ADMIN_TOKEN>' } },
+      invalidAuthenticationHeader: { message: { error: 'bad request: the Authorization header is not a Bearer token' } },
+      invalidToken: { message: { error: 'unauthorized: wrong token' } },
+    })
+    return auth(c, next)
+  })
+  admin.use('*', async (c, next) => {
+    if (c.req.method !== 'PUT' && c.req.method !== 'POST') return next()
+    const max = getDeps(c).config.maxBodyBytes
+    // The rest of the body is not read: the connection is closed after the answer, so a client does not send its next request into it.
+    return bodyLimit({ maxSize: max, onError: (c2) => c2.json({ error: `the body exceeds MAX_BODY_BYTES (${max} bytes)` }, 413, { connection: 'close' }) })(c, next)
+  })
+
+  /** The origin and scope of a tools route, or the answer refusing them. */
+  const target = (c: Context): { deps: EdgeDeps; origin: string; scope: string } | Response => {
+    const deps = getDeps(c)
+    const origin = originOf(deps, c.req.param('origin') ?? '')
+    if (origin === null) return fail(c, 404, 'unknown origin: use "default" (ORIGIN_URL) or a name of ORIGINS')
+    const scope = c.req.query('scope') ?? PUBLIC_SCOPE
+    if (!SCOPE.test(scope)) return fail(c, 400, 'scope must be "public" or a private scope "u-" followed by 64 lower-case hex digits')
+    return { deps, origin, scope }
+  }
+
+  admin.get('/registry', (c) => {
+    const { registry } = getDeps(c)
+    return c.json({ engine: registry.engineName, ...registry.stats, heldTools: registry.heldCount, compiledValidators: registry.compiledCount })
+  })
+
+  admin.get('/tools/:origin', async (c) => {
+    const t = target(c)
+    if (t instanceof Response) return t
+    const { kv } = t.deps.registry
+    const prefix = `tools:${t.origin}:${t.scope}:`
+    try {
+      const keys = await listKeys(kv, prefix)
+      const names = keys ? keys.map((k) => k.slice(prefix.length)) : [...new Set([...(await listRecordNames(kv, `toollist:${t.origin}:${t.scope}`)), ...(await listRecordNames(kv, `adminlist:${t.origin}:${t.scope}`))])].sort()
+      const tools: Record<string, unknown>[] = []
+      for (const name of names.slice(0, MAX_LISTED)) {
+        const rec = parseRecord(await kv.get(prefix + name))
+        if (rec) tools.push({ name: rec.name, inputSchema: rec.inputSchema, ...(rec.outputSchema !== undefined ? { outputSchema: rec.outputSchema } : {}), hash: rec.hash, dialect: rec.dialect, ...(rec.fetchedAt !== undefined ? { fetchedAt: rec.fetchedAt } : {}) })
+      }
+      return c.json({ origin: t.origin, scope: t.scope, listedBy: keys ? 'store' : 'toollist', tools })
+    } catch {
+      return fail(c, 503, 'the tool schema store is unavailable')
+    }
+  })
+
+  admin.get('/tools/:origin/:name', async (c) => {
+    const t = target(c)
+    if (t instanceof Response) return t
+    let rec: ToolRecord | null
+    try {
+      rec = parseRecord(await t.deps.registry.kv.get(`tools:${t.origin}:${t.scope}:${c.req.param('name')}`))
+    } catch {
+      return fail(c, 503, 'the tool schema store is unavailable')
+    }
+    if (!rec) return fail(c, 404, 'no such tool for this origin and scope')
+    return c.json(rec)
+  })
+
+  admin.put('/tools/:origin', async (c) => {
+    const t = target(c)
+    if (t instanceof Response) return t
+    const read = await readJson(c, t.deps.config.maxJsonDepth)
+    if ('refusal' in read) return read.refusal
+    const body = read.body
+    if (!isObject(body) || !Array.isArray(body.tools)) return fail(c, 400, 'the body must be { "tools": [ { "name", "inputSchema" } ] }')
+    if (body.protocolVersion !== undefined && !isKnownVersion(body.protocolVersion)) return fail(c, 400, 'protocolVersion must be one of the four MCP protocol versions when present')
+    const era: ProtocolVersion = isKnownVersion(body.protocolVersion) ? body.protocolVersion : '2025-11-25'
+    const { registry } = t.deps
+    const source = sourceTag(t.deps, t.origin)
+    const checked = checkEntries(body.tools, era, t.deps, source, Date.now())
+    if ('problems' in checked) return fail(c, 400, `${checked.problems.length} of ${body.tools.length} tool entries are malformed; nothing was stored`, { entries: checked.problems })
+    const { kv } = registry
+    try {
+      // One read first: a store that is down answers 503 before anything is written.
+      const pushed = `adminlist:${t.origin}:${t.scope}`
+      const names = await listRecordNames(kv, pushed)
+      for (const r of checked.records) await kv.put(`tools:${t.origin}:${t.scope}:${r.name}`, JSON.stringify(r))
+      for (const r of checked.records) registry.forget(t.origin, t.scope, r.name)
+      await writeListNames(kv, pushed, [...new Set([...names, ...checked.records.map((r) => r.name)])])
+    } catch {
+      return fail(c, 503, 'the tool schema store could not be written: the push is not (or not wholly) stored, send it again')
+    }
+    return c.json({ origin: t.origin, scope: t.scope, stored: checked.records.map((r) => r.name), ...(checked.unusable.length ? { unusable: checked.unusable } : {}) })
+  })
+
+  admin.delete('/tools/:origin/:name', async (c) => {
+    const t = target(c)
+    if (t instanceof Response) return t
+    const name = c.req.param('name')
+    const { kv } = t.deps.registry
+    const key = `tools:${t.origin}:${t.scope}:${name}`
+    try {
+      if ((await kv.get(key)) === null) return fail(c, 404, 'no such tool for this origin and scope')
+      await kv.delete(key)
+      t.deps.registry.forget(t.origin, t.scope, name)
+      for (const list of [`toollist:${t.origin}:${t.scope}`, `adminlist:${t.origin}:${t.scope}`]) {
+        const names = await listRecordNames(kv, list)
+        if (names.includes(name)) await writeListNames(kv, list, names.filter((n) => n !== name))
+      }
+    } catch {
+      return fail(c, 503, 'the tool schema store is unavailable')
+    }
+    return c.json({ deleted: shortName(name) })
+  })
+
+  admin.post('/tools/:origin/refresh', async (c) => {
+    const t = target(c)
+    if (t instanceof Response) return t
+    const { deps } = t
+    const url = t.origin === 'default' ? deps.config.originUrl : deps.config.origins[t.origin]!
+    // The newest version the edge supports that has an initialize handshake (the origin may answer with another).
+    const era = newestFirst(deps.config.supportedVersions).find((v) => !isModern(v)) ?? deps.config.supportedVersions[0]!
+    const refused = deps.registry.stats.refreshesRefused
+    // "Now": this scope's rate-limit interval is skipped (the origin's budget is not).
+    deps.registry.invalidate(t.origin, t.scope)
+    const ok = await deps.registry.refresh(t.origin, t.scope, () =>
+      pullToolList({ client: deps.origin, url, era, headers: {}, timeoutMs: deps.config.originTimeoutMs, deadlineMs: deps.config.toolListTimeoutMs, maxReplyBytes: deps.config.maxReplyBytes })
+    )
+    if (!ok && deps.registry.stats.refreshesRefused > refused) return fail(c, 429, `the refresh budget of this origin is spent (REFRESH_BUDGET_PER_MIN ${deps.config.refreshBudgetPerMin}); try again within a minute`)
+    if (!ok) return fail(c, 502, 'the origin did not give its tool list (see the edge log for the cause)')
+    let names: string[] = []
+    try {
+      names = await listRecordNames(deps.registry.kv, `toollist:${t.origin}:${t.scope}`)
+    } catch {
+      // listed below as empty; the refresh itself succeeded
+    }
+    return c.json({ origin: t.origin, scope: t.scope, refreshed: true, tools: names })
+  })
+
+  admin.all('*', (c) => fail(c, 404, 'no such admin route (docs/admin-api.md)'))
+  admin.onError((err, c) => {
+    if (err instanceof HTTPException) return err.getResponse()
+    return c.json({ error: 'internal error in the admin API' }, 500)
+  })
+  return admin
+}
+
+/** The source tag records of `origin` carry (a hash of its URL), as {@link createToolRegistry} sets it. */
+function sourceTag(deps: EdgeDeps, origin: string): string | undefined {
+  const url = origin === 'default' ? deps.config.originUrl : deps.config.origins[origin]
+  return url ? fnv1a(url) : undefined
+}
+
+function parseRecord(text: string | null): ToolRecord | null {
+  if (!text) return null
+  try {
+    const v: unknown = JSON.parse(text)
+    return isObject(v) && typeof v.name === 'string' ? (v as unknown as ToolRecord) : null
+  } catch {
+    return null
+  }
+}
