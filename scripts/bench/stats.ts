@@ -28,7 +28,10 @@ export function table(head: string[], rows: string[][]): string {
 }
 
 /** Seconds as `m:ss`. */
-export const clock = (s: number): string => `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`
+export const clock = (s: number): string => {
+  const t = Math.round(s)
+  return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, '0')}`
+}
 
 /**
  * Growth of a cost along an axis (issue 18: "at most linear; report the knee").
