@@ -86,7 +86,8 @@ export interface McpEdgeOptions {
 }
 
 type Conv = (v: never) => string
-const text: Conv = (v: string) => v
+// String(): a JavaScript caller's number or object is then refused by loadConfig's rule, by name, not a TypeError.
+const text: Conv = (v: string) => String(v)
 const num: Conv = (v: number) => String(v)
 const csv: Conv = (v: string[]) => (Array.isArray(v) ? v.join(',') : String(v))
 const json: Conv = (v: Record<string, string>) => JSON.stringify(v)

@@ -191,5 +191,9 @@ describe('mounted at a path of the host app', () => {
     expect(() => mcpEdge({ origins: { weather: 'ftp://x' } })).toThrow(/^origins\.weather=ftp:\/\/x \(ORIGINS\.weather\): expected an http/)
     expect(() => mcpEdge({ origin: 'http://user:secret@' })).toThrow(/^origin=http:\/\/user:\*\*\*@ \(ORIGIN_URL\): expected/)
     expect(() => mcpEdge({ env: { MAX_BATCH: 'many' } })).toThrow(/^MAX_BATCH=many: expected an integer >= 1$/)
+    // A JavaScript caller's wrong type is refused by the same rule, not a TypeError from inside.
+    expect(() => mcpEdge({ origin: 42 as unknown as string })).toThrow(/^origin=42 \(ORIGIN_URL\): expected an http/)
+    expect(() => mcpEdge({ origins: { 'a b': 'http://user:hunter2pw@127.0.0.1:1/mcp' } })).toThrow(/user:\*\*\*@127/)
+    expect(() => mcpEdge({ origins: { 'a b': 'http://user:hunter2pw@127.0.0.1:1/mcp' } })).not.toThrow(/hunter2pw/)
   })
 })

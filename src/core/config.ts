@@ -82,11 +82,13 @@ export class ConfigError extends Error {
 }
 
 /**
- * A value as a configuration message shows it: a URL's password replaced by `***`, control
- * characters escaped, at most 80 characters (then `...`); an empty value as `""`.
+ * A value as a configuration message shows it: the password of every URL in it replaced by `***`
+ * (a URL anywhere in the value: the URLs inside `ORIGINS`' JSON too), control characters escaped,
+ * at most 80 characters (then `...`); an empty value as `""`. The lookbehind lets a scheme start
+ * only where a run of scheme characters starts, so the scan stays linear in the value's length.
  */
 export function showValue(value: string): string {
-  let v = value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, '$1:***@')
+  let v = value.replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^/@:\s"]*):[^/@\s"]*@/gi, '$1:***@')
   v = JSON.stringify(v).slice(1, -1)
   if (v === '') return '""'
   return v.length > 80 ? `${v.slice(0, 80)}...` : v

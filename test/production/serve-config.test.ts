@@ -41,6 +41,8 @@ const CASES: Case[] = [
   { name: '--origin ftp://', args: ['--origin', 'ftp://files.example/mcp'], says: ['--origin ftp://files.example/mcp:', 'expected an http:// or https:// URL'] },
   { name: 'password in a bad URL is redacted', env: { ORIGIN_URL: 'http://alice:hunter2pw@' }, says: ['ORIGIN_URL=http://alice:***@:'], never: ['hunter2pw'] },
   { name: 'ORIGINS not JSON', env: { ORIGINS: '{weather:' }, says: ['ORIGINS={weather::', 'expected a JSON object of name -> URL'] },
+  { name: 'passwords inside ORIGINS are redacted (not JSON)', env: { ORIGINS: '{"a":"http://alice:hunter2pw@127.0.0.1:1/mcp",' }, says: ['ORIGINS=', 'alice:***@127.0.0.1', 'expected a JSON object'], never: ['hunter2pw'] },
+  { name: 'passwords inside ORIGINS are redacted (bad name)', env: { ORIGINS: '{"a b":"https://bob:s3cretpw@h.example/mcp"}' }, says: ['bob:***@h.example', 'expected origin names'], never: ['s3cretpw'] },
   { name: 'ORIGINS with a bad URL', env: { ORIGINS: '{"weather":"http://"}' }, says: ['ORIGINS.weather=http://:', 'expected an http:// or https:// URL'] },
   { name: 'PORT=abc', env: { ORIGIN_URL: ORIGIN, PORT: 'abc' }, says: ['PORT=abc:', 'expected a TCP port number from 0 to 65535'] },
   { name: '--port 70000', args: ['--origin', ORIGIN, '--port', '70000'], says: ['--port 70000:', 'expected a TCP port number'] },
