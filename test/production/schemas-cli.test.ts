@@ -4,7 +4,7 @@
  * directly against a store file; what is pushed is what the edge validates with; pull writes
  * what push reads; errors are one line with exit 1, bad command lines exit 2.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -140,5 +140,26 @@ describe('mcp-edge schemas directly against a store file', () => {
     } finally {
       other.kill()
     }
+  })
+
+  it('a --store-file that is not a store is refused and left as it is; a missing one is not created by a read', async () => {
+    const notes = join(dir, 'notes.txt')
+    writeFileSync(notes, '# my notes, not a store\n')
+    const config = join(dir, 'package.json')
+    writeFileSync(config, '{"name":"my-app","version":"1.0.0"}')
+    for (const file of [notes, config]) {
+      for (const args of [['list'], ['get', 'ship'], ['pull'], ['delete', 'ship'], ['push', join(dir, 'tools.json')]]) {
+        const before = readFileSync(file, 'utf8')
+        const run = await runCli(['schemas', ...args, '--store-file', file])
+        expect(run.code, run.stderr).toBe(1)
+        expect(run.stderr).toBe(`mcp-edge schemas ${args[0]}: ${file} is not an edge store file (left as it is): check --store-file\n`)
+        expect(readFileSync(file, 'utf8')).toBe(before)
+      }
+    }
+    const missing = join(dir, 'no-such-dir', 'kv.json')
+    const list = await runCli(['schemas', 'list', '--store-file', missing])
+    expect(list.code).toBe(1)
+    expect(list.stderr).toContain(`no store file at ${missing}`)
+    expect(existsSync(join(dir, 'no-such-dir'))).toBe(false)
   })
 })

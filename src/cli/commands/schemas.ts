@@ -150,7 +150,7 @@ function readToolsFile(file: string): { tools: unknown[]; protocolVersion?: stri
 async function runAction(action: string, opts: Target, body: (b: SchemaBackend) => Promise<void>): Promise<number> {
   let backend: SchemaBackend | null = null
   try {
-    backend = openBackend(opts)
+    backend = openBackend(action, opts)
     await body(backend)
     await backend.close()
     return 0
@@ -161,11 +161,11 @@ async function runAction(action: string, opts: Target, body: (b: SchemaBackend) 
   }
 }
 
-function openBackend(opts: Target): SchemaBackend {
+function openBackend(action: string, opts: Target): SchemaBackend {
   if (!ORIGIN_NAME.test(opts.origin)) throw new UsageError(`--origin ${showValue(opts.origin)}: expected an origin name of letters, digits, '_', '.' and '-'`)
   const targets = [opts.edge, opts.storeFile].filter((t) => t !== undefined).length
   if (targets !== 1) throw new UsageError('give exactly one of --edge <url> (a running edge) or --store-file <path> (a store)')
-  return opts.edge !== undefined ? adminBackend(opts.edge, opts.token ?? process.env.ADMIN_TOKEN, opts.origin) : storeBackend(opts.storeFile!, opts.origin)
+  return opts.edge !== undefined ? adminBackend(opts.edge, opts.token ?? process.env.ADMIN_TOKEN, opts.origin) : storeBackend(opts.storeFile!, opts.origin, action === 'push')
 }
 
 /** The admin API of a running edge. */
@@ -234,8 +234,39 @@ function adminBackend(edge: string, token: string | undefined, origin: string): 
   }
 }
 
-/** A store file opened directly. */
-function storeBackend(file: string, origin: string): SchemaBackend {
+/**
+ * Refuses a `--store-file` that is not an edge's store before it is opened: a file that is not a
+ * store (a mistyped path such as a config file) would otherwise be read as an empty store and
+ * written over on close, and a missing one created by a read. Only `push` may create the file.
+ * A store file is a JSON object: the entries themselves (`{ key: { value, expiresAt } }`) or
+ * `{ "format": "mcp-edge-kv", ... }`.
+ * @throws SchemasError naming the file; the file is left as it is
+ */
+function checkStoreFile(file: string, mayCreate: boolean): void {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' && mayCreate) return
+    if (code === 'ENOENT') throw new SchemasError(`no store file at ${showValue(file)}: check --store-file (the edge keeps it at STORE_FILE, default .edge-data/kv.json)`)
+    throw new SchemasError(`cannot read ${showValue(file)}: ${code ?? 'error'}`)
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+  const isStore = isObject(parsed) && (parsed.format === 'mcp-edge-kv' || Object.values(parsed).every((v) => isObject(v) && typeof v.value === 'string'))
+  if (!isStore) throw new SchemasError(`${showValue(file)} is not an edge store file (left as it is): check --store-file`)
+}
+
+/** A store file opened directly; `writes`: the action may change it (push), else it is only read and never written. */
+function storeBackend(file: string, origin: string, writes: boolean): SchemaBackend {
+  checkStoreFile(file, writes)
+  let changed = false
   const kv: KvStore & { flush?(): unknown; close?(): unknown } = new FileKv(file)
   const shown = (r: ToolRecord): ShownTool => ({ ...portable(r), hash: r.hash, ...(r.fetchedAt !== undefined ? { fetchedAt: r.fetchedAt } : {}) })
   return {
@@ -260,13 +291,17 @@ function storeBackend(file: string, origin: string): SchemaBackend {
       }
       // The same record as a tool list learned from the origin (tool-registry.ts learn).
       const registry = createToolRegistry(config, kv, createCfworkerEngine())
+      changed = true
       // mustStore: the push is reported stored only once every record is on disk (docs/stores.md).
       return registry.learn(origin, 'public', tools, isKnownVersion(protocolVersion) ? protocolVersion : DEFAULT_VERSION, undefined, { mustStore: true })
     },
-    delete: (name) => deleteStoredTool(kv, origin, name),
+    delete: async (name) => {
+      changed = true
+      return deleteStoredTool(kv, origin, name)
+    },
     close: async () => {
       if (typeof kv.close === 'function') await kv.close()
-      else if (typeof kv.flush === 'function') await kv.flush()
+      else if (changed && typeof kv.flush === 'function') await kv.flush()
     },
   }
 }
