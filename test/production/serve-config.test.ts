@@ -4,9 +4,10 @@
  * command as a real process). Also: usage errors exit 2, `--help` lists a flag for every variable
  * core/config.ts reads.
  */
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
-import { resolve } from 'node:path'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REPO, runCli, startServe } from '../helpers/cli-process'
 import { SERVE_VARIABLES, flagOf } from '../../src/cli/commands/serve'
@@ -112,6 +113,26 @@ describe('mcp-edge serve: command line', () => {
       expect(run.stdout).toContain(`[${name}]`)
     }
     expect(run.stdout).toContain('Exit statuses: 0')
+  })
+
+  it('a STORE_FILE that exists and is not a store is refused and left as it is (it was read as empty and written over)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'serve-store-'))
+    try {
+      const notes = join(dir, 'notes.txt')
+      writeFileSync(notes, 'root:x:0:0:root:/root:/bin/bash\n')
+      const config = join(dir, 'tsconfig.json')
+      writeFileSync(config, '{"compilerOptions":{"strict":true}}')
+      for (const [file, via] of [[notes, 'env'], [config, 'flag']] as const) {
+        const run = await runCli(via === 'env' ? ['serve', '--origin', ORIGIN, '--port', '0'] : ['serve', '--origin', ORIGIN, '--port', '0', '--store-file', file], via === 'env' ? { STORE_FILE: file } : {})
+        expect(run.code, run.stderr).toBe(1)
+        const name = via === 'env' ? 'STORE_FILE=' : '--store-file '
+        expect(run.stderr).toBe(`mcp-edge serve: ${name}${file}: expected the path of an edge store file, or of a new one (this file exists and is not an edge store; it was left as it is)\n`)
+      }
+      expect(readFileSync(notes, 'utf8')).toBe('root:x:0:0:root:/root:/bin/bash\n')
+      expect(readFileSync(config, 'utf8')).toBe('{"compilerOptions":{"strict":true}}')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('mcp-edge --help lists serve', async () => {

@@ -22,6 +22,7 @@ import { DEFAULT_VERSION, isKnownVersion } from '../../core/protocol/versions'
 import { createToolRegistry, type ToolRecord } from '../../core/validation/tool-registry'
 import { deleteStoredTool, getStoredTool, listStoredTools, portable, StoreCannotListError, type PortableTool } from '../../core/validation/stored-tools'
 import { createCfworkerEngine } from '../../validators/cfworker'
+import { storeFileState } from '../store-file-check'
 
 /** Options shared by every `schemas` action. */
 interface Target {
@@ -235,32 +236,17 @@ function adminBackend(edge: string, token: string | undefined, origin: string): 
 }
 
 /**
- * Refuses a `--store-file` that is not an edge's store before it is opened: a file that is not a
- * store (a mistyped path such as a config file) would otherwise be read as an empty store and
- * written over on close, and a missing one created by a read. Only `push` may create the file.
- * A store file is a JSON object: the entries themselves (`{ key: { value, expiresAt } }`) or
- * `{ "format": "mcp-edge-kv", ... }`.
+ * Refuses a `--store-file` that is not an edge's store before it is opened (cli/store-file-check.ts):
+ * it would otherwise be read as an empty store and written over on close; a missing one would be
+ * created by a read. Only `push` may create the file.
  * @throws SchemasError naming the file; the file is left as it is
  */
 function checkStoreFile(file: string, mayCreate: boolean): void {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' && mayCreate) return
-    if (code === 'ENOENT') throw new SchemasError(`no store file at ${showValue(file)}: check --store-file (the edge keeps it at STORE_FILE, default .edge-data/kv.json)`)
-    throw new SchemasError(`cannot read ${showValue(file)}: ${code ?? 'error'}`)
-  }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    parsed = undefined
-  }
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-  const isStore = isObject(parsed) && (parsed.format === 'mcp-edge-kv' || Object.values(parsed).every((v) => isObject(v) && typeof v.value === 'string'))
-  if (!isStore) throw new SchemasError(`${showValue(file)} is not an edge store file (left as it is): check --store-file`)
+  const state = storeFileState(file)
+  if (state.kind === 'store' || (state.kind === 'missing' && mayCreate)) return
+  if (state.kind === 'missing') throw new SchemasError(`no store file at ${showValue(file)}: check --store-file (the edge keeps it at STORE_FILE, default .edge-data/kv.json)`)
+  if (state.kind === 'unreadable') throw new SchemasError(`cannot read ${showValue(file)}: ${state.code}`)
+  throw new SchemasError(`${showValue(file)} is not an edge store file (left as it is): check --store-file`)
 }
 
 /** A store file opened directly; `writes`: the action may change it (push), else it is only read and never written. */

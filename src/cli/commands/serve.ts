@@ -12,6 +12,7 @@ import { Option, type Command } from 'commander'
 import { startEdge, type RunningEdge } from '../../adapters/node/index'
 import { loadNodeListenConfig } from '../../adapters/node/node-config'
 import { ConfigError, loadConfig } from '../../core/config'
+import { storeFileState } from '../store-file-check'
 
 /**
  * Every variable `serve` reads, with its flag (`--` + the name in lower case, `_` as `-`) and what
@@ -117,6 +118,10 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
       env.ORIGIN_URL = demo.url
       process.stderr.write(`demo origin: ${demo.url}\n`)
     }
+    // A STORE_FILE that exists and is not a store would be read as empty and written over (cli/store-file-check.ts).
+    const storeFile = env.STORE_FILE === 'memory' ? null : env.STORE_FILE || '.edge-data/kv.json'
+    if (storeFile !== null && storeFileState(storeFile).kind === 'foreign')
+      throw ConfigError.bad('STORE_FILE', storeFile, 'the path of an edge store file, or of a new one (this file exists and is not an edge store; it was left as it is)')
     edge = await startEdge({ env })
   } catch (e) {
     await demo?.close()
