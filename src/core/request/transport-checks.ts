@@ -64,8 +64,20 @@ export class HeaderMemos {
   readonly accept = new ValueMemo<number>()
 }
 
+/**
+ * `host` (a Host header value) against `ALLOWED_HOSTS`: `*` any, `localhost` the loopback names,
+ * else a listed name in any letter case (host names are case-insensitive, RFC 3986 §3.2.2), on any
+ * port unless the entry names one (`edge.example.com` admits `edge.example.com:8787`, as a client
+ * of a published port sends it; `edge.example.com:443` admits that port only).
+ */
 function hostAllowed(host: string, allowed: string[]): boolean {
-  return allowed.includes('*') || allowed.includes(host) || (allowed.includes('localhost') && isLoopbackHost(host))
+  if (allowed.includes('*') || allowed.includes(host) || (allowed.includes('localhost') && isLoopbackHost(host))) return true
+  const full = host.toLowerCase()
+  const name = full.replace(/:\d+$/, '')
+  return allowed.some((entry) => {
+    const e = entry.toLowerCase()
+    return e === full || e === name
+  })
 }
 
 /**
