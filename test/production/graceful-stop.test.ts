@@ -109,6 +109,27 @@ describe('mcp-edge serve: graceful stop', () => {
   })
 })
 
+describe('mcp-edge serve: a GET stream open at the bound', () => {
+  it('ends cleanly after the origin bytes (no error text in the stream, no stack trace on stderr); exit 0', async () => {
+    const hello = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hello' } })}\n\n`
+    origin.handle((req, res) => {
+      if (req.method !== 'GET') return void res.writeHead(202).end()
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.write(hello) // then stays open
+    })
+    const e = await serve(500)
+    const r = await fetch(e.url, { headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' } })
+    expect(r.status).toBe(200)
+    const text = r.text()
+    await sleep(300)
+    e.child.kill('SIGTERM')
+    expect(await text).toBe(hello)
+    expect(await e.exited).toBe(0)
+    expect(e.stderr()).not.toMatch(/^\s+at /m)
+    expect(e.stderr()).not.toContain('OriginTimeoutError')
+  })
+})
+
 describe('npm start: a signal to the npm parent', () => {
   it.each([
     { how: 'SIGTERM to npm only', group: false, signal: 'SIGTERM' as const },

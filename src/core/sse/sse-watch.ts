@@ -21,7 +21,8 @@ export const MAX_WATCHED_EVENT = 1024 * 1024
 /**
  * Relays `source` unchanged and calls `onEvent` for each complete event, before the chunk that
  * completes it is passed on. `onEvent` must not throw (errors are swallowed: watching never
- * breaks the stream). Cancelling the result cancels `source`.
+ * breaks the stream). Cancelling the result cancels `source`. A failed read of `source` ends the
+ * result (done) instead of failing it.
  * @param source UTF-8 bytes of an SSE body
  * @param maxMs longest the stream may last (`STREAM_MAX_MS`), in ms; 0: unbounded
  * @returns the same bytes, chunk for chunk
@@ -45,10 +46,19 @@ export function watchSse(source: ByteSource, onEvent: (ev: SseEvent) => void, ma
     async read() {
       let timer: ReturnType<typeof setTimeout> | undefined
       const read = source.read()
-      const r =
-        endBy === Infinity
-          ? await read
-          : await Promise.race([read, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(1, endBy - Date.now()))))]).finally(() => clearTimeout(timer))
+      let r: Awaited<typeof read> | 'late'
+      try {
+        r =
+          endBy === Infinity
+            ? await read
+            : await Promise.race([read, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(1, endBy - Date.now()))))]).finally(() => clearTimeout(timer))
+      } catch {
+        // The origin's stream failed or was aborted (its connection lost, the graceful stop's
+        // expiry): a stream without JSON-RPC ids has nothing to answer, so it ends after the last
+        // whole chunk relayed and the client reconnects. Thrown on, the carrier wrote its own error
+        // text into the stream and a stack trace on stderr (@hono/node-server).
+        return { done: true }
+      }
       if (r === 'late') {
         read.catch(() => undefined)
         source.cancel().catch(() => undefined)
