@@ -199,7 +199,7 @@ export async function callFixtureTool(name: string, args: Record<string, unknown
     case 'test_sampling': {
       const res = await extra.sendRequest(
         { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: String(args.prompt) } }], maxTokens: 100 } } as ServerRequest,
-        CreateMessageResultSchema,
+        CreateMessageResultSchema
       )
       const answer = !Array.isArray(res.content) && res.content.type === 'text' ? res.content.text : '(no text)'
       return text(`LLM response: ${answer}`)

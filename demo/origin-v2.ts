@@ -13,7 +13,15 @@
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from '@modelcontextprotocol/node'
-import { createMcpHandler, fromJsonSchema, hostHeaderValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins, McpServer, originValidationResponse } from '@modelcontextprotocol/server'
+import {
+  createMcpHandler,
+  fromJsonSchema,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  McpServer,
+  originValidationResponse,
+} from '@modelcontextprotocol/server'
 
 /** The v2 demo tools' input schemas, as published in tools/list. */
 export const V2_TOOL_SCHEMAS = {
@@ -41,7 +49,7 @@ function newServer(): McpServer {
         if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } })
       }
       return { content: [{ type: 'text', text: `counted to ${steps}` }] }
-    },
+    }
   )
   server.registerResource('greeting', 'demo://greeting', { description: 'A greeting.', mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Hello from the v2 origin.' }],
@@ -49,7 +57,7 @@ function newServer(): McpServer {
   server.registerPrompt(
     'greet',
     { description: 'Greets someone.', argsSchema: fromJsonSchema<{ name: string }>({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }) },
-    async ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Please greet ${name}.` } }] }),
+    async ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Please greet ${name}.` } }] })
   )
   return server
 }

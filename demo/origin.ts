@@ -112,7 +112,7 @@ function newMcpServer(stats: OriginStats, fixtures: boolean): Server {
     { name: 'demo-origin', version: '1.0.0' },
     fixtures
       ? { capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {}, completions: {} } }
-      : { capabilities: { tools: { listChanged: true } } },
+      : { capabilities: { tools: { listChanged: true } } }
   )
   const tools = [...DEMO_TOOLS, ...(fixtures ? FIXTURE_TOOLS : [])] as unknown as { name: string; inputSchema: { type: 'object' } }[]
   server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -193,7 +193,9 @@ export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<Run
       return
     }
     if (loopbackBound && !loopbackOnly(req)) {
-      res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Host or Origin is not a loopback name' } }))
+      res
+        .writeHead(403, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Host or Origin is not a loopback name' } }))
       return
     }
     const sid = req.headers['mcp-session-id']
@@ -210,7 +212,9 @@ export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<Run
       let transport = sessionId ? transports.get(sessionId) : undefined
       if (!transport) {
         if (sessionId || !isInitializeRequest(body)) {
-          res.writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: sessionId ? 'Session not found' : 'Bad Request: no valid session' } }))
+          res
+            .writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: sessionId ? 'Session not found' : 'Bad Request: no valid session' } }))
           return
         }
         const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({

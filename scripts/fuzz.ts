@@ -48,12 +48,26 @@ async function makeTarget(): Promise<FuzzTarget> {
   }
   const { Miniflare } = await import('miniflare')
   const bundle = await buildWorkerBundle()
-  const mf = new Miniflare({ modules: true, scriptPath: bundle, compatibilityDate: '2026-04-20', kvNamespaces: ['TOOL_SCHEMAS'], bindings: { ORIGIN_URL: origin.url, ...FUZZ_VARS }, host: '127.0.0.1', port: 0, handleRuntimeStdio: (o: NodeJS.ReadableStream, e: NodeJS.ReadableStream) => (o.resume(), e.on('data', (d: Buffer) => process.env.FUZZ_STDERR && process.stderr.write(d))) })
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: bundle,
+    compatibilityDate: '2026-04-20',
+    kvNamespaces: ['TOOL_SCHEMAS'],
+    bindings: { ORIGIN_URL: origin.url, ...FUZZ_VARS },
+    host: '127.0.0.1',
+    port: 0,
+    handleRuntimeStdio: (o: NodeJS.ReadableStream, e: NodeJS.ReadableStream) => (o.resume(), e.on('data', (d: Buffer) => process.env.FUZZ_STDERR && process.stderr.write(d))),
+  })
   const base = await mf.ready
-  return httpTarget('worker', new URL('/mcp', base).toString(), async () => {
-    await mf.dispose()
-    await origin.close()
-  }, { freshConnections: true })
+  return httpTarget(
+    'worker',
+    new URL('/mcp', base).toString(),
+    async () => {
+      await mf.dispose()
+      await origin.close()
+    },
+    { freshConnections: true }
+  )
 }
 
 const target = await makeTarget()
@@ -67,8 +81,15 @@ const summary = await runFuzz(target, {
 })
 await target.close()
 const secs = summary.ms / 1000
-console.log(`summary: target ${summary.target}, seed ${summary.seed}: ${summary.cases} cases, ${summary.failures.length} failures, ${secs.toFixed(1)} s (${Math.round(summary.cases / secs)} cases/s)`)
+console.log(
+  `summary: target ${summary.target}, seed ${summary.seed}: ${summary.cases} cases, ${summary.failures.length} failures, ${secs.toFixed(1)} s (${Math.round(summary.cases / secs)} cases/s)`
+)
 console.log(`  late under load and sent again alone: ${summary.lateRetried} (each a failure if late again)`)
-console.log(`  by generator: ${Object.entries(summary.kinds).map(([k, n]) => `${k} ${n}`).join(', ')}`)
-for (const f of summary.failures) console.log(`  FAIL seed ${summary.seed} index ${f.index} [${f.kind}, origin ${f.behaviour}]: ${f.reason}\n    headers ${JSON.stringify(f.headers)}\n    body ${f.body}`)
+console.log(
+  `  by generator: ${Object.entries(summary.kinds)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ')}`
+)
+for (const f of summary.failures)
+  console.log(`  FAIL seed ${summary.seed} index ${f.index} [${f.kind}, origin ${f.behaviour}]: ${f.reason}\n    headers ${JSON.stringify(f.headers)}\n    body ${f.body}`)
 process.exit(summary.failures.length ? 1 : 0)

@@ -28,7 +28,14 @@ function usage(msg: string): never {
 
 let args: Record<string, string | undefined>
 try {
-  args = parseArgs({ options: { clients: { type: 'string', default: '200' }, seconds: { type: 'string', default: '60' }, 'fail-rate': { type: 'string', default: '0.05' }, seed: { type: 'string', default: '1' } } }).values as Record<string, string | undefined>
+  args = parseArgs({
+    options: {
+      clients: { type: 'string', default: '200' },
+      seconds: { type: 'string', default: '60' },
+      'fail-rate': { type: 'string', default: '0.05' },
+      seed: { type: 'string', default: '1' },
+    },
+  }).values as Record<string, string | undefined>
 } catch (e) {
   usage(e instanceof Error ? e.message : String(e))
 }
@@ -61,7 +68,8 @@ const originFaults = { reset: 0, status500: 0, hang: 0, garbage: 0, json: 0, sse
 const hanging = new Set<ServerResponse>()
 
 function answerFor(m: { id: unknown; method: string; params?: { arguments?: { a?: number; b?: number } } }): unknown {
-  if (m.method === 'initialize') return { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'load-origin', version: '1.0.0' } } }
+  if (m.method === 'initialize')
+    return { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'load-origin', version: '1.0.0' } } }
   if (m.method === 'tools/list') return { jsonrpc: '2.0', id: m.id, result: { tools: TOOLS } }
   // The result names its id, so a result relayed under another id is seen as wrong.
   return { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: `for:${JSON.stringify(m.id)}` }] } }
@@ -162,7 +170,13 @@ function messagesOf(text: string, ct: string): unknown[] {
   if (ct.includes('text/event-stream')) {
     return text
       .split(/\r?\n\r?\n/)
-      .map((b) => b.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+      .map((b) =>
+        b
+          .split(/\r?\n/)
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trimStart())
+          .join('\n')
+      )
       .filter((d) => d !== '')
       .map((d) => JSON.parse(d) as unknown)
   }
@@ -176,7 +190,12 @@ async function send(body: string, version: string, wants: Map<string, Want>): Pr
   counts.ids += wants.size
   let msgs: unknown[]
   try {
-    const r = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version }, body })
+    const r = await pool.request({
+      path,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version },
+      body,
+    })
     const text = await r.body.text()
     msgs = messagesOf(text, String(r.headers['content-type'] ?? ''))
   } catch {
@@ -256,15 +275,32 @@ const rssBefore = rssMiB(child.pid!)
 console.log(`load: ${CLIENTS} clients for ${SECONDS} s against ${edgeUrl}, origin failing ${FAIL_RATE * 100}% of calls; edge RSS after warm-up ${rssBefore.toFixed(1)} MiB`)
 const t0 = Date.now()
 const stop = t0 + SECONDS * 1000
-const ticker = setInterval(() => console.log(`  ${((Date.now() - t0) / 1000).toFixed(0)} s: ${counts.requests} requests, ${counts.ids} ids, lost ${counts.lost}, duplicated ${counts.duplicated}, wrong ${counts.wrong}, RSS ${rssMiB(child.pid!).toFixed(1)} MiB`), 10_000)
+const ticker = setInterval(
+  () =>
+    console.log(
+      `  ${((Date.now() - t0) / 1000).toFixed(0)} s: ${counts.requests} requests, ${counts.ids} ids, lost ${counts.lost}, duplicated ${counts.duplicated}, wrong ${counts.wrong}, RSS ${rssMiB(child.pid!).toFixed(1)} MiB`
+    ),
+  10_000
+)
 await Promise.all(Array.from({ length: CLIENTS }, (_, n) => client(n, stop)))
 clearInterval(ticker)
 const secs = (Date.now() - t0) / 1000
 const rssAfter = rssMiB(child.pid!)
 
-console.log(`summary: ${counts.requests} requests (${Math.round(counts.requests / secs)}/s) in ${secs.toFixed(1)} s, ${counts.failedRequests} failed; ${counts.ids} ids: answered ${counts.answered}, lost ${counts.lost}, duplicated ${counts.duplicated}, wrong ${counts.wrong}`)
-console.log(`  answers: ${Object.entries(counts.byAnswer).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')}`)
-console.log(`  origin: ${Object.entries(originFaults).map(([k, v]) => `${k} ${v}`).join(', ')}`)
+console.log(
+  `summary: ${counts.requests} requests (${Math.round(counts.requests / secs)}/s) in ${secs.toFixed(1)} s, ${counts.failedRequests} failed; ${counts.ids} ids: answered ${counts.answered}, lost ${counts.lost}, duplicated ${counts.duplicated}, wrong ${counts.wrong}`
+)
+console.log(
+  `  answers: ${Object.entries(counts.byAnswer)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}`
+)
+console.log(
+  `  origin: ${Object.entries(originFaults)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}`
+)
 console.log(`  edge RSS: ${rssBefore.toFixed(1)} MiB after warm-up, ${rssAfter.toFixed(1)} MiB at the end`)
 for (const w of wrongSamples) console.log(`  WRONG ${w}`)
 

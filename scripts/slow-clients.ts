@@ -102,7 +102,10 @@ console.log(`${N} slow ${mode} connections: ${held0} held after 2 s (${refused} 
 const t0 = Date.now()
 while (Date.now() - t0 < maxS * 1000 && sockets.some((e) => e.closed === undefined)) await new Promise((r) => setTimeout(r, 250))
 clearInterval(drip)
-const held = sockets.filter((e) => e.closed !== undefined).map((e) => (e.closed! - e.opened) / 1000).sort((a, b) => a - b)
+const held = sockets
+  .filter((e) => e.closed !== undefined)
+  .map((e) => (e.closed! - e.opened) / 1000)
+  .sort((a, b) => a - b)
 const still = sockets.filter((e) => e.closed === undefined).length
 const med = held.length ? held[Math.floor(held.length / 2)]! : NaN
 const max = held.length ? held[held.length - 1]! : NaN

@@ -40,7 +40,11 @@ export function createApp(edge: McpEdge): Hono {
   app.get('/metrics', metricsRoute(getDeps))
 
   // Browser clients: CORS for the allowed origins (src/http/cors.ts; the Node POST listener adds the same headers).
-  for (const path of ['/mcp', '/mcp/*']) app.use(path, mcpCors((c) => getDeps(c).config))
+  for (const path of ['/mcp', '/mcp/*'])
+    app.use(
+      path,
+      mcpCors((c) => getDeps(c).config)
+    )
   app.route('/mcp', edge)
 
   // The admin API (docs/admin-api.md): its own sub-app, off unless ADMIN_TOKEN is set.

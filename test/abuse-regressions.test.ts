@@ -44,7 +44,14 @@ describe.each(RUNTIMES)('abuse regressions on $name', ({ start }) => {
   let edge: EdgeUnderTest
   beforeAll(async () => {
     origin = await startScriptedOrigin()
-    edge = await start({ ORIGIN_URL: origin.url, ADMIN_TOKEN, REFRESH_MIN_INTERVAL_MS: '60000', REFRESH_BUDGET_PER_MIN: '5', TOOL_LIST_TIMEOUT_MS: '1500', ORIGIN_TIMEOUT_MS: '20000' })
+    edge = await start({
+      ORIGIN_URL: origin.url,
+      ADMIN_TOKEN,
+      REFRESH_MIN_INTERVAL_MS: '60000',
+      REFRESH_BUDGET_PER_MIN: '5',
+      TOOL_LIST_TIMEOUT_MS: '1500',
+      ORIGIN_TIMEOUT_MS: '20000',
+    })
   })
   afterAll(async () => {
     await edge?.close()
@@ -95,7 +102,8 @@ describe.each(RUNTIMES)('abuse regressions on $name', ({ start }) => {
     origin.handle((req, res) => {
       const m = req.json as { id?: number; method?: string } | undefined
       if (req.method === 'DELETE') return void res.writeHead(200).end()
-      if (m?.method === 'initialize') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 't', version: '1' } } })
+      if (m?.method === 'initialize')
+        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 't', version: '1' } } })
       if (m?.method === 'notifications/initialized') return void res.writeHead(202).end()
       if (m?.method === 'tools/list') {
         res.writeHead(200, { 'content-type': 'text/event-stream' })

@@ -41,7 +41,14 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
 
   beforeAll(async () => {
     origin = await startScriptedOrigin()
-    script = serveMcp(origin, { pages: [[{ name: 'pulled_a', inputSchema: { type: 'object' } }, { name: 'pulled_b', inputSchema: { type: 'object' } }]] })
+    script = serveMcp(origin, {
+      pages: [
+        [
+          { name: 'pulled_a', inputSchema: { type: 'object' } },
+          { name: 'pulled_b', inputSchema: { type: 'object' } },
+        ],
+      ],
+    })
     edge = await start({ ORIGIN_URL: origin.url, ORIGINS: JSON.stringify({ second: origin.url }), ADMIN_TOKEN: TOKEN, MAX_BODY_BYTES: String(MAX_BODY) })
     base = new URL(edge.url).origin
   })
@@ -162,7 +169,10 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
     expect(res.status).toBe(200)
     const body = (await res.json()) as { stored: string[]; unusable: { index: number; name: string; problem: string }[] }
     expect(body.stored).toEqual(['bad_dialect', 'remote_ref', 'fine'])
-    expect(body.unusable.map((u) => [u.index, u.name])).toEqual([[0, 'bad_dialect'], [1, 'remote_ref']])
+    expect(body.unusable.map((u) => [u.index, u.name])).toEqual([
+      [0, 'bad_dialect'],
+      [1, 'remote_ref'],
+    ])
     expect(body.unusable[0]!.problem).toMatch(/dialect/)
     expect(body.unusable[1]!.problem).toMatch(/\$ref|remote/i)
     expect(await edge.kvGet('tools:default:public:remote_ref')).not.toBeNull()
@@ -226,7 +236,11 @@ describe.each(RUNTIMES)('admin API off without ADMIN_TOKEN on $name', ({ start }
     await edge?.close()
   })
   it.each(ROUTES)('$method $path: 404, even with a token', async (route) => {
-    const res = await fetch(new URL(route.path, edge.url), { method: route.method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, ...(route.body ? { body: JSON.stringify(route.body) } : {}) })
+    const res = await fetch(new URL(route.path, edge.url), {
+      method: route.method,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      ...(route.body ? { body: JSON.stringify(route.body) } : {}),
+    })
     expect(res.status).toBe(404)
     expect(((await res.json()) as { error: string }).error).toMatch(/admin API is off/)
   })

@@ -41,9 +41,13 @@ const element = (id: string): fc.Arbitrary<El> =>
     // valid call -> forwarded
     fc.integer({ min: -5, max: 5 }).map((a) => ({ text: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"calc","arguments":{"a":${a}}}}`, reply: id })),
     // invalid arguments -> local -32602
-    fc.constantFrom('{"a":"x"}', '{}', '{"a":1,"op":"mul"}', '{"a":1.5}').map((args) => ({ text: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"calc","arguments":${args}}}`, reply: id, local: true })),
+    fc
+      .constantFrom('{"a":"x"}', '{}', '{"a":1,"op":"mul"}', '{"a":1.5}')
+      .map((args) => ({ text: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"calc","arguments":${args}}}`, reply: id, local: true })),
     // unknown tool, malformed params -> local -32602
-    fc.constantFrom('{"name":"nope","arguments":{}}', '{"arguments":{}}', '{"name":"calc","arguments":[1]}', '{"name":7}').map((p) => ({ text: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${p}}`, reply: id, local: true })),
+    fc
+      .constantFrom('{"name":"nope","arguments":{}}', '{"arguments":{}}', '{"name":"calc","arguments":[1]}', '{"name":7}')
+      .map((p) => ({ text: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${p}}`, reply: id, local: true })),
     // params not an object -> local -32600
     fc.constant({ text: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":"calc"}`, reply: id, local: true }),
     // other requests -> forwarded
@@ -60,18 +64,21 @@ const noReply: fc.Arbitrary<El> = fc.oneof(
 
 const garbage: fc.Arbitrary<El> = fc.oneof(
   fc.constantFrom('1', '"x"', 'null', 'true', '[]', '{}', '{"foo":"boo"}').map((t) => ({ text: t, reply: null, local: true })),
-  fc.constantFrom('{"jsonrpc":"2.0","id":null,"method":"ping"}', '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', '{"jsonrpc":"2.0","id":{},"method":"ping"}', '{"jsonrpc":"2.0","id":true,"method":"ping"}').map((t) => ({ text: t, reply: null, local: true })),
+  fc
+    .constantFrom(
+      '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":{},"method":"ping"}',
+      '{"jsonrpc":"2.0","id":true,"method":"ping"}'
+    )
+    .map((t) => ({ text: t, reply: null, local: true })),
   idToken.map((id) => ({ text: `{"jsonrpc":"1.0","id":${id},"method":"ping"}`, reply: id, local: true }))
 )
 
 /** A batch of 50 elements; ids are drawn from a small pool, so repeated ids (D4: later ones -32600) are common. */
 const batch = fc
   .array(fc.tuple(fc.nat(9), idToken), { minLength: 50, maxLength: 50 })
-  .chain((slots) =>
-    fc.tuple(
-      ...slots.map(([k, id]) => (k < 6 ? element(id) : k < 8 ? noReply : garbage))
-    )
-  )
+  .chain((slots) => fc.tuple(...slots.map(([k, id]) => (k < 6 ? element(id) : k < 8 ? noReply : garbage))))
 
 /** How the origin misbehaves for one POST. */
 interface Misbehaviour {
@@ -83,7 +90,14 @@ interface Misbehaviour {
   reverse: boolean
   errorNullId: boolean
 }
-const misbehaviour: fc.Arbitrary<Misbehaviour> = fc.record({ sse: fc.boolean(), drop: fc.double({ min: 0, max: 1, noNaN: true }), repeat: fc.boolean(), invent: fc.boolean(), reverse: fc.boolean(), errorNullId: fc.boolean() })
+const misbehaviour: fc.Arbitrary<Misbehaviour> = fc.record({
+  sse: fc.boolean(),
+  drop: fc.double({ min: 0, max: 1, noNaN: true }),
+  repeat: fc.boolean(),
+  invent: fc.boolean(),
+  reverse: fc.boolean(),
+  errorNullId: fc.boolean(),
+})
 
 /** Id tokens of the top-level elements of a JSON array text (origin results carry no `id` member). */
 function idTokens(text: string): string[] {
@@ -95,7 +109,11 @@ function sorted(xs: string[]): string[] {
 }
 
 async function post(url: string, body: string): Promise<{ status: number; text: string; ct: string }> {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' }, body })
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+    body,
+  })
   const text = await res.body.text()
   return { status: res.statusCode, text, ct: String(res.headers['content-type'] ?? '') }
 }
@@ -128,12 +146,17 @@ describe.each(RUNTIMES)('batches on $name (fast-check)', ({ name, start }) => {
         const m = (j as { method?: string } | undefined)?.method
         if (r.method === 'DELETE' || m === 'notifications/initialized' || !j || !('id' in (j as object))) return void res.writeHead(202).end()
         const id = (j as { id: number }).id
-        const result = m === 'initialize' ? { protocolVersion: '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'p', version: '1' } } : m === 'tools/list' ? { tools: TOOLS } : {}
+        const result =
+          m === 'initialize' ? { protocolVersion: '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'p', version: '1' } } : m === 'tools/list' ? { tools: TOOLS } : {}
         return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }))
       }
       // The forwarded sub-batch: answer each request by its exact id token, then misbehave.
       const tokens = idTokens(r.body)
-      let answers = tokens.map((t, i) => (how.errorNullId && i === 0 ? `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"boom"}}` : `{"jsonrpc":"2.0","id":${t},"result":{"content":[{"type":"text","text":"ok"}]}}`))
+      let answers = tokens.map((t, i) =>
+        how.errorNullId && i === 0
+          ? `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"boom"}}`
+          : `{"jsonrpc":"2.0","id":${t},"result":{"content":[{"type":"text","text":"ok"}]}}`
+      )
       answers = answers.filter((_, i) => (i * 7919) % 100 >= how.drop * 100)
       if (how.repeat && answers.length) answers.push(answers[0]!)
       if (how.invent) answers.push('{"jsonrpc":"2.0","id":"invented-by-origin","result":{}}')
@@ -181,16 +204,16 @@ describe.each(RUNTIMES)('batches on $name (fast-check)', ({ name, start }) => {
       fc.asyncProperty(
         fc.uniqueArray(fc.integer({ min: 1, max: 1_000_000 }), { minLength: 1, maxLength: 12 }).chain((ids) => fc.tuple(...ids.map((id) => element(String(id))))),
         async (els) => {
-        how = { sse: false, drop: 0, repeat: false, invent: false, reverse: false, errorNullId: false }
-        const locals = els.filter((e) => e.local && e.reply !== null)
-        const a = await post(edge.url, `[${els.map((e) => e.text).join(',')}]`)
-        const entries = JSON.parse(a.text) as unknown[]
-        for (const e of locals) {
-          const alone = await post(edge.url, e.text)
-          expect(alone.status).toBe(200)
-          const twin = entries.find((x) => JSON.stringify((x as { id: unknown }).id) === JSON.stringify((JSON.parse(alone.text) as { id: unknown }).id))
-          expect(twin, `${e.text} -> ${alone.text}`).toEqual(JSON.parse(alone.text))
-        }
+          how = { sse: false, drop: 0, repeat: false, invent: false, reverse: false, errorNullId: false }
+          const locals = els.filter((e) => e.local && e.reply !== null)
+          const a = await post(edge.url, `[${els.map((e) => e.text).join(',')}]`)
+          const entries = JSON.parse(a.text) as unknown[]
+          for (const e of locals) {
+            const alone = await post(edge.url, e.text)
+            expect(alone.status).toBe(200)
+            const twin = entries.find((x) => JSON.stringify((x as { id: unknown }).id) === JSON.stringify((JSON.parse(alone.text) as { id: unknown }).id))
+            expect(twin, `${e.text} -> ${alone.text}`).toEqual(JSON.parse(alone.text))
+          }
         }
       ),
       { numRuns: 15 }

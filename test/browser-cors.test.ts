@@ -108,7 +108,19 @@ describe.each(RUNTIMES)('browser clients on $name', ({ start }) => {
     expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example')
     expect(ok.headers.get('access-control-allow-methods')!.split(',')).toEqual(['GET', 'POST', 'DELETE', 'OPTIONS'])
     const allowed = ok.headers.get('access-control-allow-headers')!.toLowerCase().split(',')
-    for (const h of ['content-type', 'accept', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'mcp-method', 'mcp-name', 'mcp-param-region', 'mcp-param-user_id']) expect(allowed).toContain(h)
+    for (const h of [
+      'content-type',
+      'accept',
+      'authorization',
+      'mcp-session-id',
+      'mcp-protocol-version',
+      'last-event-id',
+      'mcp-method',
+      'mcp-name',
+      'mcp-param-region',
+      'mcp-param-user_id',
+    ])
+      expect(allowed).toContain(h)
     expect(allowed).not.toContain('x-unrelated')
     expect(ok.headers.get('access-control-max-age')).toBe('600')
     expect(ok.headers.get('vary')).toMatch(/Origin/)
@@ -126,7 +138,11 @@ describe.each(RUNTIMES)('browser clients on $name', ({ start }) => {
     })
     expect(post.headers.get('access-control-allow-origin')).toBe('https://app.example')
     expect(post.headers.get('access-control-expose-headers')!.toLowerCase()).toMatch(/mcp-session-id.*mcp-edge-grade/)
-    const postRefused = await fetch(edge.url, { method: 'POST', headers: { origin: 'https://other.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' })
+    const postRefused = await fetch(edge.url, {
+      method: 'POST',
+      headers: { origin: 'https://other.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    })
     expect(postRefused.status).toBe(403)
     expect(postRefused.headers.get('access-control-allow-origin')).toBeNull()
 

@@ -73,7 +73,12 @@ describe('official conformance suite: direct, through the edge on Node, on wrang
 
   it('the edge, not the origin, refuses a DNS-rebinding Host before anything is forwarded', async () => {
     const before = origin.stats.posts
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    })
     for (const url of [edge.url, wrangler.url]) {
       // fetch() will not set Host; the runner's scenario does it with raw HTTP, so do the same here.
       const status = await rawPost(url, body, { host: 'evil.example.com', origin: 'http://evil.example.com' })
@@ -89,11 +94,17 @@ async function rawPost(url: string, body: string, headers: Record<string, string
   const u = new URL(url)
   return new Promise((res, rej) => {
     const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
       (r) => {
         r.resume()
         res(r.statusCode ?? 0)
-      },
+      }
     )
     req.on('error', rej)
     req.end(body)

@@ -63,7 +63,14 @@ describe('connection bounds on node', () => {
   const all: SlowSocket[] = []
   beforeAll(async () => {
     edge = await startEdge({
-      env: { ORIGIN_URL: 'http://127.0.0.1:9/mcp', STORE_FILE: 'memory', MAX_CONNECTIONS: '50', HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '1000', KEEP_ALIVE_TIMEOUT_MS: '300' },
+      env: {
+        ORIGIN_URL: 'http://127.0.0.1:9/mcp',
+        STORE_FILE: 'memory',
+        MAX_CONNECTIONS: '50',
+        HEADERS_TIMEOUT_MS: '500',
+        REQUEST_TIMEOUT_MS: '1000',
+        KEEP_ALIVE_TIMEOUT_MS: '300',
+      },
       port: 0,
       log: () => undefined,
     })

@@ -68,7 +68,10 @@ function expectFrom(row: FieldRow['expected'], origin: OriginResponse): Pick<Cas
 
 const CASES: Case[] = []
 for (const row of ROWS) {
-  const parts = [{ label: row.id, request: row.request, origin_response: row.origin_response, expected: row.expected }, ...(row.variants ?? []).map((v) => ({ ...v, label: `${row.id} / ${v.label}`, request: v.request ?? row.request }))]
+  const parts = [
+    { label: row.id, request: row.request, origin_response: row.origin_response, expected: row.expected },
+    ...(row.variants ?? []).map((v) => ({ ...v, label: `${row.id} / ${v.label}`, request: v.request ?? row.request })),
+  ]
   for (const p of parts) {
     if (!p.origin_response) continue
     CASES.push({
@@ -97,7 +100,17 @@ for (const [label, id, text, kind] of [
   ['B02 / two levels down: not flagged', 24, '{"data":{"data":{"success":false}}}', 'unchanged'],
 ] as const) {
   const origin = b02(id, text)
-  CASES.push({ name: label, headers: B02.request.headers, request: requestFor(B02.request, origin), origin, expect: { kind }, status: 200, grade: kind === 'isError' ? 'tool_error' : 'ok', mustNotContain: [], fromNotes: true })
+  CASES.push({
+    name: label,
+    headers: B02.request.headers,
+    request: requestFor(B02.request, origin),
+    origin,
+    expect: { kind },
+    status: 200,
+    grade: kind === 'isError' ? 'tool_error' : 'ok',
+    mustNotContain: [],
+    fromNotes: true,
+  })
 }
 
 /** The origin's body with `isError: true` appended to its result (the edge's only change). */

@@ -25,7 +25,12 @@ async function closedPort(): Promise<number> {
 }
 
 const gw = (id: string, code: number, originStatus?: number) => {
-  const message = code === -31002 ? 'Origin timeout: the tool server did not answer in time' : code === -31003 ? 'Origin never answered this request' : 'Origin unavailable or sent an invalid response'
+  const message =
+    code === -31002
+      ? 'Origin timeout: the tool server did not answer in time'
+      : code === -31003
+        ? 'Origin never answered this request'
+        : 'Origin unavailable or sent an invalid response'
   return `{"jsonrpc":"2.0","id":${id},"error":{"code":${code},"message":"${message}","data":{"source":"edge"${originStatus !== undefined ? `,"originStatus":${originStatus}` : ''}}}}`
 }
 const req = (id: number, method = 'resources/list') => `{"jsonrpc":"2.0","id":${id},"method":"${method}"}`
@@ -251,7 +256,8 @@ describe.each(RUNTIMES)('origin faults on $name', ({ start }) => {
   })
 
   it('a 2026-07-28 subscriptions/listen stream is not cut by ORIGIN_TIMEOUT_MS (vector 141)', async () => {
-    const ack = '{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":1083}}}'
+    const ack =
+      '{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":1083}}}'
     const changed = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1083}}}'
     origin.handle((_r, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' })
@@ -262,7 +268,14 @@ describe.each(RUNTIMES)('origin faults on $name', ({ start }) => {
       jsonrpc: '2.0',
       id: 1083,
       method: 'subscriptions/listen',
-      params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'ExampleClient', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+      params: {
+        notifications: { toolsListChanged: true },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'ExampleClient', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
     })
     const controller = new AbortController()
     const t0 = Date.now()

@@ -29,9 +29,21 @@ describe('markIsError', () => {
 
   it('never flags plain text, arrays or JSON without a failure member', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.array(json).map((a) => JSON.stringify(a)), fc.dictionary(fc.string().filter((k) => !['success', 'ok', 'status', 'data', 'result'].includes(k)), json).map((o) => JSON.stringify(o))), (text) => {
-        expect(hidesFailure({ content: [{ type: 'text', text }] })).toBe(false)
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(json).map((a) => JSON.stringify(a)),
+          fc
+            .dictionary(
+              fc.string().filter((k) => !['success', 'ok', 'status', 'data', 'result'].includes(k)),
+              json
+            )
+            .map((o) => JSON.stringify(o))
+        ),
+        (text) => {
+          expect(hidesFailure({ content: [{ type: 'text', text }] })).toBe(false)
+        }
+      ),
       { numRuns: 300 }
     )
   })

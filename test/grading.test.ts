@@ -11,7 +11,8 @@ import { ADMIN_TOKEN, gradesOf, mcpHeaders, nextLog, post, postLogs, pushTools }
 
 const TOOLS = [{ name: 'search_docs', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } }]
 
-const call = (id: number | string, query = 'q') => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"search_docs","arguments":{"query":"${query}"}}}`
+const call = (id: number | string, query = 'q') =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"search_docs","arguments":{"query":"${query}"}}}`
 const toolResult = (id: number | string, result: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`
 const gw = (id: string, code: number, message: string, originStatus?: number) =>
   `{"jsonrpc":"2.0","id":${id},"error":{"code":${code},"message":"${message}","data":{"source":"edge"${originStatus !== undefined ? `,"originStatus":${originStatus}` : ''}}}}`
@@ -239,7 +240,9 @@ const ROWS: Row[] = [
     name: 'batch reply with a repeated id (first wins) and an invented id (dropped), both logged',
     version: '2025-03-26',
     request: `[${call(1)},${call(2)}]`,
-    origin: { body: `[${toolResult(1, textResult('first'))},{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"second"}},${toolResult(77, textResult('invented'))},${toolResult(2, textResult('two'))}]` },
+    origin: {
+      body: `[${toolResult(1, textResult('first'))},{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"second"}},${toolResult(77, textResult('invented'))},${toolResult(2, textResult('two'))}]`,
+    },
     status: 200,
     body: `[${toolResult(1, textResult('first'))},${toolResult(2, textResult('two'))}]`,
     header: 'ok=2',

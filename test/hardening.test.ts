@@ -20,7 +20,8 @@ function answerWith(origin: ScriptedOrigin, tools: unknown[]): void {
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string } | unknown[]
     if (Array.isArray(m) || req.method !== 'POST') return void res.writeHead(202).end()
-    if (m.method === 'initialize') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'initialize')
+      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools } })
     if (m.id === undefined) return void res.writeHead(202).end()
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } })
@@ -59,7 +60,14 @@ describe.each(RUNTIMES)('hardening on $name', ({ start }) => {
     const res = await post(edge.url, { jsonrpc: '2.0', method: 'tools/call', params: { name: 'lookup', arguments: { code: 42 } } })
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ id: null, error: { code: -32600 } })
-    const batch = await post(edge.url, [{ jsonrpc: '2.0', method: 'tools/call', params: { name: 'lookup', arguments: {} } }, { jsonrpc: '2.0', id: 2, method: 'ping' }], { ...H, 'mcp-protocol-version': '2025-03-26' })
+    const batch = await post(
+      edge.url,
+      [
+        { jsonrpc: '2.0', method: 'tools/call', params: { name: 'lookup', arguments: {} } },
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+      ],
+      { ...H, 'mcp-protocol-version': '2025-03-26' }
+    )
     // One entry, for the ping only: the id-less tools/call is dropped (D15), never forwarded.
     const entries = (await batch.json()) as { id: unknown }[]
     expect(entries.map((e) => e.id)).toEqual([2])

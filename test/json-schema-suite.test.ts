@@ -73,7 +73,9 @@ interface Failure {
 
 function runFile(file: string, draftDir: string, dialect: Dialect, engine: ValidatorEngine): { passed: number; failures: Failure[] } {
   const groups = JSON.parse(readFileSync(file, 'utf8')) as SuiteGroup[]
-  const rel = relative(join(SUITE, 'tests', draftDir), file).split('\\').join('/')
+  const rel = relative(join(SUITE, 'tests', draftDir), file)
+    .split('\\')
+    .join('/')
   let passed = 0
   const failures: Failure[] = []
   for (const g of groups) {
@@ -110,33 +112,89 @@ function runFile(file: string, draftDir: string, dialect: Dialect, engine: Valid
  */
 const KNOWN_FAILURES: { engine: 'ajv' | 'cfworker'; prefix: string; reason: string }[] = [
   // ajv 8.20
-  { engine: 'ajv', prefix: 'draft7/properties.json | properties whose names are Javascript object property names', reason: 'generated code reads a member named "__proto__" through the prototype accessor' },
-  { engine: 'ajv', prefix: 'draft2020-12/properties.json | properties whose names are Javascript object property names', reason: 'generated code reads a member named "__proto__" through the prototype accessor' },
+  {
+    engine: 'ajv',
+    prefix: 'draft7/properties.json | properties whose names are Javascript object property names',
+    reason: 'generated code reads a member named "__proto__" through the prototype accessor',
+  },
+  {
+    engine: 'ajv',
+    prefix: 'draft2020-12/properties.json | properties whose names are Javascript object property names',
+    reason: 'generated code reads a member named "__proto__" through the prototype accessor',
+  },
   { engine: 'ajv', prefix: 'draft2020-12/dynamicRef.json | ', reason: 'incomplete $dynamicRef / $dynamicAnchor dynamic-scope resolution (ajv skips these in its own suite run)' },
   { engine: 'ajv', prefix: 'draft2020-12/ref.json | refs with relative uris and defs', reason: 'embedded resources with relative $id: stack overflow while compiling' },
   { engine: 'ajv', prefix: 'draft2020-12/ref.json | relative refs with absolute uris and defs', reason: 'embedded resources with relative $id: stack overflow while compiling' },
   { engine: 'ajv', prefix: 'draft2020-12/ref.json | URN ref with nested pointer ref', reason: 'embedded URN resource: stack overflow while compiling' },
   { engine: 'ajv', prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems with nested items', reason: 'unevaluatedItems annotation collection across nested items' },
   { engine: 'ajv', prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems with $dynamicRef', reason: '$dynamicRef' },
-  { engine: 'ajv', prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems depends on adjacent contains', reason: 'contains annotations are not collected for unevaluatedItems' },
-  { engine: 'ajv', prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems depends on multiple nested contains', reason: 'contains annotations are not collected for unevaluatedItems' },
+  {
+    engine: 'ajv',
+    prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems depends on adjacent contains',
+    reason: 'contains annotations are not collected for unevaluatedItems',
+  },
+  {
+    engine: 'ajv',
+    prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems depends on multiple nested contains',
+    reason: 'contains annotations are not collected for unevaluatedItems',
+  },
   { engine: 'ajv', prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems and contains interact', reason: 'contains annotations are not collected for unevaluatedItems' },
   { engine: 'ajv', prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems with minContains = 0', reason: 'contains annotations are not collected for unevaluatedItems' },
-  { engine: 'ajv', prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems can see annotations from if without then and else', reason: 'annotations of an `if` without then/else are dropped' },
-  { engine: 'ajv', prefix: 'draft2020-12/unevaluatedProperties.json | unevaluatedProperties with if/then/else, then not defined', reason: 'annotations of an `if` without then are dropped' },
+  {
+    engine: 'ajv',
+    prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems can see annotations from if without then and else',
+    reason: 'annotations of an `if` without then/else are dropped',
+  },
+  {
+    engine: 'ajv',
+    prefix: 'draft2020-12/unevaluatedProperties.json | unevaluatedProperties with if/then/else, then not defined',
+    reason: 'annotations of an `if` without then are dropped',
+  },
   { engine: 'ajv', prefix: 'draft2020-12/unevaluatedProperties.json | unevaluatedProperties with $dynamicRef', reason: '$dynamicRef' },
-  { engine: 'ajv', prefix: 'draft2020-12/unevaluatedProperties.json | unevaluatedProperties can see annotations from if without then and else', reason: 'annotations of an `if` without then/else are dropped' },
-  { engine: 'ajv', prefix: 'draft2020-12/vocabulary.json | schema that uses custom metaschema with with no validation vocabulary', reason: '$vocabulary of a custom meta-schema is not honoured (same verdict as cfworker)' },
+  {
+    engine: 'ajv',
+    prefix: 'draft2020-12/unevaluatedProperties.json | unevaluatedProperties can see annotations from if without then and else',
+    reason: 'annotations of an `if` without then/else are dropped',
+  },
+  {
+    engine: 'ajv',
+    prefix: 'draft2020-12/vocabulary.json | schema that uses custom metaschema with with no validation vocabulary',
+    reason: '$vocabulary of a custom meta-schema is not honoured (same verdict as cfworker)',
+  },
   // @cfworker/json-schema 4.1.6
-  { engine: 'cfworker', prefix: 'draft7/definitions.json | validate definition against metaschema', reason: 'no bundled meta-schemas: a $ref to the draft-07 meta-schema is unresolvable, so the schema is refused' },
-  { engine: 'cfworker', prefix: 'draft7/ref.json | remote ref, containing refs itself', reason: 'no bundled meta-schemas (the $ref targets the meta-schema), so the schema is refused' },
-  { engine: 'cfworker', prefix: 'draft2020-12/defs.json | validate definition against metaschema', reason: 'no bundled meta-schemas: a $ref to the 2020-12 meta-schema is unresolvable, so the schema is refused' },
-  { engine: 'cfworker', prefix: 'draft2020-12/ref.json | remote ref, containing refs itself', reason: 'no bundled meta-schemas (the $ref targets the meta-schema), so the schema is refused' },
+  {
+    engine: 'cfworker',
+    prefix: 'draft7/definitions.json | validate definition against metaschema',
+    reason: 'no bundled meta-schemas: a $ref to the draft-07 meta-schema is unresolvable, so the schema is refused',
+  },
+  {
+    engine: 'cfworker',
+    prefix: 'draft7/ref.json | remote ref, containing refs itself',
+    reason: 'no bundled meta-schemas (the $ref targets the meta-schema), so the schema is refused',
+  },
+  {
+    engine: 'cfworker',
+    prefix: 'draft2020-12/defs.json | validate definition against metaschema',
+    reason: 'no bundled meta-schemas: a $ref to the 2020-12 meta-schema is unresolvable, so the schema is refused',
+  },
+  {
+    engine: 'cfworker',
+    prefix: 'draft2020-12/ref.json | remote ref, containing refs itself',
+    reason: 'no bundled meta-schemas (the $ref targets the meta-schema), so the schema is refused',
+  },
   { engine: 'cfworker', prefix: 'draft2020-12/dynamicRef.json | ', reason: 'no $dynamicRef / $dynamicAnchor support (treated as unknown keywords)' },
-  { engine: 'cfworker', prefix: 'draft2020-12/ref.json | order of evaluation: $id and $anchor and $ref', reason: 'an $anchor inside an embedded resource is registered under the outer base URI' },
+  {
+    engine: 'cfworker',
+    prefix: 'draft2020-12/ref.json | order of evaluation: $id and $anchor and $ref',
+    reason: 'an $anchor inside an embedded resource is registered under the outer base URI',
+  },
   { engine: 'cfworker', prefix: 'draft2020-12/unevaluatedItems.json | unevaluatedItems with $dynamicRef', reason: '$dynamicRef' },
   { engine: 'cfworker', prefix: 'draft2020-12/unevaluatedProperties.json | unevaluatedProperties with $dynamicRef', reason: '$dynamicRef' },
-  { engine: 'cfworker', prefix: 'draft2020-12/vocabulary.json | schema that uses custom metaschema with with no validation vocabulary', reason: '$vocabulary of a custom meta-schema is not honoured (same verdict as ajv)' },
+  {
+    engine: 'cfworker',
+    prefix: 'draft2020-12/vocabulary.json | schema that uses custom metaschema with with no validation vocabulary',
+    reason: '$vocabulary of a custom meta-schema is not honoured (same verdict as ajv)',
+  },
 ]
 
 /** The Workers engine inside workerd (test/helpers/suite-worker.ts, bundled like the edge's Worker). */
@@ -144,7 +202,17 @@ let workerd: Miniflare | null = null
 let workerdUrl = ''
 beforeAll(async () => {
   const outfile = resolve(import.meta.dirname, '../dist/test/suite-worker.js')
-  await build({ entryPoints: [resolve(import.meta.dirname, 'helpers/suite-worker.ts')], outfile, bundle: true, format: 'esm', platform: 'neutral', mainFields: ['module', 'main'], conditions: ['workerd', 'worker', 'browser'], target: 'es2022', logLevel: 'warning' })
+  await build({
+    entryPoints: [resolve(import.meta.dirname, 'helpers/suite-worker.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    conditions: ['workerd', 'worker', 'browser'],
+    target: 'es2022',
+    logLevel: 'warning',
+  })
   workerd = new Miniflare({ modules: true, scriptPath: outfile, compatibilityDate: '2026-04-20', host: '127.0.0.1', port: 0 })
   workerdUrl = (await workerd.ready).toString()
 })
@@ -152,7 +220,9 @@ beforeAll(async () => {
 /** Runs one suite file through the Workers engine in workerd; the same shape as {@link runFile}. */
 async function runFileInWorkerd(file: string, draftDir: string, dialect: Dialect, formats: 'assert' | 'annotate'): Promise<{ passed: number; failures: Failure[] }> {
   const groups = JSON.parse(readFileSync(file, 'utf8')) as SuiteGroup[]
-  const rel = relative(join(SUITE, 'tests', draftDir), file).split('\\').join('/')
+  const rel = relative(join(SUITE, 'tests', draftDir), file)
+    .split('\\')
+    .join('/')
   const body = JSON.stringify({ dialect, formats, remotes: REMOTES, groups })
   // One retry on a dropped connection only (seen once on a loaded 2-core machine): a file that
   // really crashes workerd crashes it again and still fails the test.
@@ -179,7 +249,9 @@ afterAll(async () => {
   for (const [k, f] of allFailures) {
     if (!f.length) continue
     const engine = k.split(' ')[1]
-    const why = (id: string) => KNOWN_FAILURES.find((x) => x.engine === engine && id.startsWith(x.prefix))?.reason ?? (k.endsWith('optional/format') ? 'shared format table (ajv-formats) verdict' : 'UNLISTED')
+    const why = (id: string) =>
+      KNOWN_FAILURES.find((x) => x.engine === engine && id.startsWith(x.prefix))?.reason ??
+      (k.endsWith('optional/format') ? 'shared format table (ajv-formats) verdict' : 'UNLISTED')
     console.log(`\nfailures ${k} (${f.length}):\n` + f.map((x) => `  - ${x.id}${x.unusable ? ' [schema refused]' : ''} -- ${why(x.id)}`).join('\n'))
   }
 })
@@ -222,7 +294,11 @@ describe.each(DRAFTS)('JSON-Schema-Test-Suite $dir', ({ dir, dialect }) => {
       const unlisted = r.failures.filter((f) => !known.some((k) => f.id.startsWith(k.prefix)))
       expect(unlisted.map((f) => f.id)).toEqual([])
       // The list cannot rot: every entry for this draft still fails.
-      for (const k of known.filter((k) => k.prefix.startsWith(dir + '/'))) expect(r.failures.some((f) => f.id.startsWith(k.prefix)), `listed but passing: ${k.prefix}`).toBe(true)
+      for (const k of known.filter((k) => k.prefix.startsWith(dir + '/')))
+        expect(
+          r.failures.some((f) => f.id.startsWith(k.prefix)),
+          `listed but passing: ${k.prefix}`
+        ).toBe(true)
     })
   }
 

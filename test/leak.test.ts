@@ -34,7 +34,16 @@ const PROFILE = {
     additionalProperties: false,
   },
 }
-const CHOICE = { name: 'choice', inputSchema: { type: 'object', oneOf: [{ properties: { id: { type: 'string' } }, required: ['id'] }, { properties: { label: { type: 'string' } }, required: ['label'] }] } }
+const CHOICE = {
+  name: 'choice',
+  inputSchema: {
+    type: 'object',
+    oneOf: [
+      { properties: { id: { type: 'string' } }, required: ['id'] },
+      { properties: { label: { type: 'string' } }, required: ['label'] },
+    ],
+  },
+}
 
 const C = (n: number) => `CANARY-${n}-s3cr3t-value`
 /** Rejected calls: `[label, body text]`. */
@@ -80,7 +89,11 @@ describe.each(RUNTIMES)('no canary leaves the edge on $name', ({ start }) => {
   for (const era of ['2025-06-18', '2025-11-25']) {
     it(`rejects every canary call (${era}) without echoing it, in body or headers`, async () => {
       for (const [label, body] of CASES) {
-        const res = await fetch(edge.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': era }, body })
+        const res = await fetch(edge.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': era },
+          body,
+        })
         const text = await res.text()
         const headerText = [...res.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n')
         expect(leaks(text + headerText), `${label}: ${text}`).toEqual([])
@@ -107,11 +120,22 @@ describe.each(RUNTIMES)('no canary leaves the edge on $name', ({ start }) => {
     // A tool-list pull made for a caller whose Authorization is a canary (it carries that header
     // to the origin): the registry.refresh line names the scope it stored into, never the header or its digest.
     const auth = { authorization: `Bearer ${C(900)}` }
-    const unknown = await fetch(edge.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...auth }, body: JSON.stringify(call(900, 'no_such_tool_either', { secret: C(901) })) })
+    const unknown = await fetch(edge.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...auth },
+      body: JSON.stringify(call(900, 'no_such_tool_either', { secret: C(901) })),
+    })
     expect(leaks(await unknown.text())).toEqual([])
     // A schema the edge cannot use, whose remote $ref names a canary: the registry.schema_unusable line gives a reason, not the schema.
-    await edge.kvPut('tools:default:public:canary_ref', JSON.stringify({ name: 'canary_ref', inputSchema: { $ref: `https://${C(902)}.example/s.json` }, dialect: '2020-12', hash: '0' }))
-    const unusable = await fetch(edge.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(call(903, 'canary_ref', { pin: 'abc' })) })
+    await edge.kvPut(
+      'tools:default:public:canary_ref',
+      JSON.stringify({ name: 'canary_ref', inputSchema: { $ref: `https://${C(902)}.example/s.json` }, dialect: '2020-12', hash: '0' })
+    )
+    const unusable = await fetch(edge.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify(call(903, 'canary_ref', { pin: 'abc' })),
+    })
     expect(leaks(await unusable.text())).toEqual([])
     expect((await fetch(new URL('/readyz', edge.url))).status).toBe(200)
     const logs = await edge.logs()

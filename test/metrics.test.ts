@@ -116,7 +116,11 @@ describe.each(RUNTIMES)('metrics on $name', ({ name, start }) => {
     script.failPull = false
     for (const i of [2, 3, 4, 5]) expect((await rpc(edge.url, call(40 + i, `nope_${i}`, {}))).json.error.code).toBe(-32602)
     // 5. An SSE reply, a notification, a batch-free ping.
-    const sse = await fetch(edge.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(call(50, 'streamy', {})) })
+    const sse = await fetch(edge.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify(call(50, 'streamy', {})),
+    })
     expect(await sse.text()).toContain('streamed')
     await rpc(edge.url, { jsonrpc: '2.0', id: 51, method: 'ping' })
 
@@ -191,7 +195,10 @@ describe.each(RUNTIMES)('metrics on $name', ({ name, start }) => {
     expect(problems.filter((p) => !PROM_CLIENT_OWN.test(p))).toEqual([])
     if (name === 'worker') expect(r.status).toBe(0)
     // And with those three left out, the text is clean by promtool's exit code too.
-    const own = text.split('\n').filter((l) => !/^(# (HELP|TYPE) )?nodejs_active_(handles|requests|resources)_total\b/.test(l)).join('\n')
+    const own = text
+      .split('\n')
+      .filter((l) => !/^(# (HELP|TYPE) )?nodejs_active_(handles|requests|resources)_total\b/.test(l))
+      .join('\n')
     const r2 = spawnSync(PROMTOOL, ['check', 'metrics'], { input: own, encoding: 'utf8' })
     expect(r2.stdout + r2.stderr).toBe('')
     expect(r2.status).toBe(0)

@@ -232,7 +232,14 @@ describe('traces on node (OpenTelemetry, in-memory exporter)', () => {
     expect(post.parentSpanContext?.spanId).toBe('00f067aa0ba902b7')
     expect(validate.parentSpanContext?.spanId).toBe(post.spanContext().spanId)
     expect(originSpan.parentSpanContext?.spanId).toBe(post.spanContext().spanId)
-    expect(post.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'weather', 'jsonrpc.request.id': '2', 'mcp_edge.grade': expect.stringMatching(/ok/), 'mcp.protocol.version': '2025-11-25', 'http.response.status_code': 200 })
+    expect(post.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'weather',
+      'jsonrpc.request.id': '2',
+      'mcp_edge.grade': expect.stringMatching(/ok/),
+      'mcp.protocol.version': '2025-11-25',
+      'http.response.status_code': 200,
+    })
     expect(validate.attributes).toMatchObject({ 'gen_ai.tool.name': 'weather', 'mcp_edge.verdict': 'valid' })
     expect(originSpan.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200 })
     const forwarded = origin.forwarded().at(-1)!

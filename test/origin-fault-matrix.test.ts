@@ -83,7 +83,12 @@ const ROWS: Row[] = [
     boundMs: 200,
   },
   { name: 'hang (no status line)', fault: () => undefined, expect: { code: -31002 }, boundMs: ORIGIN_TIMEOUT_MS },
-  { name: 'trickle of the status line', fault: (_i, _r, req) => trickle(req.socket, 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n', 100), expect: { code: -31002 }, boundMs: ORIGIN_TIMEOUT_MS },
+  {
+    name: 'trickle of the status line',
+    fault: (_i, _r, req) => trickle(req.socket, 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n', 100),
+    expect: { code: -31002 },
+    boundMs: ORIGIN_TIMEOUT_MS,
+  },
   {
     name: 'trickle of a JSON body',
     fault: (ids, res, req, shape) => {
@@ -128,12 +133,23 @@ const ROWS: Row[] = [
   { name: '500 without a body', fault: (_i, res) => void res.writeHead(500).end(), expect: { code: -31001, originStatus: 500 }, boundMs: 200 },
   {
     name: '500 with a JSON-RPC error, id null',
-    fault: (_i, res) => void res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } })),
+    fault: (_i, res) =>
+      void res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } })),
     expect: { code: -32603 },
     boundMs: 200,
   },
-  { name: '503 with HTML', fault: (_i, res) => void res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Service Unavailable</h1>'), expect: { code: -31001, originStatus: 503 }, boundMs: 200 },
-  { name: 'HTML under 200', fault: (_i, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Sign in</title>'), expect: { code: -31001 }, boundMs: 200 },
+  {
+    name: '503 with HTML',
+    fault: (_i, res) => void res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Service Unavailable</h1>'),
+    expect: { code: -31001, originStatus: 503 },
+    boundMs: 200,
+  },
+  {
+    name: 'HTML under 200',
+    fault: (_i, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Sign in</title>'),
+    expect: { code: -31001 },
+    boundMs: 200,
+  },
   {
     name: 'truncated JSON',
     fault: (ids, res, _req, shape) => void res.writeHead(200, { 'content-type': 'application/json' }).end(bodyFor(ids, shape).slice(0, -4)),
@@ -146,10 +162,21 @@ const ROWS: Row[] = [
     expect: { code: -31001 },
     boundMs: 200,
   },
-  { name: 'SSE stream ends without the answer', fault: (_i, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing to say\n\n'), expect: { code: -31003 }, boundMs: 200 },
+  {
+    name: 'SSE stream ends without the answer',
+    fault: (_i, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing to say\n\n'),
+    expect: { code: -31003 },
+    boundMs: 200,
+  },
   {
     name: 'wrong ids (JSON)',
-    fault: (ids, res, _req, shape) => void res.writeHead(200, { 'content-type': 'application/json' }).end(bodyFor(ids.map((i) => `not-${String(i)}`), shape)),
+    fault: (ids, res, _req, shape) =>
+      void res.writeHead(200, { 'content-type': 'application/json' }).end(
+        bodyFor(
+          ids.map((i) => `not-${String(i)}`),
+          shape
+        )
+      ),
     expect: { code: -31003 },
     boundMs: 200,
   },
@@ -173,13 +200,19 @@ const ROWS: Row[] = [
   },
   {
     name: 'result with error (JSON)',
-    fault: (ids, res, _req, shape) => void res.writeHead(200, { 'content-type': 'application/json' }).end(bodyFor(ids, shape, (id) => ({ jsonrpc: '2.0', id, result: {}, error: { code: -32000, message: 'both' } }))),
+    fault: (ids, res, _req, shape) =>
+      void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(bodyFor(ids, shape, (id) => ({ jsonrpc: '2.0', id, result: {}, error: { code: -32000, message: 'both' } }))),
     expect: { code: -32000 },
     boundMs: 200,
   },
   {
     name: 'result with error (SSE)',
-    fault: (ids, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(ids.map((id) => event({ jsonrpc: '2.0', id, result: {}, error: { code: -32000, message: 'both' } })).join('')),
+    fault: (ids, res) =>
+      void res
+        .writeHead(200, { 'content-type': 'text/event-stream' })
+        .end(ids.map((id) => event({ jsonrpc: '2.0', id, result: {}, error: { code: -32000, message: 'both' } })).join('')),
     expect: { code: -32000 },
     boundMs: 200,
   },
@@ -263,7 +296,13 @@ function responsesOf(text: string, contentType: string): Record<string, unknown>
   if (contentType.includes('text/event-stream')) {
     msgs = text
       .split(/\r?\n\r?\n/)
-      .map((b) => b.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+      .map((b) =>
+        b
+          .split(/\r?\n/)
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trimStart())
+          .join('\n')
+      )
       .filter((d) => d !== '')
       .map((d) => JSON.parse(d) as unknown)
   } else {

@@ -56,7 +56,16 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('GET stream pass-through on $name', ({ st
       if (r.method === 'DELETE') return void res.writeHead(200).end()
       const m = r.json as Rpc | undefined
       if (m?.method === 'initialize')
-        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'scripted', version: '1' } } }, 200, { 'mcp-session-id': 'pull-1' })
+        return sendJson(
+          res,
+          {
+            jsonrpc: '2.0',
+            id: m.id,
+            result: { protocolVersion: m.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'scripted', version: '1' } },
+          },
+          200,
+          { 'mcp-session-id': 'pull-1' }
+        )
       if (m?.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [ALPHA] } })
       if (m?.method === 'tools/call') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'ok' }] } })
       res.writeHead(202).end()
@@ -71,7 +80,11 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('GET stream pass-through on $name', ({ st
   /** Opens the GET stream through the edge and reads until `bytes` bytes arrived; then closes it. */
   async function readGet(bytes: number): Promise<Buffer> {
     const controller = new AbortController()
-    const res = await fetch(edge.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18', 'mcp-session-id': 'sess-1' }, signal: controller.signal })
+    const res = await fetch(edge.url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18', 'mcp-session-id': 'sess-1' },
+      signal: controller.signal,
+    })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('text/event-stream')
     const reader = res.body!.getReader()
@@ -120,7 +133,12 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('GET stream pass-through on $name', ({ st
     writes = [
       Buffer.from(': keep-alive\r\n\r\nretry: 2500\r\nid: ev-1\r\nevent: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'),
       Buffer.concat([euro.subarray(0, 1)]),
-      Buffer.concat([euro.subarray(1), Buffer.from('"}}\r\n\r\nid: only-an-id\n\n:comment without space\n\ndata:{"jsonrpc":"2.0",\ndata: "method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n')]),
+      Buffer.concat([
+        euro.subarray(1),
+        Buffer.from(
+          '"}}\r\n\r\nid: only-an-id\n\n:comment without space\n\ndata:{"jsonrpc":"2.0",\ndata: "method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n'
+        ),
+      ]),
       Buffer.from(`id: ev-2\ndata: ${LIST_CHANGED.slice(0, 20)}`),
       Buffer.from(`${LIST_CHANGED.slice(20)}\n\n`),
     ]
@@ -159,7 +177,9 @@ async function startChangingOrigin(): Promise<{ url: string; calls: unknown[]; g
   const state = { gets: 0 }
   const newServer = () => {
     const server = new Server({ name: 'changing-origin', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'alpha', inputSchema: { type: 'object' as const, properties: { n: { type: alphaType } }, required: ['n'] } }] }))
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: 'alpha', inputSchema: { type: 'object' as const, properties: { n: { type: alphaType } }, required: ['n'] } }],
+    }))
     server.setRequestHandler(CallToolRequestSchema, async (req) => {
       calls.push(req.params.arguments)
       return { content: [{ type: 'text' as const, text: 'ok' }] }
@@ -180,7 +200,10 @@ async function startChangingOrigin(): Promise<{ url: string; calls: unknown[]; g
       let transport = sid ? transports.get(sid) : undefined
       if (!transport) {
         if (sid || !isInitializeRequest(body)) return void res.writeHead(sid ? 404 : 400).end()
-        const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, t) })
+        const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void transports.set(id, t),
+        })
         const server = newServer()
         t.onclose = () => {
           if (t.sessionId) transports.delete(t.sessionId)
@@ -266,4 +289,3 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('list_changed from a real SDK server on t
     await client.close()
   })
 })
-

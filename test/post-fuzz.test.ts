@@ -7,11 +7,28 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
-import { checkAnswer, FUZZ_VARS, httpTarget, inprocessTarget, runFuzz, startFuzzOrigin, type FuzzAnswer, type FuzzCase, type FuzzOrigin, type FuzzTarget } from './helpers/post-fuzz'
+import {
+  checkAnswer,
+  FUZZ_VARS,
+  httpTarget,
+  inprocessTarget,
+  runFuzz,
+  startFuzzOrigin,
+  type FuzzAnswer,
+  type FuzzCase,
+  type FuzzOrigin,
+  type FuzzTarget,
+} from './helpers/post-fuzz'
 
 const enc = new TextEncoder()
 const json = (v: unknown) => JSON.stringify(v)
-const callCase = (body: unknown, behaviour: FuzzCase['behaviour'] = 'json'): FuzzCase => ({ body: enc.encode(json(body)), headers: {}, behaviour, canary: 'QZCANARYabcdef', kind: 'single' })
+const callCase = (body: unknown, behaviour: FuzzCase['behaviour'] = 'json'): FuzzCase => ({
+  body: enc.encode(json(body)),
+  headers: {},
+  behaviour,
+  canary: 'QZCANARYabcdef',
+  kind: 'single',
+})
 const answer = (text: string, status = 200, ct = 'application/json', ms = 5): FuzzAnswer => ({ status, headers: { 'content-type': ct }, text, ms })
 const call = (id: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'calc', arguments: { a: 1 } } })
 const ok = (id: unknown) => ({ jsonrpc: '2.0', id, result: { content: [] } })
@@ -36,7 +53,9 @@ describe('the fuzz oracle', () => {
     expect(checkAnswer(single, answer('{"jsonrpc":"2.0","id":1,'), 1000)).toMatch(/does not parse/)
     expect(checkAnswer(single, answer('data: {"jsonrpc":"2.0","id":1,"res\n\n', 200, 'text/event-stream'), 1000)).toMatch(/SSE event/)
     expect(checkAnswer(single, answer('x', 202), 1000)).toBe('202 with a body')
-    expect(checkAnswer(single, answer(json({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'TypeError: x is undefined\n    at f (file:///app/main.js:1:2)' } })), 1000)).toMatch(/internals/)
+    expect(
+      checkAnswer(single, answer(json({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'TypeError: x is undefined\n    at f (file:///app/main.js:1:2)' } })), 1000)
+    ).toMatch(/internals/)
     expect(checkAnswer(single, answer(json({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad value QZCANARYabcdef' } })), 1000)).toBe('the canary is in the body')
     expect(checkAnswer(single, answer(json({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'ajv: schema is invalid' } })), 1000)).toMatch(/internals/)
     // Library-like text the request itself holds is an echo, not a leak.
@@ -56,7 +75,13 @@ describe('fuzz of the POST path in-process (admitPost + handlePost, scripted ori
 })
 
 const H = { host: '127.0.0.1', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
-const fixedCase = (body: string, behaviour: FuzzCase['behaviour'], headers: Record<string, string> = {}, kind = 'single'): FuzzCase => ({ body: enc.encode(body), headers: { ...H, ...headers, 'x-fuzz-origin': behaviour }, behaviour, canary: 'QZCANARYfixed', kind })
+const fixedCase = (body: string, behaviour: FuzzCase['behaviour'], headers: Record<string, string> = {}, kind = 'single'): FuzzCase => ({
+  body: enc.encode(body),
+  headers: { ...H, ...headers, 'x-fuzz-origin': behaviour },
+  behaviour,
+  canary: 'QZCANARYfixed',
+  kind,
+})
 
 /**
  * Cases long runs reported, written out and replayed on every target. Each was a wrong oracle or

@@ -75,7 +75,11 @@ describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
     expect(isRejected(bad)).toBe(true)
     expect(countMethod(o, 'initialize')).toBe(1)
     expect(countMethod(o, 'notifications/initialized')).toBe(1)
-    expect(o.received.filter((r) => (r.json as { method?: string })?.method === 'tools/list').map((r) => (r.json as { params: { cursor?: string } }).params.cursor)).toEqual([undefined, '1', '2'])
+    expect(o.received.filter((r) => (r.json as { method?: string })?.method === 'tools/list').map((r) => (r.json as { params: { cursor?: string } }).params.cursor)).toEqual([
+      undefined,
+      '1',
+      '2',
+    ])
     await eventually(() => o.received.some((r) => r.method === 'DELETE' && r.headers['mcp-session-id'] === 'sess-1'))
     const list = JSON.parse((await edge.kvGet('toollist:pages:public'))!)
     expect(list.names).toEqual(['a', 'b', 'c'])
@@ -119,7 +123,11 @@ describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
       res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'ok' }] } })}\n\n`)
       return undefined
     }
-    const sse = await fetch(url(edge, 'changed'), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(call(2, 'other', { x: 1 })) })
+    const sse = await fetch(url(edge, 'changed'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify(call(2, 'other', { x: 1 })),
+    })
     const sseText = await sse.text()
     expect(sseText).toContain('notifications/tools/list_changed')
     script.call = undefined
@@ -146,7 +154,12 @@ describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
         [
           tool('remote', { type: 'object', properties: { loc: { $ref: 'https://schemas.example/location.json' } }, required: ['loc'] }),
           tool('old', { $schema: 'http://json-schema.org/draft-03/schema#', type: 'object', properties: { q: { type: 'string' } } }),
-          tool('dyn', { $schema: 'https://json-schema.org/draft/2020-12/schema', $dynamicAnchor: 'node', type: 'object', properties: { kids: { type: 'array', items: { $dynamicRef: '#node' } } } }),
+          tool('dyn', {
+            $schema: 'https://json-schema.org/draft/2020-12/schema',
+            $dynamicAnchor: 'node',
+            type: 'object',
+            properties: { kids: { type: 'array', items: { $dynamicRef: '#node' } } },
+          }),
         ],
       ],
     })
@@ -174,7 +187,15 @@ describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
 
   it('ON_SCHEMA_ERROR=reject answers -32603 naming the tool and the problem, never the schema, and forwards nothing', async () => {
     const o = origins.reject
-    serveMcp(o, { pages: [[tool('remote', { type: 'object', properties: { loc: { $ref: 'https://schemas.example/secret-location-schema.json' } } }), tool('old', { $schema: 'http://json-schema.org/draft-03/schema#', type: 'object' }), numberArg('fine')]] })
+    serveMcp(o, {
+      pages: [
+        [
+          tool('remote', { type: 'object', properties: { loc: { $ref: 'https://schemas.example/secret-location-schema.json' } } }),
+          tool('old', { $schema: 'http://json-schema.org/draft-03/schema#', type: 'object' }),
+          numberArg('fine'),
+        ],
+      ],
+    })
     const a = await rpc(url(rejectEdge, 'reject'), call(1, 'remote', { loc: 'x' }))
     expect(a.json.error).toMatchObject({ code: -32603, data: { source: 'edge', tool: 'remote' } })
     expect(a.json.error.message).toContain('Cannot validate tool "remote"')

@@ -30,7 +30,13 @@ const SSE = { 'content-type': 'text/event-stream' }
 function sseMessages(text: string): unknown[] {
   return text
     .split(/\r?\n\r?\n/)
-    .map((block) => block.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+    .map((block) =>
+      block
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n')
+    )
     .filter((d) => d !== '')
     .map((d) => {
       try {
@@ -45,7 +51,10 @@ describe('ToolRegistry.needsRecheck', () => {
   it('is true for a record learned before the registry started or longer ago than the bound; never for a record without fetchedAt', () => {
     let t = 10_000
     const reg = new ToolRegistry({ kv: new MemoryKv(), engine: createCfworkerEngine(), schemaTtlS: 300, validatorCacheSize: 10, refreshMinIntervalMs: 0, now: () => t })
-    const tool = (fetchedAt?: number) => ({ record: { name: 'x', inputSchema: {}, dialect: '2020-12' as const, hash: '0', ...(fetchedAt !== undefined ? { fetchedAt } : {}) }, validate: null })
+    const tool = (fetchedAt?: number) => ({
+      record: { name: 'x', inputSchema: {}, dialect: '2020-12' as const, hash: '0', ...(fetchedAt !== undefined ? { fetchedAt } : {}) },
+      validate: null,
+    })
     expect(reg.needsRecheck(tool(9_000), 30_000)).toBe(true)
     expect(reg.needsRecheck(tool(10_000), 30_000)).toBe(false)
     t = 50_000

@@ -20,7 +20,12 @@ const TOOLS = [
     name: 'sql',
     inputSchema: {
       type: 'object',
-      properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, shard: { type: 'integer', 'x-mcp-header': 'Shard' }, dry: { type: 'boolean', 'x-mcp-header': 'Dry' }, q: { type: 'string' } },
+      properties: {
+        region: { type: 'string', 'x-mcp-header': 'Region' },
+        shard: { type: 'integer', 'x-mcp-header': 'Shard' },
+        dry: { type: 'boolean', 'x-mcp-header': 'Dry' },
+        q: { type: 'string' },
+      },
       required: ['q'],
     },
   },
@@ -67,7 +72,9 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
   const echo = (r: ReceivedRequest, res: import('node:http').ServerResponse) => {
     const j = r.json as { id?: unknown } | unknown[] | undefined
     if (Array.isArray(j)) {
-      const out = j.filter((m) => typeof m === 'object' && m !== null && 'id' in m).map((m) => ({ jsonrpc: '2.0', id: (m as { id: unknown }).id, result: { content: [{ type: 'text', text: 'ok' }] } }))
+      const out = j
+        .filter((m) => typeof m === 'object' && m !== null && 'id' in m)
+        .map((m) => ({ jsonrpc: '2.0', id: (m as { id: unknown }).id, result: { content: [{ type: 'text', text: 'ok' }] } }))
       return out.length ? sendJson(res, out) : void res.writeHead(202).end()
     }
     if (!j || !('id' in j)) return void res.writeHead(202).end()
@@ -82,7 +89,13 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
       if (isPull(r)) {
         if (r.method === 'DELETE' || j?.method === 'notifications/initialized') return void res.writeHead(202).end()
         if (pullGarbage) return void res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not json</html>')
-        if (j?.method === 'initialize') return sendJson(res, { jsonrpc: '2.0', id: j.id, result: { protocolVersion: j.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } }, 200, { 'mcp-session-id': `pull-${++n}` })
+        if (j?.method === 'initialize')
+          return sendJson(
+            res,
+            { jsonrpc: '2.0', id: j.id, result: { protocolVersion: j.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } },
+            200,
+            { 'mcp-session-id': `pull-${++n}` }
+          )
         return sendJson(res, { jsonrpc: '2.0', id: j?.id, result: { tools } })
       }
       answer(r, res)
@@ -212,7 +225,9 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
   describe('D7: unknown tools', () => {
     it('one single-flight refresh, then -32602; a tool added at the origin is then accepted', async () => {
       tools = TOOLS.slice(0, 1)
-      const calls = await Promise.all([1, 2, 3, 4].map((i) => post(url('learnC'), `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"fresh","arguments":{}}}`, V('2025-11-25'))))
+      const calls = await Promise.all(
+        [1, 2, 3, 4].map((i) => post(url('learnC'), `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"fresh","arguments":{}}}`, V('2025-11-25')))
+      )
       for (const c of calls) expect(c.json.error.code).toBe(-32602)
       expect(pulls().filter((p) => (p.json as { method?: string } | undefined)?.method === 'initialize')).toHaveLength(1)
       expect(forwarded()).toHaveLength(0)
@@ -256,12 +271,24 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
       for (const v of ['2024-11-05', 'not-a-version', '2099-01-01']) {
         const r = await post(url(), '{"jsonrpc":"2.0","id":"v","method":"ping"}', V(v))
         expect(r.status).toBe(400)
-        expect(r.json).toEqual({ jsonrpc: '2.0', id: 'v', error: { code: -32022, message: expect.stringContaining('2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26'), data: { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], requested: v } } })
+        expect(r.json).toEqual({
+          jsonrpc: '2.0',
+          id: 'v',
+          error: {
+            code: -32022,
+            message: expect.stringContaining('2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26'),
+            data: { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], requested: v },
+          },
+        })
       }
       expect(forwarded()).toHaveLength(0)
     })
     it('an initialize whose protocolVersion the edge does not know is forwarded', async () => {
-      const r = await post(url(), '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}', LEGACY)
+      const r = await post(
+        url(),
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}',
+        LEGACY
+      )
       expect(r.status).toBe(200)
       expect(forwarded()).toHaveLength(1)
     })
@@ -305,7 +332,16 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
     it('an origin -32022 is relayed; later 2026-07-28 requests are answered -32022 locally with what the origin speaks', async () => {
       answer = (r, res) => {
         const j = r.json as { id: unknown; params?: { _meta?: unknown } }
-        if (j.params?._meta) return sendJson(res, { jsonrpc: '2.0', id: j.id, error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2025-11-25', '2025-06-18'], requested: '2026-07-28' } } }, 400)
+        if (j.params?._meta)
+          return sendJson(
+            res,
+            {
+              jsonrpc: '2.0',
+              id: j.id,
+              error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2025-11-25', '2025-06-18'], requested: '2026-07-28' } },
+            },
+            400
+          )
         echo(r, res)
       }
       const body = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"tools/list","params":{${ENV}}}`
@@ -315,7 +351,11 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
       expect(forwarded()).toHaveLength(1)
       const second = await post(url('learnA'), body(2), MODERN('tools/list'))
       expect(second.status).toBe(400)
-      expect(second.json).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32022, message: expect.any(String), data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26'], requested: '2026-07-28' } } })
+      expect(second.json).toEqual({
+        jsonrpc: '2.0',
+        id: 2,
+        error: { code: -32022, message: expect.any(String), data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26'], requested: '2026-07-28' } },
+      })
       expect(forwarded()).toHaveLength(1)
       // legacy traffic to the same origin still flows
       const legacy = await post(url('learnA'), '{"jsonrpc":"2.0","id":3,"method":"ping"}', V('2025-11-25'))
@@ -374,9 +414,17 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
   describe('2026-07-28 headers', () => {
     const call = (id: number, args: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sql","arguments":${args},${ENV}}}`
     it('Mcp-Param-* compares integers numerically, booleans and Base64 values exactly', async () => {
-      const ok = await post(url(), call(1, '{"q":"x","shard":42,"dry":true,"region":"eu é"}'), MODERN('tools/call', { 'mcp-name': 'sql', 'mcp-param-shard': '42', 'mcp-param-dry': 'true', 'mcp-param-region': `=?base64?${Buffer.from('eu é').toString('base64')}?=` }))
+      const ok = await post(
+        url(),
+        call(1, '{"q":"x","shard":42,"dry":true,"region":"eu é"}'),
+        MODERN('tools/call', { 'mcp-name': 'sql', 'mcp-param-shard': '42', 'mcp-param-dry': 'true', 'mcp-param-region': `=?base64?${Buffer.from('eu é').toString('base64')}?=` })
+      )
       expect(ok.status, ok.text).toBe(200)
-      for (const [h, v] of [['mcp-param-shard', '43'], ['mcp-param-dry', 'TRUE'], ['mcp-param-shard', '=?base64?NDI?=']] as const) {
+      for (const [h, v] of [
+        ['mcp-param-shard', '43'],
+        ['mcp-param-dry', 'TRUE'],
+        ['mcp-param-shard', '=?base64?NDI?='],
+      ] as const) {
         const headers = { ...MODERN('tools/call', { 'mcp-name': 'sql', 'mcp-param-shard': '42', 'mcp-param-dry': 'true' }), [h]: v }
         const r = await post(url(), call(2, '{"q":"x","shard":42,"dry":true}'), headers)
         expect(r.status, `${h}: ${v}`).toBe(400)
@@ -390,7 +438,11 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
       expect(r.json).toMatchObject({ id: 3, error: { code: -32020 } })
     })
     it('a notification with an envelope naming an unsupported version is refused without an id', async () => {
-      const r = await post(url(), '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}', V('2099-01-01'))
+      const r = await post(
+        url(),
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}',
+        V('2099-01-01')
+      )
       expect(r.status).toBe(400)
       expect(r.json).toMatchObject({ id: null, error: { code: -32022 } })
       expect(forwarded()).toHaveLength(0)

@@ -14,7 +14,13 @@ const version = fc.constantFrom(undefined, '2025-03-26', '2025-06-18', '2025-11-
 const id = fc.oneof(fc.integer(), fc.string({ maxLength: 4 }), fc.constantFrom(null, 1.5, true, {}, [], '9007199254740993'))
 const meta = fc.oneof(
   fc.constant(undefined),
-  fc.record({ 'io.modelcontextprotocol/protocolVersion': fc.oneof(version, fc.integer()), 'io.modelcontextprotocol/clientCapabilities': fc.oneof(fc.constant({}), fc.constant(null), fc.constant('x')) }, { requiredKeys: [] })
+  fc.record(
+    {
+      'io.modelcontextprotocol/protocolVersion': fc.oneof(version, fc.integer()),
+      'io.modelcontextprotocol/clientCapabilities': fc.oneof(fc.constant({}), fc.constant(null), fc.constant('x')),
+    },
+    { requiredKeys: [] }
+  )
 )
 const message = fc.record(
   {
@@ -25,7 +31,15 @@ const message = fc.record(
       fc.constant(undefined),
       fc.constant(null),
       fc.array(fc.integer(), { maxLength: 2 }),
-      fc.record({ name: fc.oneof(fc.constantFrom('calc', 'nope'), fc.integer()), arguments: fc.oneof(fc.constant({ a: 1 }), fc.constant({ a: 'x' }), fc.constant('s'), fc.constant(null)), uri: fc.constant('file:///x'), _meta: meta }, { requiredKeys: [] })
+      fc.record(
+        {
+          name: fc.oneof(fc.constantFrom('calc', 'nope'), fc.integer()),
+          arguments: fc.oneof(fc.constant({ a: 1 }), fc.constant({ a: 'x' }), fc.constant('s'), fc.constant(null)),
+          uri: fc.constant('file:///x'),
+          _meta: meta,
+        },
+        { requiredKeys: [] }
+      )
     ),
   },
   { requiredKeys: [] }
@@ -36,7 +50,11 @@ const body = fc.oneof(
   fc.jsonValue().map((v) => JSON.stringify(v)),
   fc.string({ maxLength: 40 })
 )
-const headers = fc.record({ version, method: fc.constantFrom(undefined, 'tools/call', 'tools/list', 'TOOLS/CALL'), name: fc.constantFrom(undefined, 'calc', '=?base64?Y2FsYw==?=', '=?base64?!!?=') })
+const headers = fc.record({
+  version,
+  method: fc.constantFrom(undefined, 'tools/call', 'tools/list', 'TOOLS/CALL'),
+  name: fc.constantFrom(undefined, 'calc', '=?base64?Y2FsYw==?=', '=?base64?!!?='),
+})
 
 const STATUSES = [200, 202, 400, 404, 405, 406, 413, 415]
 
@@ -53,7 +71,12 @@ describe.each(RUNTIMES)('random requests on $name (fast-check)', ({ name, start 
         return out.length ? sendJson(res, out) : void res.writeHead(202).end()
       }
       if (!j || !('id' in j) || r.method !== 'POST') return void res.writeHead(202).end()
-      const result = j.method === 'initialize' ? { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'f', version: '1' } } : j.method === 'tools/list' ? { tools: [{ name: 'calc', inputSchema: { type: 'object', properties: { a: { type: 'integer' } } } }] } : {}
+      const result =
+        j.method === 'initialize'
+          ? { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'f', version: '1' } }
+          : j.method === 'tools/list'
+            ? { tools: [{ name: 'calc', inputSchema: { type: 'object', properties: { a: { type: 'integer' } } } }] }
+            : {}
       sendJson(res, { jsonrpc: '2.0', id: j.id, result }, 200, j.method === 'initialize' ? { 'mcp-session-id': 's' } : {})
     })
     edge = await start({ ORIGIN_URL: origin.url })

@@ -77,7 +77,8 @@ export function expandRows(rows: VectorRow[], prefix: string): Case[] {
       const over = v ? row.expected_by_version?.[v] : undefined
       const expected: Expected = { ...row.expected, ...(over ?? {}) } as Expected
       // A per-version override that refuses the body (4xx) replaces the row's forwarding note.
-      if (over && over.forwarded_to_origin === undefined && typeof row.expected.forwarded_to_origin === 'string' && Number(over.http_status) >= 400) expected.forwarded_to_origin = false
+      if (over && over.forwarded_to_origin === undefined && typeof row.expected.forwarded_to_origin === 'string' && Number(over.http_status) >= 400)
+        expected.forwarded_to_origin = false
       out.push({ label: `${row.n} ${row.name}${v ? ' @' + v : ''}`, row, version: v, headers, expected, origin: `${prefix}${row.n}${v ? 'v' + v.replace(/-/g, '') : ''}` })
     }
   }
@@ -139,7 +140,13 @@ export async function deploy(start: StartEdge, cases: Case[], vars: Record<strin
       if (j?.method === 'initialize') {
         const sid = `edge-pull-${++pullN}`
         res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': sid })
-        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: j.id, result: { protocolVersion: j.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } } }))
+        return void res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: j.id,
+            result: { protocolVersion: j.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } },
+          })
+        )
       }
       res.writeHead(200, { 'content-type': 'application/json' })
       return void res.end(JSON.stringify({ jsonrpc: '2.0', id: j?.id, result: { tools: row ? toolsOf(row) : [] } }))
@@ -189,7 +196,11 @@ export interface Answer {
 export async function send(d: Deployment, c: Case): Promise<Answer> {
   const url = d.edge.url.replace(/\/mcp$/, `/mcp/${c.origin}`)
   const body =
-    c.row.request_body_base64 != null ? Buffer.from(c.row.request_body_base64, 'base64') : c.row.http_method === 'GET' || c.row.http_method === 'DELETE' ? undefined : (c.row.request_body ?? '')
+    c.row.request_body_base64 != null
+      ? Buffer.from(c.row.request_body_base64, 'base64')
+      : c.row.http_method === 'GET' || c.row.http_method === 'DELETE'
+        ? undefined
+        : (c.row.request_body ?? '')
   const res = await request(url, { method: c.row.http_method as 'POST', headers: c.headers, body, headersTimeout: 20_000, bodyTimeout: 20_000 })
   // An SSE reply may stay open (a listen stream): read what arrives within a short window.
   let text = ''
@@ -262,7 +273,10 @@ export function assertCase(c: Case, a: Answer, forwarded: ReceivedRequest[], pul
   const kind = String(body.kind)
   if (e.content_type && e.content_type !== 'none' && !String(e.content_type).includes(' or none')) {
     const allowed = String(e.content_type).split(' or ')
-    expect(allowed.some((t) => ct.startsWith(t)), `${where}: content-type ${ct}`).toBe(true)
+    expect(
+      allowed.some((t) => ct.startsWith(t)),
+      `${where}: content-type ${ct}`
+    ).toBe(true)
   }
   if (kind === 'none') {
     expect(a.text, where + ' empty body').toBe('')
@@ -306,7 +320,9 @@ export function assertCase(c: Case, a: Answer, forwarded: ReceivedRequest[], pul
     expect(msgs.length, `${where}: ${a.text}`).toBe(body.count)
     const pool = [...msgs]
     for (const want of body.responses as { id: unknown; code?: number; passthrough?: boolean }[]) {
-      const i = pool.findIndex((m) => JSON.stringify(m.id ?? null) === JSON.stringify(want.id) && (want.passthrough ? m.error === undefined || m.error.code === -32601 : m.error?.code === want.code))
+      const i = pool.findIndex(
+        (m) => JSON.stringify(m.id ?? null) === JSON.stringify(want.id) && (want.passthrough ? m.error === undefined || m.error.code === -32601 : m.error?.code === want.code)
+      )
       expect(i, `${where}: entry ${JSON.stringify(want)} in ${a.text}`).toBeGreaterThanOrEqual(0)
       pool.splice(i, 1)
     }
@@ -333,9 +349,11 @@ export function assertCase(c: Case, a: Answer, forwarded: ReceivedRequest[], pul
   else if (typeof f === 'string' && f.includes('refresh only')) {
     // D7: the edge pulled the tool list once before refusing; the call itself never left.
     expect(posts.length, `${where}: not forwarded`).toBe(0)
-    expect(pulls.some((p) => (p.json as { method?: string } | undefined)?.method === 'tools/list'), `${where}: one tool-list refresh`).toBe(true)
-  }
-  else if (typeof f === 'string' && f.startsWith('first occurrence only')) {
+    expect(
+      pulls.some((p) => (p.json as { method?: string } | undefined)?.method === 'tools/list'),
+      `${where}: one tool-list refresh`
+    ).toBe(true)
+  } else if (typeof f === 'string' && f.startsWith('first occurrence only')) {
     expect(posts.length).toBe(1)
     expect((posts[0]!.json as unknown[]).length).toBe(1)
   } else if (typeof f === 'string' && f === 'ping only') {
@@ -348,7 +366,10 @@ export function assertCase(c: Case, a: Answer, forwarded: ReceivedRequest[], pul
   }
   if (typeof e.forwarded_headers === 'string') {
     // e.g. "MCP-Protocol-Version, Mcp-Method, Mcp-Name relayed unchanged"
-    for (const name of e.forwarded_headers.split(' relayed')[0]!.split(',').map((x) => x.trim())) {
+    for (const name of e.forwarded_headers
+      .split(' relayed')[0]!
+      .split(',')
+      .map((x) => x.trim())) {
       const sent = Object.entries(c.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1]
       expect(posts[0]?.headers[name.toLowerCase()], `${where}: forwarded ${name}`).toBe(sent)
     }

@@ -86,7 +86,13 @@ describe.each(RUNTIMES)('SDK clients and origins of both eras through the edge o
     const env = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
     const res = await request(at('modern'), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_weather' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'get_weather',
+      },
       body: `{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"name":"get_weather","arguments":{"location":7},${env}}}`,
     })
     const body = (await res.body.json()) as { id: string; result: { isError: boolean; resultType: string } }
@@ -109,7 +115,10 @@ describe.each(RUNTIMES)('SDK clients and origins of both eras through the edge o
       body: `{"jsonrpc":"2.0","id":"probe","method":"server/discover","params":{${env}}}`,
     })
     expect(probe.statusCode).toBe(400)
-    expect(await probe.body.json()).toMatchObject({ id: 'probe', error: { code: -32022, data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26'], requested: '2026-07-28' } } })
+    expect(await probe.body.json()).toMatchObject({
+      id: 'probe',
+      error: { code: -32022, data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26'], requested: '2026-07-28' } },
+    })
     expect(legacy.stats.posts).toBe(postsAfterFirst)
 
     // A second dual-era client falls back cleanly on the edge's own -32022.

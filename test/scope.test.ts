@@ -29,8 +29,20 @@ const ENVELOPE = {
 }
 
 /** POSTs one 2026-07-28 request (envelope and standard headers) to `/mcp/<origin>`. */
-async function modern(edge: EdgeUnderTest, origin: string, id: number, method: string, params: Record<string, unknown>, auth?: string): Promise<{ status: number; json: any; text: string }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method }
+async function modern(
+  edge: EdgeUnderTest,
+  origin: string,
+  id: number,
+  method: string,
+  params: Record<string, unknown>,
+  auth?: string
+): Promise<{ status: number; json: any; text: string }> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+  }
   if (typeof params.name === 'string') headers['mcp-name'] = params.name
   if (auth) headers.authorization = auth
   const res = await fetch(`${edge.url}/${origin}`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: ENVELOPE } }) })
@@ -240,7 +252,14 @@ describe.each(RUNTIMES)('vector rows 137-139 (kv_effect) on $name', ({ start }) 
     const callWith = async (auth: string, id: number) => {
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_weather', authorization: auth },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'get_weather',
+          authorization: auth,
+        },
         // `location` is required by token-A's schema.
         body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_weather', arguments: {}, _meta: ENVELOPE } }),
       })

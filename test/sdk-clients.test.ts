@@ -152,7 +152,9 @@ describe.each(RUNTIMES)('official SDK clients through the edge on $name', ({ nam
         const plan = PLANS[server]
         const direct = await runScript(kind, originUrl, plan)
         const viaEdge = await runScript(kind, edgeUrl, plan)
-        console.log(`${runtime} ${kind} -> ${server}: protocol ${viaEdge.protocolVersion} (direct ${direct.protocolVersion}), ${viaEdge.tools.length} tools, progress ${viaEdge.progress.join(',')}`)
+        console.log(
+          `${runtime} ${kind} -> ${server}: protocol ${viaEdge.protocolVersion} (direct ${direct.protocolVersion}), ${viaEdge.tools.length} tools, progress ${viaEdge.progress.join(',')}`
+        )
 
         expect(viaEdge.protocolVersion).toBe(direct.protocolVersion)
         if (kind === 'v1@2025-06-18') expect(viaEdge.protocolVersion).toBe('2025-06-18')

@@ -164,7 +164,7 @@ describe.each(RUNTIMES)('server-everything behind the edge on $name', ({ name: r
         const args = bad ? bad.args : ('not-an-object' as unknown as Record<string, unknown>)
         const outcome = await call(client, t, args).then(
           (r) => ({ result: r }),
-          (e: unknown) => ({ error: e as { code?: number; message?: string } }),
+          (e: unknown) => ({ error: e as { code?: number; message?: string } })
         )
         const isTask = (t as { execution?: { taskSupport?: string } }).execution?.taskSupport === 'required'
         if (bad && version === '2025-11-25' && !isTask) {
@@ -184,13 +184,16 @@ describe.each(RUNTIMES)('server-everything behind the edge on $name', ({ name: r
         answeredByEdge++
       }
       // The edge's log grades each of these calls `rejected`: answered locally, not forwarded.
-      const graded = (await edge.logs()).slice(logsBefore).flatMap((l) => (l.grades as { method?: string; grade: string; tool?: string }[] | undefined) ?? []).filter((g) => g.method === 'tools/call')
+      const graded = (await edge.logs())
+        .slice(logsBefore)
+        .flatMap((l) => (l.grades as { method?: string; grade: string; tool?: string }[] | undefined) ?? [])
+        .filter((g) => g.method === 'tools/call')
       expect(graded.map((g) => g.grade)).toEqual(tools.map(() => 'rejected'))
       // Direct, the origin answers the same bad calls its own way (not with the edge's text).
       const t0 = tools.find((t) => t.name === 'get-sum')!
       const directBad = await call(direct, t0, invalidArgs(t0)!.args).then(
         (r) => JSON.stringify(r),
-        (e: unknown) => String(e),
+        (e: unknown) => String(e)
       )
       expect(directBad).not.toContain(`Invalid arguments for tool "${t0.name}"`)
       console.log(`server-everything (${runtime}, ${version}): ${answeredByEdge}/${tools.length} invalid calls answered by the edge`)

@@ -215,7 +215,11 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('SSE replies on $name', ({ name, start })
       res.end(`event: message\ndata: ${PROGRESS_1}\n\nid: e1\ndata: ${sampling}\n\nevent: message\ndata: ${answer}\n\n`)
     })
     const before = (await postLogs(edge)).length
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'ExampleClient', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} }
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'ExampleClient', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    }
     const res = await fetch(edge.url, {
       method: 'POST',
       headers: mcpHeaders('2026-07-28', { 'mcp-method': 'resources/list' }),

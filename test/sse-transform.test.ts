@@ -16,7 +16,18 @@ import { transformSse, type SseEvent } from '../src/core/sse/sse-transform'
 
 const eol = fc.constantFrom('\n', '\r\n', '\r')
 const line = fc.oneof(
-  fc.constantFrom('data: {"jsonrpc":"2.0","method":"notifications/progress"}', 'data: caf\u00e9 \u{1f600}', 'data:', 'data', 'event: message', 'event: custom', 'id: 7', ': comment', 'retry: 1500', 'data: {"id":1,"result":{}}'),
+  fc.constantFrom(
+    'data: {"jsonrpc":"2.0","method":"notifications/progress"}',
+    'data: caf\u00e9 \u{1f600}',
+    'data:',
+    'data',
+    'event: message',
+    'event: custom',
+    'id: 7',
+    ': comment',
+    'retry: 1500',
+    'data: {"id":1,"result":{}}'
+  ),
   fc.string({ maxLength: 8 }).map((s) => `data: ${s.replace(/[\r\n]/g, '')}`)
 )
 const block = fc.tuple(fc.array(line, { minLength: 1, maxLength: 4 }), eol).map(([lines, e]) => lines.join(e) + e + e)
@@ -89,7 +100,9 @@ describe('transformSse', () => {
     const body = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')])
     for (const cut of [1, 2, 3, 4, 20]) {
       const seen: SseEvent[] = []
-      const out = await new Response(toReadableStream(transformSse(chunks(body, [cut]).getReader(), { watch: /"result"/, onEvent: (ev) => void seen.push(ev), onEnd: () => [] }))).text()
+      const out = await new Response(
+        toReadableStream(transformSse(chunks(body, [cut]).getReader(), { watch: /"result"/, onEvent: (ev) => void seen.push(ev), onEnd: () => [] }))
+      ).text()
       expect(seen, `cut at ${cut}`).toEqual([{ data: '{"jsonrpc":"2.0","id":1,"result":{}}' }])
       expect(out).toBe('data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')
     }
@@ -131,9 +144,7 @@ describe('transformSse', () => {
       },
     })
     const out = await new Response(
-      toReadableStream(
-        transformSse(source.getReader(), { onEvent: () => undefined, onEnd: (reason) => ((ends = [...ends, reason]), [{ data: 'tail' }]) }, { maxEventChars: 1000 })
-      )
+      toReadableStream(transformSse(source.getReader(), { onEvent: () => undefined, onEnd: (reason) => ((ends = [...ends, reason]), [{ data: 'tail' }]) }, { maxEventChars: 1000 }))
     ).text()
     expect(ends).toEqual(['error'])
     expect(out).toBe('data: small\n\ndata: tail\n\n')

@@ -18,7 +18,8 @@ describe.each(RUNTIMES)('tool store unavailable on $name', ({ start }) => {
     origin.handle((req, res) => {
       const m = req.json as { id?: unknown; method?: string }
       if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
-      if (m.method === 'initialize') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } } })
+      if (m.method === 'initialize')
+        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } } })
       if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
       sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'sunny' }] } })
     })

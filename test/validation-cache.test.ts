@@ -9,7 +9,12 @@ import { MemoryKv } from '../src/stores/memory-kv'
 import { createAjvEngine } from '../src/validators/ajv'
 import { createCfworkerEngine } from '../src/validators/cfworker'
 
-const schemaN = (n: number) => ({ $id: 'https://tools.example/shared-id.json', type: 'object', properties: { [`p${n}`]: { type: 'integer', maximum: n }, nested: { type: 'string' } }, $defs: { self: { $ref: '#' } } })
+const schemaN = (n: number) => ({
+  $id: 'https://tools.example/shared-id.json',
+  type: 'object',
+  properties: { [`p${n}`]: { type: 'integer', maximum: n }, nested: { type: 'string' } },
+  $defs: { self: { $ref: '#' } },
+})
 
 describe('validator cache', () => {
   it('ajv: an LRU of 50 over 1500 distinct schemas keeps 50 validators and nothing inside ajv grows', async () => {
@@ -37,7 +42,10 @@ describe('validator cache', () => {
     engine.compile({ type: 'object' }, '2020-12')
     const base = engine.retained()
     for (let i = 0; i < 500; i++) {
-      const v = engine.compile({ $id: 'https://tools.example/root.json', type: 'object', properties: { a: { $ref: 'inner.json' } }, $defs: { inner: { $id: 'inner.json', type: 'integer', maximum: i } } }, '2020-12')
+      const v = engine.compile(
+        { $id: 'https://tools.example/root.json', type: 'object', properties: { a: { $ref: 'inner.json' } }, $defs: { inner: { $id: 'inner.json', type: 'integer', maximum: i } } },
+        '2020-12'
+      )
       expect(v({ a: i + 1 })?.[0]).toMatchObject({ keyword: 'maximum' })
     }
     expect(engine.retained()).toBe(base)
@@ -58,7 +66,12 @@ describe('validator cache', () => {
       const kv = new MemoryKv(() => now)
       const registry = new ToolRegistry({ kv, engine: make(), schemaTtlS: 60, validatorCacheSize: 100, refreshMinIntervalMs: 0, now: () => now })
       const shared = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }
-      await registry.learn('o', 'public', Array.from({ length: 20 }, (_, i) => ({ name: `s${i}`, inputSchema: shared })), '2025-11-25')
+      await registry.learn(
+        'o',
+        'public',
+        Array.from({ length: 20 }, (_, i) => ({ name: `s${i}`, inputSchema: shared })),
+        '2025-11-25'
+      )
       expect(registry.stats.compiles).toBe(1)
       // A second isolate: same KV, empty memory.
       const other = new ToolRegistry({ kv, engine: make(), schemaTtlS: 60, validatorCacheSize: 100, refreshMinIntervalMs: 0, now: () => now })
@@ -67,7 +80,12 @@ describe('validator cache', () => {
       expect(other.stats.compiles).toBe(1)
       // The same list seen again soon (another client session listing tools): no KV write.
       const writes = registry.stats.kvWrites
-      await registry.learn('o', 'public', Array.from({ length: 20 }, (_, i) => ({ name: `s${i}`, inputSchema: shared })), '2025-11-25')
+      await registry.learn(
+        'o',
+        'public',
+        Array.from({ length: 20 }, (_, i) => ({ name: `s${i}`, inputSchema: shared })),
+        '2025-11-25'
+      )
       expect(registry.stats.kvWrites).toBe(writes)
       // A changed schema is written at once.
       await registry.learn('o', 'public', [{ name: 's0', inputSchema: { type: 'object' } }], '2025-11-25')

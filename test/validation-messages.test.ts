@@ -13,12 +13,20 @@ import { call, eventually, rpc, serveMcp, toolCalls } from './helpers/mcp-script
 const FORECAST = DEMO_TOOLS[0]
 const MANY = {
   name: 'many',
-  inputSchema: { type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${i}`, { type: 'integer', description: 'A field with a long description '.repeat(8) }])), required: Array.from({ length: 40 }, (_, i) => `field_${i}`) },
+  inputSchema: {
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${i}`, { type: 'integer', description: 'A field with a long description '.repeat(8) }])),
+    required: Array.from({ length: 40 }, (_, i) => `field_${i}`),
+  },
 }
 const WEATHER_OUT = {
   name: 'weather_out',
   inputSchema: { type: 'object' },
-  outputSchema: { type: 'object', properties: { temperature: { type: 'number' }, conditions: { type: 'string', enum: ['sunny', 'rain'] } }, required: ['temperature', 'conditions'] },
+  outputSchema: {
+    type: 'object',
+    properties: { temperature: { type: 'number' }, conditions: { type: 'string', enum: ['sunny', 'rain'] } },
+    required: ['temperature', 'conditions'],
+  },
 }
 const V11 = { 'mcp-protocol-version': '2025-11-25' }
 const V06 = { 'mcp-protocol-version': '2025-06-18' }
@@ -148,7 +156,9 @@ describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ sta
     outputAnswer = { content: [{ type: 'text', text: '{}' }], structuredContent: { temperature: 'hot', conditions: 'snow' } }
     const r = await rpc(auto.url, call('w1', 'weather_out', {}), V11)
     expect(r.json.result).toEqual(outputAnswer)
-    const row = await eventually(async () => (await auto.logs()).flatMap((l) => (l.grades ?? []) as { id: string; grade: string; outputSchema?: string }[]).find((g) => g.id === '"w1"'))
+    const row = await eventually(async () =>
+      (await auto.logs()).flatMap((l) => (l.grades ?? []) as { id: string; grade: string; outputSchema?: string }[]).find((g) => g.id === '"w1"')
+    )
     expect(row).toMatchObject({ grade: 'ok', outputSchema: 'invalid' })
   })
 
@@ -168,7 +178,10 @@ describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ sta
     expect(m.json.result.isError).toBe(true)
     expect(m.json.result.content[0].text).toContain('structuredContent: is required')
     // Conforming output and isError results pass untouched.
-    for (const ok of [{ content: [], structuredContent: { temperature: 21.5, conditions: 'sunny' } }, { content: [{ type: 'text', text: 'tool failed' }], isError: true }]) {
+    for (const ok of [
+      { content: [], structuredContent: { temperature: 21.5, conditions: 'sunny' } },
+      { content: [{ type: 'text', text: 'tool failed' }], isError: true },
+    ]) {
       outputAnswer = ok
       expect((await rpc(toolError.url, call('s3', 'weather_out', {}), V11)).json.result).toEqual(ok)
     }

@@ -15,7 +15,11 @@ import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-ori
 import { eventually, serveMcp, toolCalls } from './helpers/mcp-script'
 
 const VECTORS = resolve(import.meta.dirname, 'fixtures/vectors')
-const read = (f: string) => readFileSync(resolve(VECTORS, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>)
+const read = (f: string) =>
+  readFileSync(resolve(VECTORS, f), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>)
 
 const SPEC_ROWS = new Set([
   'mcp-id-huge-integer-local-error',
@@ -36,7 +40,17 @@ const SPEC_ROWS = new Set([
   'mcp-tools-call-unsupported-schema-dialect',
   'mcp-tools-call-huge-integer-argument',
 ])
-const ROWS_2026 = new Set(['m26-tools-call-valid-forwarded', 'm26-tools-call-missing-required-argument', 'm26-tools-call-extra-property-additionalProperties-false', 'm26-tools-call-unknown-tool', 'm26-tools-call-arguments-array', 'm26-tools-call-name-missing', 'm26-tools-call-oneOf-composition', 'm26-tools-call-external-ref-not-fetched', 'era-2025-11-25-invalid-args-no-resultType'])
+const ROWS_2026 = new Set([
+  'm26-tools-call-valid-forwarded',
+  'm26-tools-call-missing-required-argument',
+  'm26-tools-call-extra-property-additionalProperties-false',
+  'm26-tools-call-unknown-tool',
+  'm26-tools-call-arguments-array',
+  'm26-tools-call-name-missing',
+  'm26-tools-call-oneOf-composition',
+  'm26-tools-call-external-ref-not-fetched',
+  'era-2025-11-25-invalid-args-no-resultType',
+])
 const FIELD_ROWS = new Set(['B04', 'B05', 'B17', 'B18', 'B19'])
 
 interface Case {
@@ -58,7 +72,14 @@ for (const row of read('spec-vectors.jsonl')) {
   for (const v of (row.versions as string[]).filter((x) => !x.startsWith('2026'))) {
     const byVersion = row.expected_by_version?.[v] ?? {}
     const headers = { ...row.headers, 'MCP-Protocol-Version': v }
-    cases.push({ label: `${row.name} @${v}`, origin, headers, body: row.request_body, expected: { ...row.expected, ...byVersion, body: byVersion.body ?? row.expected.body }, stub: row.origin_stub })
+    cases.push({
+      label: `${row.name} @${v}`,
+      origin,
+      headers,
+      body: row.request_body,
+      expected: { ...row.expected, ...byVersion, body: byVersion.body ?? row.expected.body },
+      stub: row.origin_stub,
+    })
   }
 }
 for (const row of read('spec-vectors-2026.jsonl')) {
@@ -78,7 +99,13 @@ for (const row of read('field-cases.jsonl')) {
       // B17 "dangling $ref in another tool's schema": the broken tool is forwarded unvalidated
       // (D8) while the other tools of the same list keep being validated (the cases above).
       const call = { jsonrpc: '2.0', id: 'dangling', method: 'tools/call', params: { name: v.tool_schema.name, arguments: { screen: 1 } } }
-      cases.push({ label: `${row.id} variant: ${v.label}`, origin, headers: row.request.headers, body: JSON.stringify(call), expected: { http_status: 200, body: { kind: 'passthrough', id: 'dangling', grade: 'unvalidated' }, origin_contacted: true } })
+      cases.push({
+        label: `${row.id} variant: ${v.label}`,
+        origin,
+        headers: row.request.headers,
+        body: JSON.stringify(call),
+        expected: { http_status: 200, body: { kind: 'passthrough', id: 'dangling', grade: 'unvalidated' }, origin_contacted: true },
+      })
       continue
     }
     // A variant states its own expectation; a local error means the origin is not contacted.
@@ -88,7 +115,13 @@ for (const row of read('field-cases.jsonl')) {
     if (v.label === 'explicit draft-07 tuple schema') {
       // The variant's note: ["a", 1] must pass.
       const body = v.request.body.replace('["a","b"]', '["a",1]').replace('"id":18', '"id":19')
-      cases.push({ label: `${row.id} variant: ${v.label}, valid pair forwarded`, origin, headers: v.request.headers, body, expected: { http_status: 200, origin_contacted: true, body: { kind: 'passthrough', id: 19 } } })
+      cases.push({
+        label: `${row.id} variant: ${v.label}, valid pair forwarded`,
+        origin,
+        headers: v.request.headers,
+        body,
+        expected: { http_status: 200, origin_contacted: true, body: { kind: 'passthrough', id: 19 } },
+      })
     }
   }
 }

@@ -50,6 +50,8 @@ for (let round = 0; round < 3; round++) {
     o.end()
     post.end()
   })
-  console.log(`round ${round + 1}: metrics ${prom.toFixed(0)} ns (Node) / ${text.toFixed(0)} ns (Workers), request id ${rid.toFixed(0)} ns, three no-op spans ${spans.toFixed(0)} ns per POST`)
+  console.log(
+    `round ${round + 1}: metrics ${prom.toFixed(0)} ns (Node) / ${text.toFixed(0)} ns (Workers), request id ${rid.toFixed(0)} ns, three no-op spans ${spans.toFixed(0)} ns per POST`
+  )
 }
 void sink

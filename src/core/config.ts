@@ -138,10 +138,7 @@ function list(v: string | undefined): string[] {
  * @param defaults runtime defaults, e.g. the demo origin URL on Node
  * @throws ConfigError for an unusable value
  */
-export function loadConfig(
-  env: Record<string, string | undefined>,
-  defaults: { originUrl?: string } = {}
-): Config {
+export function loadConfig(env: Record<string, string | undefined>, defaults: { originUrl?: string } = {}): Config {
   const originUrl = env.ORIGIN_URL || defaults.originUrl || ''
   let origins: Record<string, string> = {}
   if (env.ORIGINS) {

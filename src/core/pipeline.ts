@@ -71,14 +71,21 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
 
   // Stage 4: the batch rule (arrays only in 2025-03-26 or with no version header), then each element.
   if (parsed.kind === 'batch') {
-    const d = decideBatchEra(parsed.items.map((it) => it.value), eraCtx)
+    const d = decideBatchEra(
+      parsed.items.map((it) => it.value),
+      eraCtx
+    )
     if (d.kind === 'protocol') return new Exchange(deps, target, DEFAULT_VERSION).identify(headers).answer(d)
     const ex = new Exchange(deps, target, d.era).identify(headers)
     ex.signal = signal
     if (parsed.items.length > config.maxBatch) {
       return ex.answer({ kind: 'body', code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${config.maxBatch} messages` })
     }
-    return handleBatch(parsed.items.map((it) => classify(it, parsed.text)), headers, ex)
+    return handleBatch(
+      parsed.items.map((it) => classify(it, parsed.text)),
+      headers,
+      ex
+    )
   }
 
   // Stage 3: classify. Shape errors are answered before the era is decided (docs/protocol-rules.md C5).
@@ -136,7 +143,16 @@ function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: string) 
     scope,
     era,
     config: deps.config,
-    pull: () => pullToolList({ client: deps.origin, url: target.url, era, headers: carry, timeoutMs: deps.config.originTimeoutMs, deadlineMs: deps.config.toolListTimeoutMs, maxReplyBytes: deps.config.maxReplyBytes }),
+    pull: () =>
+      pullToolList({
+        client: deps.origin,
+        url: target.url,
+        era,
+        headers: carry,
+        timeoutMs: deps.config.originTimeoutMs,
+        deadlineMs: deps.config.toolListTimeoutMs,
+        maxReplyBytes: deps.config.maxReplyBytes,
+      }),
   }
 }
 
@@ -169,7 +185,10 @@ function traced(ex: Exchange, c: Extract<Classified, { kind: 'request' }>, run: 
   if (!span) return run()
   const done = (v: CallVerdict): CallVerdict => {
     if (span.recording) {
-      const a: Record<string, string | number | boolean> = { 'mcp.method.name': c.method, 'mcp_edge.verdict': v.kind === 'call' ? 'rejected' : v.unvalidated ? 'unvalidated' : 'valid' }
+      const a: Record<string, string | number | boolean> = {
+        'mcp.method.name': c.method,
+        'mcp_edge.verdict': v.kind === 'call' ? 'rejected' : v.unvalidated ? 'unvalidated' : 'valid',
+      }
       if (typeof c.params?.name === 'string') a['gen_ai.tool.name'] = c.params.name.slice(0, 64)
       if (v.kind === 'call' && v.code !== undefined) a['rpc.jsonrpc.error_code'] = v.code
       span.setAttributes(a)
@@ -283,7 +302,10 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
     if (localTexts.length === 0) {
       // Only MCP-invalid notifications: refused as one (D5, D15).
       ex.finish(400)
-      return localResponse({ kind: 'body', code: ErrorCode.InvalidRequest, message: 'Invalid Request: notifications must carry object params' }, { 'mcp-edge-grade': gradeHeader(ex.rows) })
+      return localResponse(
+        { kind: 'body', code: ErrorCode.InvalidRequest, message: 'Invalid Request: notifications must carry object params' },
+        { 'mcp-edge-grade': gradeHeader(ex.rows) }
+      )
     }
     // Vector 13: a batch whose every entry has a null id is refused as a whole (docs/rules.md).
     const allNull = ex.rows.every((r) => r.id === 'null')

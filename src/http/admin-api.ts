@@ -125,7 +125,13 @@ async function readJson(c: Context, maxDepth: number): Promise<{ body: unknown }
  * pattern it will not run, docs/validation.md) is not: it is stored and listed in `unusable`.
  * @returns the records to write with the unusable ones named, or every malformed entry's problem
  */
-export function checkEntries(tools: unknown[], era: ProtocolVersion, deps: EdgeDeps, source: string | undefined, now: number): { records: ToolRecord[]; unusable: EntryProblem[] } | { problems: EntryProblem[] } {
+export function checkEntries(
+  tools: unknown[],
+  era: ProtocolVersion,
+  deps: EdgeDeps,
+  source: string | undefined,
+  now: number
+): { records: ToolRecord[]; unusable: EntryProblem[] } | { problems: EntryProblem[] } {
   const problems: EntryProblem[] = []
   const unusable: EntryProblem[] = []
   const records: ToolRecord[] = []
@@ -207,11 +213,21 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     const prefix = `tools:${t.origin}:${t.scope}:`
     try {
       const keys = await listKeys(kv, prefix)
-      const names = keys ? keys.map((k) => k.slice(prefix.length)) : [...new Set([...(await listRecordNames(kv, `toollist:${t.origin}:${t.scope}`)), ...(await listRecordNames(kv, `adminlist:${t.origin}:${t.scope}`))])].sort()
+      const names = keys
+        ? keys.map((k) => k.slice(prefix.length))
+        : [...new Set([...(await listRecordNames(kv, `toollist:${t.origin}:${t.scope}`)), ...(await listRecordNames(kv, `adminlist:${t.origin}:${t.scope}`))])].sort()
       const tools: Record<string, unknown>[] = []
       for (const name of names.slice(0, MAX_LISTED)) {
         const rec = parseRecord(await kv.get(prefix + name))
-        if (rec) tools.push({ name: rec.name, inputSchema: rec.inputSchema, ...(rec.outputSchema !== undefined ? { outputSchema: rec.outputSchema } : {}), hash: rec.hash, dialect: rec.dialect, ...(rec.fetchedAt !== undefined ? { fetchedAt: rec.fetchedAt } : {}) })
+        if (rec)
+          tools.push({
+            name: rec.name,
+            inputSchema: rec.inputSchema,
+            ...(rec.outputSchema !== undefined ? { outputSchema: rec.outputSchema } : {}),
+            hash: rec.hash,
+            dialect: rec.dialect,
+            ...(rec.fetchedAt !== undefined ? { fetchedAt: rec.fetchedAt } : {}),
+          })
       }
       return c.json({ origin: t.origin, scope: t.scope, listedBy: keys ? 'store' : 'toollist', tools })
     } catch {
@@ -239,12 +255,14 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     if ('refusal' in read) return read.refusal
     const body = read.body
     if (!isObject(body) || !Array.isArray(body.tools)) return fail(c, 400, 'the body must be { "tools": [ { "name", "inputSchema" } ] }')
-    if (body.protocolVersion !== undefined && !isKnownVersion(body.protocolVersion)) return fail(c, 400, 'protocolVersion must be one of the four MCP protocol versions when present')
+    if (body.protocolVersion !== undefined && !isKnownVersion(body.protocolVersion))
+      return fail(c, 400, 'protocolVersion must be one of the four MCP protocol versions when present')
     const era: ProtocolVersion = isKnownVersion(body.protocolVersion) ? body.protocolVersion : '2025-11-25'
     const { registry } = t.deps
     const source = sourceTag(t.deps, t.origin)
     const checked = checkEntries(body.tools, era, t.deps, source, Date.now())
-    if ('problems' in checked) return fail(c, 400, `${checked.problems.length} of ${body.tools.length} tool entries are malformed; nothing was stored`, { entries: checked.problems })
+    if ('problems' in checked)
+      return fail(c, 400, `${checked.problems.length} of ${body.tools.length} tool entries are malformed; nothing was stored`, { entries: checked.problems })
     const { kv } = registry
     try {
       // One read first: a store that is down answers 503 before anything is written.
@@ -271,7 +289,12 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
       t.deps.registry.forget(t.origin, t.scope, name)
       for (const list of [`toollist:${t.origin}:${t.scope}`, `adminlist:${t.origin}:${t.scope}`]) {
         const names = await listRecordNames(kv, list)
-        if (names.includes(name)) await writeListNames(kv, list, names.filter((n) => n !== name))
+        if (names.includes(name))
+          await writeListNames(
+            kv,
+            list,
+            names.filter((n) => n !== name)
+          )
       }
     } catch {
       return fail(c, 503, 'the tool schema store is unavailable')
@@ -290,9 +313,18 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     // "Now": this scope's rate-limit interval is skipped (the origin's budget is not).
     deps.registry.invalidate(t.origin, t.scope)
     const ok = await deps.registry.refresh(t.origin, t.scope, () =>
-      pullToolList({ client: deps.origin, url, era, headers: {}, timeoutMs: deps.config.originTimeoutMs, deadlineMs: deps.config.toolListTimeoutMs, maxReplyBytes: deps.config.maxReplyBytes })
+      pullToolList({
+        client: deps.origin,
+        url,
+        era,
+        headers: {},
+        timeoutMs: deps.config.originTimeoutMs,
+        deadlineMs: deps.config.toolListTimeoutMs,
+        maxReplyBytes: deps.config.maxReplyBytes,
+      })
     )
-    if (!ok && deps.registry.stats.refreshesRefused > refused) return fail(c, 429, `the refresh budget of this origin is spent (REFRESH_BUDGET_PER_MIN ${deps.config.refreshBudgetPerMin}); try again within a minute`)
+    if (!ok && deps.registry.stats.refreshesRefused > refused)
+      return fail(c, 429, `the refresh budget of this origin is spent (REFRESH_BUDGET_PER_MIN ${deps.config.refreshBudgetPerMin}); try again within a minute`)
     if (!ok) return fail(c, 502, 'the origin did not give its tool list (see the edge log for the cause)')
     let names: string[] = []
     try {

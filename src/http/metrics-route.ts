@@ -17,7 +17,12 @@ export function metricsRoute(getDeps: (c: Context) => EdgeDeps): Handler {
     const token = deps.config.metricsToken
     if (token) {
       try {
-        await bearerAuth({ token, noAuthenticationHeader: { message: { error: 'unauthorized: send Authorization: Bearer <METRICS_TOKEN>' } }, invalidToken: { message: { error: 'unauthorized: wrong token' } }, invalidAuthenticationHeader: { message: { error: 'bad request: the Authorization header is not a Bearer token' } } })(c, async () => undefined)
+        await bearerAuth({
+          token,
+          noAuthenticationHeader: { message: { error: 'unauthorized: send Authorization: Bearer <METRICS_TOKEN>' } },
+          invalidToken: { message: { error: 'unauthorized: wrong token' } },
+          invalidAuthenticationHeader: { message: { error: 'bad request: the Authorization header is not a Bearer token' } },
+        })(c, async () => undefined)
       } catch (e) {
         if (e instanceof HTTPException) return e.getResponse()
         throw e

@@ -16,7 +16,11 @@ export const SERIES = {
   grades: { name: 'mcp_edge_grades_total', help: 'JSON-RPC ids graded by the edge, per origin, tool and grade.', labels: ['origin', 'tool', 'grade'] },
   requests: { name: 'mcp_edge_requests_total', help: 'JSON-RPC ids graded by the edge, per origin, method and grade.', labels: ['origin', 'method', 'grade'] },
   posts: { name: 'mcp_edge_posts_total', help: 'POSTs answered, per origin: answered_by="edge" (nothing forwarded) or "origin" (forwarded).', labels: ['origin', 'answered_by'] },
-  edgeSeconds: { name: 'mcp_edge_added_latency_seconds', help: 'Time the edge itself spent on a POST (start to answer, or to the SSE headers), the origin call excluded.', labels: ['origin'] },
+  edgeSeconds: {
+    name: 'mcp_edge_added_latency_seconds',
+    help: 'Time the edge itself spent on a POST (start to answer, or to the SSE headers), the origin call excluded.',
+    labels: ['origin'],
+  },
   originSeconds: { name: 'mcp_edge_origin_latency_seconds', help: 'Time from sending a POST to the origin until its response headers.', labels: ['origin'] },
   requestBytes: { name: 'mcp_edge_request_bytes_total', help: 'Bytes of POST bodies received, per origin.', labels: ['origin'] },
   responseBytes: { name: 'mcp_edge_response_bytes_total', help: 'Bytes of POST answers sent (JSON bodies and SSE streams), per origin.', labels: ['origin'] },

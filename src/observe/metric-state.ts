@@ -168,7 +168,12 @@ export abstract class MetricState implements EdgeMetrics {
     () => this.requestBytes.snapshot('counter'),
     () => this.responseBytes.snapshot('counter'),
     () => this.streams.snapshot('gauge'),
-    ...REGISTRY_SERIES.map((r) => (): FamilySnapshot => ({ name: r.name, help: r.help, type: 'counter', samples: [{ name: r.name, labels: {}, value: this.registry?.()[r.stat] ?? 0 }] })),
+    ...REGISTRY_SERIES.map((r) => (): FamilySnapshot => ({
+      name: r.name,
+      help: r.help,
+      type: 'counter',
+      samples: [{ name: r.name, labels: {}, value: this.registry?.()[r.stat] ?? 0 }],
+    })),
   ]
 
   /** Every family of the edge, as of now. */

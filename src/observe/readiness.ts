@@ -53,9 +53,9 @@ async function compute(deps: EdgeDeps): Promise<ReadyReport> {
     Promise.resolve()
       .then(() => deps.registry.kv.get('readyz:probe'))
       .then(
-      () => 'ok',
-      () => 'unreadable: the tool schema store failed a read'
-    ),
+        () => 'ok',
+        () => 'unreadable: the tool schema store failed a read'
+      ),
   ])
   origins.forEach(([name], i) => (checks[`origin:${name}`] = results[i]!))
   checks.store = results[origins.length]!

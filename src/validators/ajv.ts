@@ -91,7 +91,9 @@ export function createAjvEngine(options: EngineOptions = {}): ValidatorEngine & 
         fn = ajv.compile(copy as object)
       } catch (e) {
         const missingRef = e instanceof Error && /can't resolve reference|MissingRef/i.test(e.message + e.constructor.name)
-        throw new SchemaUnusableError(missingRef ? 'its inputSchema has a $ref the edge cannot resolve (remote references are never fetched)' : 'its inputSchema is not a valid JSON Schema')
+        throw new SchemaUnusableError(
+          missingRef ? 'its inputSchema has a $ref the edge cannot resolve (remote references are never fetched)' : 'its inputSchema is not a valid JSON Schema'
+        )
       } finally {
         // Drop what ajv retained for this schema (see the module comment). ajv registers the root
         // under its `$id` (or "") while compiling, which is how `$ref: "#"` resolves; it is removed here.

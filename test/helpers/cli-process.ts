@@ -27,7 +27,8 @@ export interface CliRun {
 /** Environment for a child: the test's own, minus every variable the edge reads, plus `env`. */
 export function childEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(ORIGIN_URL|ORIGINS|PORT|HOST|STORE_|ADMIN_TOKEN|SHUTDOWN_GRACE_MS|DEMO_PORT|MAX_|ALLOWED_)/.test(k)) out[k] = v
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !/^(ORIGIN_URL|ORIGINS|PORT|HOST|STORE_|ADMIN_TOKEN|SHUTDOWN_GRACE_MS|DEMO_PORT|MAX_|ALLOWED_)/.test(k)) out[k] = v
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v
   return out
 }

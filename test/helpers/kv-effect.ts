@@ -13,7 +13,12 @@ import { eventually } from './mcp-script'
 
 /** docs/scope.md: `u-` + hex SHA-256 of the label and the exact `Authorization` value ('' when absent). */
 export function expectedPrivateScope(authorization: string | undefined): string {
-  return 'u-' + createHash('sha256').update('mcp-edge-validator tool-list scope v1\n' + (authorization ?? '')).digest('hex')
+  return (
+    'u-' +
+    createHash('sha256')
+      .update('mcp-edge-validator tool-list scope v1\n' + (authorization ?? ''))
+      .digest('hex')
+  )
 }
 
 /**

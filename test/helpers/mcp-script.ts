@@ -32,7 +32,20 @@ export function serveMcp(origin: ScriptedOrigin, script: McpScript): McpScript {
     switch (m?.method) {
       case 'initialize':
         if (script.failPull) return void res.writeHead(500).end('internal failure')
-        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'scripted', version: '1.0.0' } } }, 200, { 'mcp-session-id': 'sess-1' })
+        return sendJson(
+          res,
+          {
+            jsonrpc: '2.0',
+            id: m.id,
+            result: {
+              protocolVersion: m.params?.protocolVersion ?? '2025-03-26',
+              capabilities: { tools: { listChanged: true } },
+              serverInfo: { name: 'scripted', version: '1.0.0' },
+            },
+          },
+          200,
+          { 'mcp-session-id': 'sess-1' }
+        )
       case 'notifications/initialized':
         return void res.writeHead(202).end()
       case 'tools/list': {

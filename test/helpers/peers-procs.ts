@@ -89,7 +89,7 @@ export async function startWranglerDev(originUrl: string, vars: Record<string, s
   const proc = startProc(
     resolve(REPO, 'node_modules/.bin/wrangler'),
     ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector), '--persist-to', persist, '--log-level', 'warn', ...varArgs],
-    { WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true', NO_COLOR: '1' },
+    { WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true', NO_COLOR: '1' }
   )
   const base = `http://127.0.0.1:${port}`
   await waitFor('wrangler dev', async () => (await fetch(`${base}/healthz`)).ok, 60_000, proc)
@@ -123,15 +123,22 @@ net.Server.prototype.listen = function (...args) {
   else if (args[0] && typeof args[0] === 'object' && !args[0].host && !args[0].path) args[0] = { ...args[0], host: '127.0.0.1' };
   return listen.apply(this, args);
 };
-`,
+`
   )
-  const proc = startProc(process.execPath, ['-r', preload, resolve(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], { PORT: String(port) })
+  const proc = startProc(process.execPath, ['-r', preload, resolve(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
+    PORT: String(port),
+  })
   const url = `http://127.0.0.1:${port}/mcp`
-  await waitFor('server-everything', async () => {
-    const r = await fetch(url, { method: 'GET' })
-    await r.body?.cancel()
-    return r.status > 0
-  }, 30_000, proc)
+  await waitFor(
+    'server-everything',
+    async () => {
+      const r = await fetch(url, { method: 'GET' })
+      await r.body?.cancel()
+      return r.status > 0
+    },
+    30_000,
+    proc
+  )
   return { proc, url }
 }
 
@@ -150,7 +157,11 @@ export interface ConformanceRun {
 /** Runs scripts/run-conformance.sh against one MCP URL and parses its summary. */
 export async function runConformance(label: string, url: string, env: Record<string, string> = {}): Promise<ConformanceRun> {
   const results = mkdtempSync(join(tmpdir(), `peers-conf-${label}-`))
-  const child = spawn('bash', [RUN_CONFORMANCE, url], { cwd: REPO, env: { ...process.env, RESULTS_DIR: results, SCENARIO_TIMEOUT: '90', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('bash', [RUN_CONFORMANCE, url], {
+    cwd: REPO,
+    env: { ...process.env, RESULTS_DIR: results, SCENARIO_TIMEOUT: '90', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr.on('data', (d: Buffer) => (out += d.toString()))

@@ -75,12 +75,19 @@ export interface ScriptedReply {
 function idsOf(json: unknown): { id: unknown; method: string }[] {
   const list = Array.isArray(json) ? json : [json]
   const out: { id: unknown; method: string }[] = []
-  for (const m of list) if (m && typeof m === 'object' && 'id' in m && typeof (m as { method?: unknown }).method === 'string') out.push({ id: (m as { id: unknown }).id, method: (m as { method: string }).method })
+  for (const m of list)
+    if (m && typeof m === 'object' && 'id' in m && typeof (m as { method?: unknown }).method === 'string')
+      out.push({ id: (m as { id: unknown }).id, method: (m as { method: string }).method })
   return out
 }
 
 function resultFor(method: string, requestedVersion: unknown): unknown {
-  if (method === 'initialize') return { protocolVersion: typeof requestedVersion === 'string' ? requestedVersion : '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'fuzz-origin', version: '1.0.0' } }
+  if (method === 'initialize')
+    return {
+      protocolVersion: typeof requestedVersion === 'string' ? requestedVersion : '2025-06-18',
+      capabilities: { tools: { listChanged: true } },
+      serverInfo: { name: 'fuzz-origin', version: '1.0.0' },
+    }
   if (method === 'tools/list') return { tools: FUZZ_TOOLS }
   if (method === 'server/discover') return { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'fuzz-origin', version: '1.0.0' } }
   if (method === 'tools/call') return { content: [{ type: 'text', text: 'ok' }] }
@@ -115,7 +122,15 @@ export function scriptReply(bodyText: string, behaviour: OriginBehaviour): Scrip
   switch (behaviour) {
     case 'sse':
       if (answers.length === 0) return { status: 202, headers: {}, chunks: [] }
-      return { status: 200, headers: SSE_H, chunks: [': keep-alive\n\n', `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } })}\n\n`, ...events(answers)] }
+      return {
+        status: 200,
+        headers: SSE_H,
+        chunks: [
+          ': keep-alive\n\n',
+          `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } })}\n\n`,
+          ...events(answers),
+        ],
+      }
     case 'status-500-empty':
       return { status: 500, headers: {}, chunks: [] }
     case 'status-500-rpc':
@@ -210,30 +225,61 @@ const idArb = fc.oneof(
 )
 
 function messageArb(canary: string): fc.Arbitrary<Record<string, unknown>> {
-  const meta = fc.record({ 'io.modelcontextprotocol/protocolVersion': fc.constantFrom(...VERSIONS.filter((v) => v !== undefined)), 'io.modelcontextprotocol/clientCapabilities': fc.constant({}) }, { requiredKeys: [] })
-  const callParams = fc.record({ name: fc.oneof(fc.constantFrom('calc', 'calc', 'free', 'nope'), fc.integer()), arguments: argsArb(canary), _meta: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: meta }) }, { requiredKeys: ['name'] }).map((p) => {
-    if (p._meta === undefined) delete p._meta
-    return p
-  })
-  return fc.record(
-    {
-      jsonrpc: mostly<unknown>('2.0', '1.0', 2, undefined),
-      id: fc.oneof({ weight: 9, arbitrary: idArb }, { weight: 1, arbitrary: fc.constant(undefined) }),
-      method: fc.oneof(
-        { weight: 6, arbitrary: fc.constant('tools/call') },
-        { weight: 3, arbitrary: fc.constantFrom('tools/list', 'initialize', 'ping', 'server/discover', 'resources/read', 'notifications/initialized', 'notifications/tools/list_changed', 'notifications/cancelled', 'rpc.x', '') },
-        { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.constant(null)) }
-      ),
-      params: fc.oneof({ weight: 6, arbitrary: callParams }, { weight: 1, arbitrary: fc.constantFrom(undefined, null, [1], 'p', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } }) }),
-      result: mostly<unknown>(undefined, {}, null),
-      error: mostly<unknown>(undefined, { code: 1, message: 'm' }),
-    },
-    { requiredKeys: ['jsonrpc', 'method'] }
-  ).map((m) => {
-    const out = m as Record<string, unknown>
-    for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k]
-    return out
-  })
+  const meta = fc.record(
+    { 'io.modelcontextprotocol/protocolVersion': fc.constantFrom(...VERSIONS.filter((v) => v !== undefined)), 'io.modelcontextprotocol/clientCapabilities': fc.constant({}) },
+    { requiredKeys: [] }
+  )
+  const callParams = fc
+    .record(
+      {
+        name: fc.oneof(fc.constantFrom('calc', 'calc', 'free', 'nope'), fc.integer()),
+        arguments: argsArb(canary),
+        _meta: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: meta }),
+      },
+      { requiredKeys: ['name'] }
+    )
+    .map((p) => {
+      if (p._meta === undefined) delete p._meta
+      return p
+    })
+  return fc
+    .record(
+      {
+        jsonrpc: mostly<unknown>('2.0', '1.0', 2, undefined),
+        id: fc.oneof({ weight: 9, arbitrary: idArb }, { weight: 1, arbitrary: fc.constant(undefined) }),
+        method: fc.oneof(
+          { weight: 6, arbitrary: fc.constant('tools/call') },
+          {
+            weight: 3,
+            arbitrary: fc.constantFrom(
+              'tools/list',
+              'initialize',
+              'ping',
+              'server/discover',
+              'resources/read',
+              'notifications/initialized',
+              'notifications/tools/list_changed',
+              'notifications/cancelled',
+              'rpc.x',
+              ''
+            ),
+          },
+          { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.constant(null)) }
+        ),
+        params: fc.oneof(
+          { weight: 6, arbitrary: callParams },
+          { weight: 1, arbitrary: fc.constantFrom(undefined, null, [1], 'p', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } }) }
+        ),
+        result: mostly<unknown>(undefined, {}, null),
+        error: mostly<unknown>(undefined, { code: 1, message: 'm' }),
+      },
+      { requiredKeys: ['jsonrpc', 'method'] }
+    )
+    .map((m) => {
+      const out = m as Record<string, unknown>
+      for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k]
+      return out
+    })
 }
 
 /** Small edits of a valid text: a byte dropped, changed, doubled, the text cut, a BOM or a lone surrogate put in. */
@@ -260,11 +306,39 @@ function bodyArb(canary: string): fc.Arbitrary<{ body: Uint8Array; kind: string 
   const msg = messageArb(canary)
   const text = (kind: string, a: fc.Arbitrary<string>) => a.map((t) => ({ body: enc.encode(t), kind }))
   return fc.oneof(
-    { weight: 8, arbitrary: text('single', fc.tuple(msg, mutation).map(([m, f]) => f(JSON.stringify(m)))) },
-    { weight: 4, arbitrary: text('batch', fc.tuple(fc.array(msg, { minLength: 1, maxLength: 6 }), fc.boolean(), mutation).map(([ms, dup, f]) => f(JSON.stringify(dup && ms.length > 1 ? [...ms, ms[0]] : ms)))) },
+    {
+      weight: 8,
+      arbitrary: text(
+        'single',
+        fc.tuple(msg, mutation).map(([m, f]) => f(JSON.stringify(m)))
+      ),
+    },
+    {
+      weight: 4,
+      arbitrary: text(
+        'batch',
+        fc.tuple(fc.array(msg, { minLength: 1, maxLength: 6 }), fc.boolean(), mutation).map(([ms, dup, f]) => f(JSON.stringify(dup && ms.length > 1 ? [...ms, ms[0]] : ms)))
+      ),
+    },
     { weight: 1, arbitrary: text('empty-batch', fc.constantFrom('[]', '[[]]', '[1,2]', '[null]', '[{}]')) },
-    { weight: 2, arbitrary: text('json', fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? 'null')) },
-    { weight: 1, arbitrary: text('proto', fc.constantFrom('{"__proto__":{"jsonrpc":"2.0","id":1,"method":"ping"}}', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"__proto__":{"name":"calc"},"name":"calc","arguments":{"a":1}}}', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"calc","arguments":{"a":1,"constructor":{"prototype":{}}}}}')) },
+    {
+      weight: 2,
+      arbitrary: text(
+        'json',
+        fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? 'null')
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: text(
+        'proto',
+        fc.constantFrom(
+          '{"__proto__":{"jsonrpc":"2.0","id":1,"method":"ping"}}',
+          '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"__proto__":{"name":"calc"},"name":"calc","arguments":{"a":1}}}',
+          '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"calc","arguments":{"a":1,"constructor":{"prototype":{}}}}}'
+        )
+      ),
+    },
     { weight: 2, arbitrary: fc.uint8Array({ maxLength: 80 }).map((body) => ({ body, kind: 'bytes' })) },
     { weight: 1, arbitrary: text('string', fc.string({ unit: 'binary', maxLength: 60 })) },
     {
@@ -279,12 +353,23 @@ function bodyArb(canary: string): fc.Arbitrary<{ body: Uint8Array; kind: string 
         })
       ),
     },
-    { weight: 1, arbitrary: text('huge', fc.oneof({ weight: 19, arbitrary: fc.integer({ min: 50_000, max: 200_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 3_000_000, max: 4_300_000 }) }).map((n) => `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"calc","arguments":{"a":1,"s":"${canary}${'y'.repeat(n)}"}}}`)) }
+    {
+      weight: 1,
+      arbitrary: text(
+        'huge',
+        fc
+          .oneof({ weight: 19, arbitrary: fc.integer({ min: 50_000, max: 200_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 3_000_000, max: 4_300_000 }) })
+          .map((n) => `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"calc","arguments":{"a":1,"s":"${canary}${'y'.repeat(n)}"}}}`)
+      ),
+    }
   )
 }
 
 const headersArb = fc.record({
-  version: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(undefined, '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28') }, { weight: 1, arbitrary: fc.constantFrom('2099-01-01', 'banana', '') }),
+  version: fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(undefined, '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28') },
+    { weight: 1, arbitrary: fc.constantFrom('2099-01-01', 'banana', '') }
+  ),
   accept: mostly<string | undefined>('application/json, text/event-stream', 'application/json', 'text/event-stream', '*/*', undefined),
   contentType: mostly<string | undefined>('application/json', 'application/json; charset=utf-8', 'text/plain', undefined),
   /** Mcp-Method / Mcp-Name taken from the body (as a 2026-07-28 client sends them), or random. */
@@ -315,25 +400,23 @@ const behaviourArb = fc.oneof(
 )
 
 /** The case generator. The canary is per case, made of letters that no answer text of the edge contains. */
-export const fuzzCaseArb: fc.Arbitrary<FuzzCase> = fc
-  .tuple(fc.stringMatching(/^[a-z]{6}$/), headersArb, behaviourArb)
-  .chain(([tag, h, behaviour]) => {
-    const canary = `QZCANARY${tag}`
-    return bodyArb(canary).map(({ body, kind }) => {
-      const headers: Record<string, string> = { host: '127.0.0.1', 'x-fuzz-origin': behaviour }
-      if (h.contentType) headers['content-type'] = h.contentType
-      if (h.accept) headers.accept = h.accept
-      // A coherent batch is sent as a 2025-03-26 client would (batches exist only there).
-      const version = kind === 'batch' && h.coherent ? '2025-03-26' : h.version
-      if (version !== undefined) headers['mcp-protocol-version'] = version
-      const mn = h.coherent ? methodAndName(body) : { method: h.mcpMethod, name: h.mcpName }
-      if (mn.method && /^[\x21-\x7e]+$/.test(mn.method)) headers['mcp-method'] = mn.method
-      if (mn.name && /^[\x21-\x7e]+$/.test(mn.name)) headers['mcp-name'] = mn.name
-      if (h.auth) headers.authorization = h.auth
-      if (h.session) headers['mcp-session-id'] = h.session
-      return { body, headers, behaviour, canary, kind }
-    })
+export const fuzzCaseArb: fc.Arbitrary<FuzzCase> = fc.tuple(fc.stringMatching(/^[a-z]{6}$/), headersArb, behaviourArb).chain(([tag, h, behaviour]) => {
+  const canary = `QZCANARY${tag}`
+  return bodyArb(canary).map(({ body, kind }) => {
+    const headers: Record<string, string> = { host: '127.0.0.1', 'x-fuzz-origin': behaviour }
+    if (h.contentType) headers['content-type'] = h.contentType
+    if (h.accept) headers.accept = h.accept
+    // A coherent batch is sent as a 2025-03-26 client would (batches exist only there).
+    const version = kind === 'batch' && h.coherent ? '2025-03-26' : h.version
+    if (version !== undefined) headers['mcp-protocol-version'] = version
+    const mn = h.coherent ? methodAndName(body) : { method: h.mcpMethod, name: h.mcpName }
+    if (mn.method && /^[\x21-\x7e]+$/.test(mn.method)) headers['mcp-method'] = mn.method
+    if (mn.name && /^[\x21-\x7e]+$/.test(mn.name)) headers['mcp-name'] = mn.name
+    if (h.auth) headers.authorization = h.auth
+    if (h.session) headers['mcp-session-id'] = h.session
+    return { body, headers, behaviour, canary, kind }
   })
+})
 
 // ---------------------------------------------------------------- the oracle
 
@@ -347,7 +430,8 @@ export interface FuzzAnswer {
 
 const STATUSES = new Set([200, 202, 400, 403, 404, 405, 406, 413, 415, 502])
 /** Text no answer may hold: stack frames, file positions, exception names, runtime and library names. */
-const INTERNALS = /\n\s+at |\bat [\w.<>]+ \(|node_modules|\.(?:ts|js|mjs):\d+|\b(?:TypeError|ReferenceError|RangeError|SyntaxError|AggregateError)\b|Unexpected (?:token|end of JSON)|\bundici\b|\bhono\b|\bajv\b|cfworker|workerd|miniflare|Internal error in the edge/i
+const INTERNALS =
+  /\n\s+at |\bat [\w.<>]+ \(|node_modules|\.(?:ts|js|mjs):\d+|\b(?:TypeError|ReferenceError|RangeError|SyntaxError|AggregateError)\b|Unexpected (?:token|end of JSON)|\bundici\b|\bhono\b|\bajv\b|cfworker|workerd|miniflare|Internal error in the edge/i
 
 function idKey(id: unknown): string {
   return typeof id === 'number' ? `n:${id}` : typeof id === 'string' ? `s:${id}` : `x:${JSON.stringify(id)}`
@@ -370,7 +454,15 @@ function requestIds(body: Uint8Array): { counts: Map<string, number>; valid: str
     const k = idKey(id)
     counts.set(k, (counts.get(k) ?? 0) + 1)
     const mm = m as Record<string, unknown>
-    if (mm.jsonrpc === '2.0' && typeof mm.method === 'string' && mm.method !== '' && ((typeof id === 'number' && Number.isInteger(id)) || typeof id === 'string') && !('result' in mm) && !('error' in mm)) valid.push(k)
+    if (
+      mm.jsonrpc === '2.0' &&
+      typeof mm.method === 'string' &&
+      mm.method !== '' &&
+      ((typeof id === 'number' && Number.isInteger(id)) || typeof id === 'string') &&
+      !('result' in mm) &&
+      !('error' in mm)
+    )
+      valid.push(k)
   }
   return { counts, valid, parsed: true, batch: Array.isArray(json) }
 }
@@ -381,7 +473,7 @@ function checkResponse(m: unknown): string | null {
   if (r.jsonrpc !== '2.0') return 'jsonrpc is not "2.0"'
   if (!('id' in r)) return 'a response without id'
   if (!(r.id === null || typeof r.id === 'string' || typeof r.id === 'number')) return `a response id of type ${typeof r.id}`
-  if (('result' in r) === ('error' in r)) return 'a response with both or neither of result and error'
+  if ('result' in r === 'error' in r) return 'a response with both or neither of result and error'
   if ('error' in r) {
     const e = r.error as Record<string, unknown> | null
     if (!e || typeof e !== 'object' || !Number.isInteger(e.code) || typeof e.message !== 'string') return 'an error object without integer code and string message'
@@ -473,7 +565,14 @@ export interface FuzzTarget {
 }
 
 /** The edge variables of every target: short origin and stream bounds so faults end fast. */
-export const FUZZ_VARS = { ORIGIN_TIMEOUT_MS: '400', STREAM_IDLE_MS: '400', STREAM_MAX_MS: '2000', TOOL_LIST_TIMEOUT_MS: '1000', REFRESH_MIN_INTERVAL_MS: '0', REFRESH_BUDGET_PER_MIN: '100000' }
+export const FUZZ_VARS = {
+  ORIGIN_TIMEOUT_MS: '400',
+  STREAM_IDLE_MS: '400',
+  STREAM_MAX_MS: '2000',
+  TOOL_LIST_TIMEOUT_MS: '1000',
+  REFRESH_MIN_INTERVAL_MS: '0',
+  REFRESH_BUDGET_PER_MIN: '100000',
+}
 
 function sourceOf(chunks: string[], fault: ScriptedReply['fault']): ByteSource {
   let i = 0
@@ -538,7 +637,12 @@ async function readAll(r: EdgeResponse): Promise<string> {
 /** The in-process target: `admitPost` + `handlePost` with the scripted origin port. */
 export function inprocessTarget(vars: Record<string, string> = {}): FuzzTarget {
   // The Node build's ports (tiered cfworker/ajv engine), the scripted origin port, an in-memory store.
-  const deps: EdgeDeps = mcpEdge({ env: { ORIGIN_URL: 'http://origin.test/mcp', ...FUZZ_VARS, ...vars }, store: new MemoryKv(), originClient: scriptedOriginClient, logger: () => undefined }).deps!
+  const deps: EdgeDeps = mcpEdge({
+    env: { ORIGIN_URL: 'http://origin.test/mcp', ...FUZZ_VARS, ...vars },
+    store: new MemoryKv(),
+    originClient: scriptedOriginClient,
+    logger: () => undefined,
+  }).deps!
   const config = deps.config
   const target: OriginTarget = { id: 'default', url: config.originUrl }
   return {
@@ -571,7 +675,7 @@ export async function startFuzzOrigin(): Promise<FuzzOrigin> {
     req.on('data', (d: Buffer) => chunks.push(d))
     req.on('error', () => undefined)
     req.on('end', () => {
-      const behaviour = (String(req.headers['x-fuzz-origin'] ?? 'json') as OriginBehaviour)
+      const behaviour = String(req.headers['x-fuzz-origin'] ?? 'json') as OriginBehaviour
       if (req.method !== 'POST') return void res.writeHead(202).end()
       const r = scriptReply(Buffer.concat(chunks).toString('utf8'), behaviour)
       if (r.fault === 'refused' || r.fault === 'reset') return void req.socket.destroy()
@@ -685,7 +789,14 @@ export function fuzzCaseAt(seed: number, index: number): FuzzCase {
  */
 export async function runFuzz(
   target: FuzzTarget,
-  opts: { cases: number; seed: number; concurrency?: number; progress?: (done: number, failures: number, ms: number) => void; onFailure?: (f: FuzzSummary['failures'][number]) => void; maxFailures?: number }
+  opts: {
+    cases: number
+    seed: number
+    concurrency?: number
+    progress?: (done: number, failures: number, ms: number) => void
+    onFailure?: (f: FuzzSummary['failures'][number]) => void
+    maxFailures?: number
+  }
 ): Promise<FuzzSummary> {
   const t0 = Date.now()
   const summary: FuzzSummary = { target: target.name, seed: opts.seed, cases: 0, failures: [], ms: 0, kinds: {}, lateRetried: 0 }

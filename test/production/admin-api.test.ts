@@ -22,7 +22,8 @@ describe.each(RUNTIMES)('admin API read/delete on $name', ({ start }) => {
     // The origin lists no tools: a call to a tool the store does not hold is refused as unknown.
     origin.handle((req, res) => {
       const m = req.json as { id?: number; method?: string } | undefined
-      if (m?.method === 'initialize') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } })
+      if (m?.method === 'initialize')
+        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } })
       if (m?.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
       res.writeHead(202).end()
     })
@@ -35,7 +36,11 @@ describe.each(RUNTIMES)('admin API read/delete on $name', ({ start }) => {
   })
 
   const call = async (args: unknown) => {
-    const r = await fetch(edge.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ship', arguments: args } }) })
+    const r = await fetch(edge.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ship', arguments: args } }),
+    })
     return ((await r.json()) as { error: { message: string } }).error.message
   }
 
@@ -55,7 +60,11 @@ describe.each(RUNTIMES)('admin API read/delete on $name', ({ start }) => {
     expect(await one.json()).toMatchObject({ name: 'ship', inputSchema: TOOL.inputSchema })
     expect((await fetch(`${admin}/nope`, { headers: auth })).status).toBe(404)
 
-    for (const [method, path] of [['GET', ''], ['GET', '/ship'], ['DELETE', '/ship']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['GET', '/ship'],
+      ['DELETE', '/ship'],
+    ] as const) {
       expect((await fetch(admin + path, { method })).status).toBe(401)
       expect((await fetch(admin + path, { method, headers: { authorization: 'Bearer wrong' } })).status).toBe(401)
     }

@@ -27,7 +27,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /** A `resources/read` (forwarded without validation) with `id`. */
 function call(url: string, id: number): Promise<{ status: number; text: string; ms: number }> {
   const t0 = Date.now()
-  return fetch(url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri: 'test://slow' } }) }).then(async (r) => ({ status: r.status, text: await r.text(), ms: Date.now() - t0 }))
+  return fetch(url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri: 'test://slow' } }) }).then(
+    async (r) => ({ status: r.status, text: await r.text(), ms: Date.now() - t0 })
+  )
 }
 
 async function serve(graceMs: number): Promise<ServeProcess> {
@@ -56,7 +58,11 @@ describe('mcp-edge serve: graceful stop', () => {
     expect(Date.now() - t0).toBeLessThan(5_000)
     expect(await isListening(e.port)).toBe(false)
     // The log is flushed: the call's line and the stop's.
-    const lines = e.stdout().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    const lines = e
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
     expect(lines.some((l) => JSON.stringify(l).includes('resources/read'))).toBe(true)
     expect(lines.at(-1)).toMatchObject({ msg: 'edge.stop', inFlight: 1, expired: 0 })
   })
@@ -98,7 +104,11 @@ describe('mcp-edge serve: graceful stop', () => {
     await sleep(300)
     e.child.kill('SIGTERM')
     const [a, b] = await Promise.all([finishing, hanging])
-    const events = (t: string) => t.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, any>)
+    const events = (t: string) =>
+      t
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => JSON.parse(l.slice(6)) as Record<string, any>)
     expect(events(a.text).at(-1)).toEqual({ jsonrpc: '2.0', id: 1, result: { contents: [] } })
     const last = events(b.text).at(-1)!
     expect(last.id).toBe(2)
@@ -135,7 +145,12 @@ describe('npm start: a signal to the npm parent', () => {
     { how: 'SIGTERM to npm only', group: false, signal: 'SIGTERM' as const },
     { how: 'Ctrl-C (SIGINT to the process group: npm and the edge both get one, npm forwards its own)', group: true, signal: 'SIGINT' as const },
   ])('$how: stops the edge and the demo origin; npm exits 0; nothing left listening', async ({ group, signal }) => {
-    const npm = spawn('npm', ['start', '--silent'], { cwd: REPO, detached: group, env: childEnv({ PORT: '0', DEMO_PORT: '0', STORE_FILE: 'memory' }), stdio: ['ignore', 'pipe', 'pipe'] })
+    const npm = spawn('npm', ['start', '--silent'], {
+      cwd: REPO,
+      detached: group,
+      env: childEnv({ PORT: '0', DEMO_PORT: '0', STORE_FILE: 'memory' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let err = ''
     npm.stderr!.on('data', (d: Buffer) => (err += d.toString()))
     npm.stdout!.resume()

@@ -70,7 +70,11 @@ const inApp = (arg: string) => arg.replace(/^\/app\//, `${app}/`)
 async function serve(): Promise<ServeProcess> {
   // The image's entrypoint, as the Dockerfile writes it, with `serve` (its CMD) and test options.
   const entrypoint = dockerfileArray('ENTRYPOINT').map(inApp)
-  const p = await startServe(['--origin', origin.url, '--port', '0', '--store-file', join(app, 'data/kv.json')], { ADMIN_TOKEN: TOKEN }, { command: entrypoint, cwd: app, readyMs: 60_000 })
+  const p = await startServe(
+    ['--origin', origin.url, '--port', '0', '--store-file', join(app, 'data/kv.json')],
+    { ADMIN_TOKEN: TOKEN },
+    { command: entrypoint, cwd: app, readyMs: 60_000 }
+  )
   running.push(p)
   return p
 }
@@ -122,7 +126,11 @@ describe('production install of the packed package (the Dockerfile proof)', () =
     expect(probe(edge.port)).toBe(1) // and unhealthy once stopped
 
     const again = await serve()
-    const r = await fetch(again.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'pushed_tool', arguments: { n: 9 } } }) })
+    const r = await fetch(again.url, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'pushed_tool', arguments: { n: 9 } } }),
+    })
     const body = (await r.json()) as { error?: { code: number; message: string } }
     // Validated against the pushed schema (an unknown tool would say "Unknown tool").
     expect(body.error?.code).toBe(-32602)
@@ -137,7 +145,9 @@ describe('a checkout without dev tools: npm ci --omit=dev && npx mcp-edge serve'
   it('runs the built JavaScript with production dependencies only and answers a real call', async () => {
     // A copy of the checkout (the files git tracks) with dist/ built, as `npm ci && npm run build` leaves it.
     const checkout = join(work, 'checkout')
-    const files = execFileSync('git', ['ls-files', '-z'], { cwd: REPO, encoding: 'utf8' }).split('\0').filter((f) => f && !f.startsWith('test/') && existsSync(resolve(REPO, f)))
+    const files = execFileSync('git', ['ls-files', '-z'], { cwd: REPO, encoding: 'utf8' })
+      .split('\0')
+      .filter((f) => f && !f.startsWith('test/') && existsSync(resolve(REPO, f)))
     for (const f of files) {
       mkdirSync(dirname(join(checkout, f)), { recursive: true })
       copyFileSync(resolve(REPO, f), join(checkout, f))
@@ -148,9 +158,17 @@ describe('a checkout without dev tools: npm ci --omit=dev && npx mcp-edge serve'
     npm(['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], checkout)
     for (const dev of ['esbuild', 'tsx', 'typescript', 'vitest', 'wrangler']) expect(existsSync(join(checkout, 'node_modules', dev)), dev).toBe(false)
 
-    const edge = await startServe(['--origin', origin.url, '--port', '0', '--store-file', 'memory'], {}, { command: ['npx', '--no-install', 'mcp-edge'], cwd: checkout, readyMs: 60_000, group: true })
+    const edge = await startServe(
+      ['--origin', origin.url, '--port', '0', '--store-file', 'memory'],
+      {},
+      { command: ['npx', '--no-install', 'mcp-edge'], cwd: checkout, readyMs: 60_000, group: true }
+    )
     running.push(edge)
-    const r = await fetch(edge.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_forecast', arguments: { city: 'Paris', days: 99 } } }) })
+    const r = await fetch(edge.url, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_forecast', arguments: { city: 'Paris', days: 99 } } }),
+    })
     const body = (await r.json()) as { id: number; error: { code: number; message: string } }
     expect(body.id).toBe(5)
     expect(body.error.code).toBe(-32602)

@@ -21,7 +21,11 @@ let base: string
 const TOOLS = {
   tools: [
     { name: 'ship', inputSchema: { type: 'object', properties: { weight: { type: 'number', maximum: 30 } }, required: ['weight'] } },
-    { name: 'track', inputSchema: { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{2}[0-9]{6}$' } }, required: ['code'] }, outputSchema: { type: 'object' } },
+    {
+      name: 'track',
+      inputSchema: { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{2}[0-9]{6}$' } }, required: ['code'] },
+      outputSchema: { type: 'object' },
+    },
   ],
 }
 
@@ -42,7 +46,11 @@ afterAll(async () => {
 const viaEdge = (args: string[], env: Record<string, string> = {}) => runCli(['schemas', ...args, '--edge', base], { ADMIN_TOKEN: TOKEN, ...env })
 
 async function callTool(name: string, args: unknown): Promise<{ error?: { code: number; message: string } }> {
-  const r = await fetch(edge.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }) })
+  const r = await fetch(edge.url, {
+    method: 'POST',
+    headers: MCP_HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  })
   return (await r.json()) as { error?: { code: number; message: string } }
 }
 
@@ -60,7 +68,10 @@ describe('mcp-edge schemas against a running edge (admin API)', () => {
   it('list and get show the stored records', async () => {
     const list = await viaEdge(['list'])
     expect(list.code).toBe(0)
-    const names = list.stdout.trim().split('\n').map((l) => l.split('\t')[0])
+    const names = list.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[0])
     expect(names).toEqual(expect.arrayContaining(['ship', 'track']))
     const json = await viaEdge(['list', '--json'])
     const listed = JSON.parse(json.stdout) as { tools: { name: string; hash: string }[] }
@@ -124,7 +135,12 @@ describe('mcp-edge schemas directly against a store file', () => {
     expect(push.stdout).toBe('stored 2 tools: ship, track\n')
     const list = await runCli(['schemas', 'list', ...at])
     expect(list.code, list.stderr).toBe(0)
-    expect(list.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['ship', 'track'])
+    expect(
+      list.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0])
+    ).toEqual(['ship', 'track'])
     const pull = await runCli(['schemas', 'pull', ...at])
     expect((JSON.parse(pull.stdout) as typeof TOOLS).tools).toEqual(TOOLS.tools)
     const del = await runCli(['schemas', 'delete', 'track', ...at])
@@ -134,7 +150,11 @@ describe('mcp-edge schemas directly against a store file', () => {
 
     const other = await startServe([], { ORIGIN_URL: origin.url, PORT: '0', STORE_FILE: store })
     try {
-      const r = await fetch(other.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ship', arguments: { weight: 31 } } }) })
+      const r = await fetch(other.url, {
+        method: 'POST',
+        headers: MCP_HEADERS,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ship', arguments: { weight: 31 } } }),
+      })
       const body = (await r.json()) as { error?: { code: number; message: string } }
       expect(body.error?.message).toContain('weight: must be <= 30')
     } finally {

@@ -42,8 +42,18 @@ const CASES: Case[] = [
   { name: '--origin ftp://', args: ['--origin', 'ftp://files.example/mcp'], says: ['--origin ftp://files.example/mcp:', 'expected an http:// or https:// URL'] },
   { name: 'password in a bad URL is redacted', env: { ORIGIN_URL: 'http://alice:hunter2pw@' }, says: ['ORIGIN_URL=http://alice:***@:'], never: ['hunter2pw'] },
   { name: 'ORIGINS not JSON', env: { ORIGINS: '{weather:' }, says: ['ORIGINS={weather::', 'expected a JSON object of name -> URL'] },
-  { name: 'passwords inside ORIGINS are redacted (not JSON)', env: { ORIGINS: '{"a":"http://alice:hunter2pw@127.0.0.1:1/mcp",' }, says: ['ORIGINS=', 'alice:***@127.0.0.1', 'expected a JSON object'], never: ['hunter2pw'] },
-  { name: 'passwords inside ORIGINS are redacted (bad name)', env: { ORIGINS: '{"a b":"https://bob:s3cretpw@h.example/mcp"}' }, says: ['bob:***@h.example', 'expected origin names'], never: ['s3cretpw'] },
+  {
+    name: 'passwords inside ORIGINS are redacted (not JSON)',
+    env: { ORIGINS: '{"a":"http://alice:hunter2pw@127.0.0.1:1/mcp",' },
+    says: ['ORIGINS=', 'alice:***@127.0.0.1', 'expected a JSON object'],
+    never: ['hunter2pw'],
+  },
+  {
+    name: 'passwords inside ORIGINS are redacted (bad name)',
+    env: { ORIGINS: '{"a b":"https://bob:s3cretpw@h.example/mcp"}' },
+    says: ['bob:***@h.example', 'expected origin names'],
+    never: ['s3cretpw'],
+  },
   { name: 'ORIGINS with a bad URL', env: { ORIGINS: '{"weather":"http://"}' }, says: ['ORIGINS.weather=http://:', 'expected an http:// or https:// URL'] },
   { name: 'PORT=abc', env: { ORIGIN_URL: ORIGIN, PORT: 'abc' }, says: ['PORT=abc:', 'expected a TCP port number from 0 to 65535'] },
   { name: '--port 70000', args: ['--origin', ORIGIN, '--port', '70000'], says: ['--port 70000:', 'expected a TCP port number'] },
@@ -53,12 +63,30 @@ const CASES: Case[] = [
   { name: 'ORIGIN_TIMEOUT_MS=1.5', env: { ORIGIN_URL: ORIGIN, ORIGIN_TIMEOUT_MS: '1.5' }, says: ['ORIGIN_TIMEOUT_MS=1.5:', 'expected an integer >= 1'] },
   { name: 'INVALID_ARGS=maybe', env: { ORIGIN_URL: ORIGIN, INVALID_ARGS: 'maybe' }, says: ['INVALID_ARGS=maybe:', 'expected one of auto, rpc-error, tool-error'] },
   { name: '--hidden-failures yes', args: ['--origin', ORIGIN, '--hidden-failures', 'yes'], says: ['--hidden-failures yes:', 'expected one of on, off'] },
-  { name: 'SUPPORTED_VERSIONS unknown', env: { ORIGIN_URL: ORIGIN, SUPPORTED_VERSIONS: '2025-06-18,2024-01-01' }, says: ['SUPPORTED_VERSIONS=2025-06-18,2024-01-01:', 'expected a comma-separated list of', '2025-03-26'] },
+  {
+    name: 'SUPPORTED_VERSIONS unknown',
+    env: { ORIGIN_URL: ORIGIN, SUPPORTED_VERSIONS: '2025-06-18,2024-01-01' },
+    says: ['SUPPORTED_VERSIONS=2025-06-18,2024-01-01:', 'expected a comma-separated list of', '2025-03-26'],
+  },
   { name: 'SHUTDOWN_GRACE_MS=-5', env: { ORIGIN_URL: ORIGIN, SHUTDOWN_GRACE_MS: '-5' }, says: ['SHUTDOWN_GRACE_MS=-5:', 'expected an integer >= 0 (milliseconds)'] },
   { name: 'ADMIN_TOKEN is never echoed', env: { ORIGIN_URL: ORIGIN, ADMIN_TOKEN: 'tok-very-secret-42', MAX_BATCH: 'x' }, says: ['MAX_BATCH=x:'], never: ['tok-very-secret-42'] },
-  { name: 'port in use (EADDRINUSE)', env: { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory' }, args: ['--port', 'HELD'], says: ['is already in use (EADDRINUSE)', 'choose another PORT'] },
-  { name: 'port 80 without privileges (EACCES)', env: { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory', PORT: '80' }, uid: 65534, says: ['PORT=80:', 'no permission to listen on 127.0.0.1:80 (EACCES)'] },
-  { name: 'HOST not an address of this machine (EADDRNOTAVAIL)', env: { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory', HOST: '203.0.113.7', PORT: '0' }, says: ['HOST=203.0.113.7:', 'EADDRNOTAVAIL'] },
+  {
+    name: 'port in use (EADDRINUSE)',
+    env: { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory' },
+    args: ['--port', 'HELD'],
+    says: ['is already in use (EADDRINUSE)', 'choose another PORT'],
+  },
+  {
+    name: 'port 80 without privileges (EACCES)',
+    env: { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory', PORT: '80' },
+    uid: 65534,
+    says: ['PORT=80:', 'no permission to listen on 127.0.0.1:80 (EACCES)'],
+  },
+  {
+    name: 'HOST not an address of this machine (EADDRNOTAVAIL)',
+    env: { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory', HOST: '203.0.113.7', PORT: '0' },
+    says: ['HOST=203.0.113.7:', 'EADDRNOTAVAIL'],
+  },
 ]
 
 describe('mcp-edge serve: each misconfiguration is one clear line and exit 1', () => {
@@ -80,13 +108,22 @@ describe('mcp-edge serve: each misconfiguration is one clear line and exit 1', (
 
 describe('mcp-edge serve: command line', () => {
   it('a flag wins over its variable; the start line never shows a URL password', async () => {
-    const edge = await startServe(['--origin', 'http://alice:pw-in-url-77@127.0.0.1:9/mcp', '--port', '0', '--max-batch', '5'], { ORIGIN_URL: 'http://127.0.0.1:1/mcp', PORT: 'abc', MAX_BATCH: '0', STORE_FILE: 'memory' })
+    const edge = await startServe(['--origin', 'http://alice:pw-in-url-77@127.0.0.1:9/mcp', '--port', '0', '--max-batch', '5'], {
+      ORIGIN_URL: 'http://127.0.0.1:1/mcp',
+      PORT: 'abc',
+      MAX_BATCH: '0',
+      STORE_FILE: 'memory',
+    })
     try {
       expect(edge.stderr()).toContain('-> http://alice:***@127.0.0.1:9/mcp')
       expect(edge.stderr() + edge.stdout()).not.toContain('pw-in-url-77')
       // --max-batch 5 is in force, not MAX_BATCH=0 (which would have refused to start).
       const batch = Array.from({ length: 6 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'ping' }))
-      const r = await fetch(edge.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' }, body: JSON.stringify(batch) })
+      const r = await fetch(edge.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+        body: JSON.stringify(batch),
+      })
       expect(((await r.json()) as { error: { message: string } }).error.message).toContain('at most 5 messages')
     } finally {
       edge.kill()
@@ -122,11 +159,19 @@ describe('mcp-edge serve: command line', () => {
       writeFileSync(notes, 'root:x:0:0:root:/root:/bin/bash\n')
       const config = join(dir, 'tsconfig.json')
       writeFileSync(config, '{"compilerOptions":{"strict":true}}')
-      for (const [file, via] of [[notes, 'env'], [config, 'flag']] as const) {
-        const run = await runCli(via === 'env' ? ['serve', '--origin', ORIGIN, '--port', '0'] : ['serve', '--origin', ORIGIN, '--port', '0', '--store-file', file], via === 'env' ? { STORE_FILE: file } : {})
+      for (const [file, via] of [
+        [notes, 'env'],
+        [config, 'flag'],
+      ] as const) {
+        const run = await runCli(
+          via === 'env' ? ['serve', '--origin', ORIGIN, '--port', '0'] : ['serve', '--origin', ORIGIN, '--port', '0', '--store-file', file],
+          via === 'env' ? { STORE_FILE: file } : {}
+        )
         expect(run.code, run.stderr).toBe(1)
         const name = via === 'env' ? 'STORE_FILE=' : '--store-file '
-        expect(run.stderr).toBe(`mcp-edge serve: ${name}${file}: expected the path of an edge store file, or of a new one (this file exists and is not an edge store; it was left as it is)\n`)
+        expect(run.stderr).toBe(
+          `mcp-edge serve: ${name}${file}: expected the path of an edge store file, or of a new one (this file exists and is not an edge store; it was left as it is)\n`
+        )
       }
       expect(readFileSync(notes, 'utf8')).toBe('root:x:0:0:root:/root:/bin/bash\n')
       expect(readFileSync(config, 'utf8')).toBe('{"compilerOptions":{"strict":true}}')

@@ -19,7 +19,9 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const REPO = resolve(import.meta.dirname, '../..')
-const SELF = relative(REPO, import.meta.filename).split('\\').join('/')
+const SELF = relative(REPO, import.meta.filename)
+  .split('\\')
+  .join('/')
 
 /** Folders never read: installed or generated content. */
 const SKIP_DIRS = new Set(['node_modules', 'dist', '.git', '.wrangler', '.edge-data'])
@@ -118,7 +120,12 @@ describe('the repository stands alone', () => {
         const target = m[1]!
         if (/^[a-z]+:/i.test(target)) continue // http(s):, mailto:
         const [path, anchor] = target.split('#') as [string, string | undefined]
-        const file = path === '' ? f : relative(REPO, resolve(dirname(join(REPO, f)), path)).split('\\').join('/')
+        const file =
+          path === ''
+            ? f
+            : relative(REPO, resolve(dirname(join(REPO, f)), path))
+                .split('\\')
+                .join('/')
         if (!existsSync(join(REPO, file))) {
           broken.push(`${f}: ${target} (no such file)`)
           continue

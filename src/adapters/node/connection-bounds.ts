@@ -33,7 +33,8 @@ function positiveInt(env: Record<string, string | undefined>, name: string, def:
   const v = env[name]
   if (v === undefined || v === '') return def
   const n = Number(v)
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw ConfigError.bad(name, v, name === 'MAX_CONNECTIONS' ? 'an integer >= 1 (connections)' : 'an integer >= 1 (milliseconds)')
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1)
+    throw ConfigError.bad(name, v, name === 'MAX_CONNECTIONS' ? 'an integer >= 1 (connections)' : 'an integer >= 1 (milliseconds)')
   return n
 }
 
@@ -49,7 +50,8 @@ export function loadConnectionBounds(env: Record<string, string | undefined>): C
     requestTimeoutMs: positiveInt(env, 'REQUEST_TIMEOUT_MS', 30_000),
     keepAliveTimeoutMs: positiveInt(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000),
   }
-  if (b.requestTimeoutMs < b.headersTimeoutMs) throw ConfigError.bad('REQUEST_TIMEOUT_MS', String(b.requestTimeoutMs), `at least HEADERS_TIMEOUT_MS (${b.headersTimeoutMs}): the request deadline includes the headers`)
+  if (b.requestTimeoutMs < b.headersTimeoutMs)
+    throw ConfigError.bad('REQUEST_TIMEOUT_MS', String(b.requestTimeoutMs), `at least HEADERS_TIMEOUT_MS (${b.headersTimeoutMs}): the request deadline includes the headers`)
   return b
 }
 

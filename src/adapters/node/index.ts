@@ -66,7 +66,9 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
   const env = opts.env ?? process.env
   const listen = loadNodeListenConfig(env)
   const host = opts.host ?? listen.host
-  const store: Omit<NodeStore, 'kv'> & { kv: KvStore } = opts.kv ? { kv: opts.kv, description: 'given', ready: async () => {}, flush: async () => {}, close: async () => {} } : openNodeStore(env)
+  const store: Omit<NodeStore, 'kv'> & { kv: KvStore } = opts.kv
+    ? { kv: opts.kv, description: 'given', ready: async () => {}, flush: async () => {}, close: async () => {} }
+    : openNodeStore(env)
   const undiciClient = opts.origin ? null : createUndiciOriginClient()
   const closeOrigin = async () => {
     await undiciClient?.close()

@@ -32,7 +32,7 @@ export const SERVE_VARIABLES: readonly { name: string; arg: string; help: string
   { name: 'MAX_BODY_BYTES', arg: 'bytes', help: 'largest request body (413 above it; default 4194304)' },
   { name: 'MAX_BATCH', arg: 'n', help: 'largest batch (-32600 above it; default 100)' },
   { name: 'MAX_JSON_DEPTH', arg: 'n', help: 'deepest nesting of a request body or origin reply (default 64)' },
-  { name: 'MAX_REPLY_BYTES', arg: 'bytes', help: "largest origin reply or SSE event (-31001 above it; default 16777216)" },
+  { name: 'MAX_REPLY_BYTES', arg: 'bytes', help: 'largest origin reply or SSE event (-31001 above it; default 16777216)' },
   { name: 'ORIGIN_TIMEOUT_MS', arg: 'ms', help: 'origin deadline (-31002 after it; default 30000)' },
   { name: 'SCHEMA_TTL_S', arg: 's', help: 'tool schema freshness in seconds (default 300)' },
   { name: 'REFRESH_MIN_INTERVAL_MS', arg: 'ms', help: 'least time between two tool-list pulls per origin and scope (default 5000)' },

@@ -37,7 +37,12 @@ export function onToolsListReply(ex: Exchange, p: Pending, msg: Record<string, u
  * D12 for one graded `tools/call` reply. Returns the grading to use (unchanged, or in strict mode
  * an `isError` result replacing the reply) and the fields to add to the grade row.
  */
-export function onToolsCallReply(ex: Exchange, p: Pending, msg: Record<string, unknown>, g: GradedResponse): { graded: GradedResponse; row?: { outputSchema: 'invalid' | 'unchecked' } } {
+export function onToolsCallReply(
+  ex: Exchange,
+  p: Pending,
+  msg: Record<string, unknown>,
+  g: GradedResponse
+): { graded: GradedResponse; row?: { outputSchema: 'invalid' | 'unchecked' } } {
   if (p.method !== 'tools/call' || p.tool === undefined || !isObject(msg.result) || g.isError || (g.grade !== 'ok' && g.grade !== 'unvalidated')) return { graded: g }
   // The tool the call was validated against; memory's current copy when it went out unvalidated.
   const tool = p.resolved ?? ex.deps.registry.peek(ex.target.id, ex.scope ?? PUBLIC_SCOPE, p.tool)

@@ -130,10 +130,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
   try {
     if (!isModern(era)) {
       const id = nextId++
-      const reply = await post(
-        requestMessage('initialize', { protocolVersion: era, capabilities: {}, clientInfo: { name: 'mcp-edge-validator', version: '0.1.0' } }, id),
-        true
-      )
+      const reply = await post(requestMessage('initialize', { protocolVersion: era, capabilities: {}, clientInfo: { name: 'mcp-edge-validator', version: '0.1.0' } }, id), true)
       sessionId = reply!.headers['mcp-session-id'] || undefined
       const init = await readRpcResponse(reply!, id)
       if (!isObject(init.result)) throw new Error('initialize failed')
@@ -151,7 +148,12 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
       const id = nextId++
       const params: Record<string, unknown> = cursor ? { cursor } : {}
       // 2026-07-28 envelope: version and client capabilities are required on every request (MCP 2026-07-28 Basic §_meta).
-      if (isModern(era)) params._meta = { [META_VERSION_KEY]: era, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'mcp-edge-validator', version: '0.1.0' } }
+      if (isModern(era))
+        params._meta = {
+          [META_VERSION_KEY]: era,
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'mcp-edge-validator', version: '0.1.0' },
+        }
       const reply = await post(requestMessage('tools/list', params, id), true)
       const msg = await readRpcResponse(reply!, id)
       const result = msg.result

@@ -240,7 +240,12 @@ export class Exchange {
     if (this.span) this.endSpan(status)
     const origin = this.originSeconds
     const edge = ((this.streamingAt ?? performance.now()) - this.startedHr) / 1000 - (origin ?? 0)
-    this.deps.metrics.observePost({ origin: this.target.id, edgeSeconds: edge > 0 ? edge : 0, ...(origin !== undefined ? { originSeconds: origin } : {}), forwarded: origin !== undefined })
+    this.deps.metrics.observePost({
+      origin: this.target.id,
+      edgeSeconds: edge > 0 ? edge : 0,
+      ...(origin !== undefined ? { originSeconds: origin } : {}),
+      forwarded: origin !== undefined,
+    })
   }
 
   /**
@@ -253,7 +258,12 @@ export class Exchange {
     const span = this.span!
     if (span.recording) {
       const first = this.rows[0]
-      const a: Record<string, string | number | boolean> = { 'mcp.protocol.version': this.era, 'mcp_edge.origin': this.target.id, 'http.response.status_code': status, 'mcp_edge.grade': gradeHeader(this.rows) }
+      const a: Record<string, string | number | boolean> = {
+        'mcp.protocol.version': this.era,
+        'mcp_edge.origin': this.target.id,
+        'http.response.status_code': status,
+        'mcp_edge.grade': gradeHeader(this.rows),
+      }
       if (this.requestId) a['mcp_edge.request_id'] = this.requestId
       if (first) {
         if (first.method) a['mcp.method.name'] = first.method
@@ -274,4 +284,3 @@ export class Exchange {
 export function idLabel(id: RawId): string {
   return id.raw.length > 80 ? id.raw.slice(0, 80) : id.raw
 }
-

@@ -41,13 +41,20 @@ function underStructuredContent(p: PublicIssue): PublicIssue {
  * @param mode `OUTPUT_SCHEMA`
  * @param id the request id (for the replacement text), era the request's era
  */
-export function checkOutputSchema(result: Record<string, unknown>, tool: ResolvedTool | null, mode: 'off' | 'warn' | 'strict', id: RawId, era: ProtocolVersion, toolName: string): OutputCheck {
+export function checkOutputSchema(
+  result: Record<string, unknown>,
+  tool: ResolvedTool | null,
+  mode: 'off' | 'warn' | 'strict',
+  id: RawId,
+  era: ProtocolVersion,
+  toolName: string
+): OutputCheck {
   if (mode === 'off' || !tool || tool.record.outputSchema === undefined) return { status: 'skipped' }
   if (result.isError === true || result.resultType === 'input_required' || isObject(result.task)) return { status: 'skipped' }
   if (!tool.outputValidate) return { status: 'unchecked' }
   let issues: PublicIssue[]
   if (!('structuredContent' in result)) {
-    issues = [{ path: 'structuredContent', keyword: 'required', expected: "is required: the tool declares an outputSchema" }]
+    issues = [{ path: 'structuredContent', keyword: 'required', expected: 'is required: the tool declares an outputSchema' }]
   } else {
     let found
     try {
@@ -60,7 +67,11 @@ export function checkOutputSchema(result: Record<string, unknown>, tool: Resolve
   }
   if (mode !== 'strict') return { status: 'invalid', issues }
   const name = toolName.length > 64 ? toolName.slice(0, 63) + '…' : toolName
-  const lines = [`The result of tool "${name}" does not match its outputSchema:`, ...issues.map((i) => `  - ${i.path}: ${i.expected}`), 'The edge withheld the result. Report this to the tool server\'s maintainer.']
+  const lines = [
+    `The result of tool "${name}" does not match its outputSchema:`,
+    ...issues.map((i) => `  - ${i.path}: ${i.expected}`),
+    "The edge withheld the result. Report this to the tool server's maintainer.",
+  ]
   let text = lines.join('\n')
   if (text.length > MAX_TEXT) text = text.slice(0, MAX_TEXT - 1) + '…'
   const replaced: Record<string, unknown> = { content: [{ type: 'text', text }], isError: true }

@@ -38,7 +38,8 @@ const BY_CODE: Record<string, [string, string]> = {
 }
 
 /** The messages of src/core/forwarding/tool-list-pull.ts's own errors (steps, never data). */
-const PULL_STEPS = /^(empty stream|stream ended without the response|the reply nests too deep|no response for the id|status \d{3}|initialize failed|tools\/list failed|a private tool list without a caller scope)$/
+const PULL_STEPS =
+  /^(empty stream|stream ended without the response|the reply nests too deep|no response for the id|status \d{3}|initialize failed|tools\/list failed|a private tool list without a caller scope)$/
 
 /** TLS error codes of Node (certificate and handshake failures). */
 const TLS = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH|EPROTO$)/
@@ -76,7 +77,8 @@ export function originCause(e: unknown): OriginCause {
     if (e.constructor === Error && PULL_STEPS.test(e.message)) return { code: 'PULL', text: `tool-list pull: ${e.message}` }
     if (/invalid url/i.test(e.message)) return { code: 'INVALID_URL', text: 'the origin URL is not a valid URL' }
     // workerd's fetch says "Network connection lost." for a refused or reset connection, and no more.
-    if (/network connection lost/i.test(e.message)) return { code: 'NETWORK', text: 'network connection to the origin lost (refused or reset: the Workers runtime does not say which)' }
+    if (/network connection lost/i.test(e.message))
+      return { code: 'NETWORK', text: 'network connection to the origin lost (refused or reset: the Workers runtime does not say which)' }
     if (/dns/i.test(e.message)) return { code: 'DNS', text: 'DNS lookup of the origin host failed' }
     if (/tls|ssl|certificate/i.test(e.message)) return { code: 'TLS', text: 'TLS with the origin failed' }
     if (e.name === 'TypeError' || e.constructor === Error) return { code: 'NETWORK', text: 'the network request to the origin failed' }

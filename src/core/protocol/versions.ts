@@ -62,8 +62,7 @@ export type Dialect = 'draft-07' | '2019-09' | '2020-12'
  * MCP 2025-11-25 basic "JSON Schema Usage").
  */
 export function dialectOf(schema: unknown, era: ProtocolVersion): Dialect | null {
-  const declared =
-    typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined
+  const declared = typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined
   if (declared === undefined) return era >= '2025-11-25' ? '2020-12' : 'draft-07'
   if (typeof declared !== 'string') return null
   const s = declared.replace(/^https?:\/\//, '').replace(/#$/, '')

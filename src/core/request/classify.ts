@@ -84,8 +84,7 @@ export function classify(item: ParsedItem, text: string): Classified {
   if (typeof v.method !== 'string') return invalid(hasId ? echo : NULL_ID, 'Invalid Request: method must be a string', ErrorCode.InvalidRequest, { notification: !hasId })
   if (hasId && !id) return invalid(NULL_ID, 'Invalid Request: id must be a string or an integer')
   const params = v.params
-  if ('params' in v && !isObject(params))
-    return invalid(echo, 'Invalid Request: params must be an object', ErrorCode.InvalidRequest, { notification: !hasId })
+  if ('params' in v && !isObject(params)) return invalid(echo, 'Invalid Request: params must be an object', ErrorCode.InvalidRequest, { notification: !hasId })
   if (v.method.startsWith('rpc.')) {
     if (!id) return invalid(NULL_ID, 'Invalid Request: rpc.* methods are reserved', ErrorCode.InvalidRequest, { notification: true })
     return invalid(id, `Method not found: rpc.* methods are reserved by JSON-RPC 2.0`, ErrorCode.MethodNotFound)
@@ -93,7 +92,8 @@ export function classify(item: ParsedItem, text: string): Classified {
   if (!id) {
     // D5: a client->server *request* method sent without an id is not an MCP notification; it is
     // never forwarded (a `tools/call` without an id would otherwise skip validation and grading).
-    if (REQUEST_METHODS.has(v.method)) return invalid(NULL_ID, `Invalid Request: ${v.method.slice(0, 64)} is a request and needs an id`, ErrorCode.InvalidRequest, { notification: true })
+    if (REQUEST_METHODS.has(v.method))
+      return invalid(NULL_ID, `Invalid Request: ${v.method.slice(0, 64)} is a request and needs an id`, ErrorCode.InvalidRequest, { notification: true })
     return { kind: 'notification', method: v.method, params: params as Record<string, unknown> | undefined, text: source }
   }
   return { kind: 'request', id, method: v.method, params: params as Record<string, unknown> | undefined, text: source }

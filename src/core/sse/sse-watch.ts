@@ -51,7 +51,9 @@ export function watchSse(source: ByteSource, onEvent: (ev: SseEvent) => void, ma
         r =
           endBy === Infinity
             ? await read
-            : await Promise.race([read, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(1, endBy - Date.now()))))]).finally(() => clearTimeout(timer))
+            : await Promise.race([read, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(1, endBy - Date.now()))))]).finally(() =>
+                clearTimeout(timer)
+              )
       } catch {
         // The origin's stream failed or was aborted (its connection lost, the graceful stop's
         // expiry): a stream without JSON-RPC ids has nothing to answer, so it ends after the last

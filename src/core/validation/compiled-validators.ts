@@ -57,7 +57,9 @@ export class CompiledValidators {
     }
     if (record.outputSchema !== undefined) {
       const od = record.outputDialect !== undefined ? record.outputDialect : dialectOf(record.outputSchema, '2025-11-25')
-      const o = od ? this.compile(record.outputSchema, od, 'outputSchema', record.name) : new SchemaUnusableError('its outputSchema declares a JSON Schema dialect the edge does not support')
+      const o = od
+        ? this.compile(record.outputSchema, od, 'outputSchema', record.name)
+        : new SchemaUnusableError('its outputSchema declares a JSON Schema dialect the edge does not support')
       out.outputValidate = o instanceof SchemaUnusableError ? null : o
       if (o instanceof SchemaUnusableError) out.outputUnusable = o.reason
       else if (od) out.outputMessageSchema = normaliseSchema(record.outputSchema, od)
@@ -90,7 +92,13 @@ export class CompiledValidators {
           : new SchemaUnusableError(`its ${what} could not be compiled`)
       this.stats.schemaErrors = (this.stats.schemaErrors ?? 0) + 1
       // Once per distinct schema while the LRU holds it: the result is cached below.
-      this.event({ level: 'warn', msg: e instanceof SchemaUnusableError ? 'registry.schema_unusable' : 'registry.compile_failed', tool: clipName(tool), schema: what, reason: result.reason })
+      this.event({
+        level: 'warn',
+        msg: e instanceof SchemaUnusableError ? 'registry.schema_unusable' : 'registry.compile_failed',
+        tool: clipName(tool),
+        schema: what,
+        reason: result.reason,
+      })
     }
     this.compiled.set(cacheKey, result)
     while (this.compiled.size > this.max) {

@@ -8,7 +8,22 @@
 import type { ValidationIssue } from '../ports'
 
 /** Keywords that fail only because a sub-schema failed. */
-const WRAPPERS = new Set(['properties', 'patternProperties', 'items', 'prefixItems', 'allOf', '$ref', '$dynamicRef', '$recursiveRef', 'dependentSchemas', 'unevaluatedItems', 'then', 'else', 'if', 'propertyNames'])
+const WRAPPERS = new Set([
+  'properties',
+  'patternProperties',
+  'items',
+  'prefixItems',
+  'allOf',
+  '$ref',
+  '$dynamicRef',
+  '$recursiveRef',
+  'dependentSchemas',
+  'unevaluatedItems',
+  'then',
+  'else',
+  'if',
+  'propertyNames',
+])
 /** Keywords whose sub-schema attempts are not the caller's problem: only the keyword is reported. */
 const COMBINATORS = new Set(['anyOf', 'oneOf', 'not', 'contains'])
 
@@ -28,8 +43,14 @@ export function normaliseIssues(input: ValidationIssue[]): ValidationIssue[] {
   const combinatorPaths = issues.filter((i) => COMBINATORS.has(i.keyword)).map((i) => i.schemaPath + '/')
   // A forbidden member is reported once: engines may add a "false schema" issue at the member
   // itself next to the parent's additionalProperties/unevaluatedProperties issue naming it.
-  const forbidden = new Set(issues.filter((i) => (i.keyword === 'additionalProperties' || i.keyword === 'unevaluatedProperties') && i.property !== undefined).map((i) => `${i.path}/${i.property!.replace(/~/g, '~0').replace(/\//g, '~1')}`))
-  const leaves = issues.filter((i) => !WRAPPERS.has(i.keyword) && !combinatorPaths.some((p) => i.schemaPath.startsWith(p)) && !(i.keyword === 'false schema' && forbidden.has(i.path)))
+  const forbidden = new Set(
+    issues
+      .filter((i) => (i.keyword === 'additionalProperties' || i.keyword === 'unevaluatedProperties') && i.property !== undefined)
+      .map((i) => `${i.path}/${i.property!.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+  )
+  const leaves = issues.filter(
+    (i) => !WRAPPERS.has(i.keyword) && !combinatorPaths.some((p) => i.schemaPath.startsWith(p)) && !(i.keyword === 'false schema' && forbidden.has(i.path))
+  )
   const kept = leaves.length ? leaves : issues.slice(0, 1)
   const seen = new Set<string>()
   const out: ValidationIssue[] = []

@@ -63,7 +63,13 @@ export class RefreshPolicy {
     if (last !== undefined && now - last.at < this.opts.refreshMinIntervalMs) return Promise.resolve(last.ok)
     if (!this.takeBudget(originId, now)) {
       this.stats.refreshesRefused++
-      this.event({ level: 'warn', msg: 'registry.refresh_refused', origin: originId, scope: scope === PUBLIC_SCOPE ? 'public' : 'private', budgetPerMin: this.opts.refreshBudgetPerMin })
+      this.event({
+        level: 'warn',
+        msg: 'registry.refresh_refused',
+        origin: originId,
+        scope: scope === PUBLIC_SCOPE ? 'public' : 'private',
+        budgetPerMin: this.opts.refreshBudgetPerMin,
+      })
       return Promise.resolve(last?.ok ?? false)
     }
     this.forgetOldRefreshes(now)
@@ -78,7 +84,16 @@ export class RefreshPolicy {
         this.lastRefresh.set(k, { at: this.now(), ok: false })
         // Never the caller's scope digest: only whether the pull was for a private scope.
         const cause = originCause(e)
-        this.event({ level: 'warn', msg: 'registry.refresh', origin: originId, scope: scope === PUBLIC_SCOPE ? 'public' : 'private', ok: false, ms: this.now() - now, cause: cause.code, causeText: cause.text })
+        this.event({
+          level: 'warn',
+          msg: 'registry.refresh',
+          origin: originId,
+          scope: scope === PUBLIC_SCOPE ? 'public' : 'private',
+          ok: false,
+          ms: this.now() - now,
+          cause: cause.code,
+          causeText: cause.text,
+        })
         return false
       } finally {
         this.inflight.delete(k)

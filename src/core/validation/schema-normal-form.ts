@@ -70,7 +70,8 @@ function walk(node: unknown, dialect: Dialect, depth: number): unknown {
     if ((key === 'minimum' && src.exclusiveMinimum === true) || (key === 'maximum' && src.exclusiveMaximum === true)) continue
     if (MAP_KEYS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
       const map: Record<string, unknown> = {}
-      for (const name of Object.keys(value)) Object.defineProperty(map, name, { value: walk((value as Record<string, unknown>)[name], dialect, depth + 1), enumerable: true, writable: true, configurable: true })
+      for (const name of Object.keys(value))
+        Object.defineProperty(map, name, { value: walk((value as Record<string, unknown>)[name], dialect, depth + 1), enumerable: true, writable: true, configurable: true })
       set(key, map)
       continue
     }

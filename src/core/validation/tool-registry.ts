@@ -363,13 +363,21 @@ export class ToolRegistry {
       // Every client session lists the tools: an unchanged record still in its first half-life is
       // not written again (KV writes are slow and billed; Workers KV allows 1 write/s per key).
       const held = this.memory.get(key)?.tool?.record
-      if (!options.mustStore && held && this.sameRecord(held, record) && typeof held.fetchedAt === 'number' && now - held.fetchedAt < this.ttlMs(record) / 2 && !this.isStale(held, originId, scope, now)) continue
+      if (
+        !options.mustStore &&
+        held &&
+        this.sameRecord(held, record) &&
+        typeof held.fetchedAt === 'number' &&
+        now - held.fetchedAt < this.ttlMs(record) / 2 &&
+        !this.isStale(held, originId, scope, now)
+      )
+        continue
       this.memory.set(key, { tool: this.resolve(record), expiresAt: now + this.ttlMs(record) })
       this.stats.kvWrites++
       writes.push(
         (async () => this.opts.kv.put(key, JSON.stringify(record)))().catch(() => {
           failed = true
-        }),
+        })
       )
     }
     await Promise.all(writes)
@@ -378,7 +386,13 @@ export class ToolRegistry {
   }
 
   private sameRecord(a: ToolRecord, b: ToolRecord): boolean {
-    return a.hash === b.hash && a.dialect === b.dialect && a.ttlMs === b.ttlMs && JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema) && JSON.stringify(a.outputSchema) === JSON.stringify(b.outputSchema)
+    return (
+      a.hash === b.hash &&
+      a.dialect === b.dialect &&
+      a.ttlMs === b.ttlMs &&
+      JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema) &&
+      JSON.stringify(a.outputSchema) === JSON.stringify(b.outputSchema)
+    )
   }
 
   /**
@@ -439,7 +453,15 @@ export class ToolRegistry {
       const names = await this.learn(originId, dest, tools, era, ttlMs)
       await this.storeList(originId, dest, names, ttlMs)
       // A failed or refused pull is logged by the policy (refresh-policy.ts).
-      this.event({ level: 'info', msg: 'registry.refresh', origin: originId, scope: dest === PUBLIC_SCOPE ? 'public' : 'private', ok: true, tools: names.length, ms: this.now() - started })
+      this.event({
+        level: 'info',
+        msg: 'registry.refresh',
+        origin: originId,
+        scope: dest === PUBLIC_SCOPE ? 'public' : 'private',
+        ok: true,
+        tools: names.length,
+        ms: this.now() - started,
+      })
     })
   }
 

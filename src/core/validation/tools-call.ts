@@ -43,7 +43,11 @@ export const MAX_TOOL_NAME = 256
 
 /** The D7 answer for a tool the origin does not list: -32602 naming it (cut to 64 characters). */
 function unknownTool(id: RawId, name: string): CallVerdict {
-  const text = errorText(id, { code: ErrorCode.InvalidParams, message: `Unknown tool: "${clip(name)}". Call tools/list to see the tools this server offers.`, data: { tool: clip(name) } })
+  const text = errorText(id, {
+    code: ErrorCode.InvalidParams,
+    message: `Unknown tool: "${clip(name)}". Call tools/list to see the tools this server offers.`,
+    data: { tool: clip(name) },
+  })
   return { kind: 'call', id, tool: name, code: ErrorCode.InvalidParams, text, unknownTool: true }
 }
 
@@ -80,8 +84,7 @@ export function validateToolsCall(id: RawId, params: Record<string, unknown> | u
   if (!params) return invalidParamsAnswer(id, 'Invalid params: tools/call needs params with a tool name')
   if (typeof params.name !== 'string' || params.name === '') return invalidParamsAnswer(id, 'Invalid params: params.name must be the tool name (a string)')
   const name = params.name
-  if ('arguments' in params && !isObject(params.arguments))
-    return invalidParamsAnswer(id, `Invalid params: arguments for tool "${clip(name)}" must be an object`, name)
+  if ('arguments' in params && !isObject(params.arguments)) return invalidParamsAnswer(id, `Invalid params: arguments for tool "${clip(name)}" must be an object`, name)
   const args = (params.arguments as Record<string, unknown> | undefined) ?? {}
   // A fresh tool already in memory is checked without a single await (most calls).
   const held = name.length > MAX_TOOL_NAME ? undefined : ctx.registry.cached(ctx.originId, ctx.scope, name)
@@ -96,7 +99,17 @@ async function checkWithLookup(id: RawId, name: string, args: Record<string, unk
     if (!(e instanceof StoreUnavailableError)) throw e
     // D8: no schema can be read; fail open, or refuse with ON_SCHEMA_ERROR=reject.
     return ctx.config.onSchemaError === 'reject'
-      ? { kind: 'call', id, tool: name, code: ErrorCode.InternalError, text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": the tool schema store is unavailable.`, data: { source: 'edge', tool: clip(name) } }) }
+      ? {
+          kind: 'call',
+          id,
+          tool: name,
+          code: ErrorCode.InternalError,
+          text: errorText(id, {
+            code: ErrorCode.InternalError,
+            message: `Cannot validate tool "${clip(name)}": the tool schema store is unavailable.`,
+            data: { source: 'edge', tool: clip(name) },
+          }),
+        }
       : { kind: 'forward', tool: name, unvalidated: true }
   }
 }
@@ -115,7 +128,10 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
   if (!tool) {
     const refreshed = await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull)
     // D16: the pull failed; fail open like D8, or refuse with ON_SCHEMA_ERROR=reject.
-    if (!refreshed) return ctx.config.onSchemaError === 'reject' ? cannotValidate(id, name, 'its schema could not be fetched from the tool server') : { kind: 'forward', tool: name, unvalidated: true }
+    if (!refreshed)
+      return ctx.config.onSchemaError === 'reject'
+        ? cannotValidate(id, name, 'its schema could not be fetched from the tool server')
+        : { kind: 'forward', tool: name, unvalidated: true }
     tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
     if (!tool) {
       if (ctx.config.unknownTool === 'forward') return { kind: 'forward', tool: name, unvalidated: true }
@@ -134,7 +150,14 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
  * now-valid calls for up to SCHEMA_TTL_S, across restarts too (issue 17). A failed or
  * rate-limited refresh keeps the copy held (the MCP 2026-07-28 caching rule: a stale copy still validates).
  */
-async function recheckBeforeRejecting(id: RawId, name: string, args: Record<string, unknown>, ctx: ValidateContext, taskAugmented: boolean, held: ResolvedTool): Promise<CallVerdict> {
+async function recheckBeforeRejecting(
+  id: RawId,
+  name: string,
+  args: Record<string, unknown>,
+  ctx: ValidateContext,
+  taskAugmented: boolean,
+  held: ResolvedTool
+): Promise<CallVerdict> {
   let tool: ResolvedTool | null = held
   try {
     if (await ctx.registry.refresh(ctx.originId, ctx.scope, ctx.pull)) tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
@@ -149,7 +172,15 @@ async function recheckBeforeRejecting(id: RawId, name: string, args: Record<stri
  * Stage 5 with the tool in hand: validate `args` against its schema. No I/O, except when a
  * rejection needs a fresh schema first ({@link recheckBeforeRejecting}); `rechecked` says that was done.
  */
-function checkWithTool(id: RawId, name: string, args: Record<string, unknown>, tool: ResolvedTool, ctx: ValidateContext, taskAugmented: boolean, rechecked = false): CallVerdict | Promise<CallVerdict> {
+function checkWithTool(
+  id: RawId,
+  name: string,
+  args: Record<string, unknown>,
+  tool: ResolvedTool,
+  ctx: ValidateContext,
+  taskAugmented: boolean,
+  rechecked = false
+): CallVerdict | Promise<CallVerdict> {
   if (!tool.validate) {
     if (ctx.config.onSchemaError === 'reject') return cannotValidate(id, name, tool.unusable ?? 'no usable schema')
     return { kind: 'forward', tool: name, unvalidated: true }

@@ -23,8 +23,10 @@ describe('Host and Origin (DNS rebinding)', () => {
     expect(checkHostAndOrigin(headers({ host: 'anything' }), { allowedHosts: ['*'], allowedOrigins: [] })).toBeNull()
     // Names in any case, on any port unless the entry names one (a published port: edge.example:8787).
     const named = { allowedHosts: ['edge.example', 'api.example:443'], allowedOrigins: [] }
-    for (const h of ['edge.example:8787', 'EDGE.Example', 'Edge.example:80', 'api.example:443', 'API.example:443']) expect(checkHostAndOrigin(headers({ host: h }), named), h).toBeNull()
-    for (const h of ['api.example', 'api.example:8443', 'edge.example.evil', 'evil.edge.example', 'edge.example:', 'edge.example:80x']) expect(checkHostAndOrigin(headers({ host: h }), named)?.status, h).toBe(403)
+    for (const h of ['edge.example:8787', 'EDGE.Example', 'Edge.example:80', 'api.example:443', 'API.example:443'])
+      expect(checkHostAndOrigin(headers({ host: h }), named), h).toBeNull()
+    for (const h of ['api.example', 'api.example:8443', 'edge.example.evil', 'evil.edge.example', 'edge.example:', 'edge.example:80x'])
+      expect(checkHostAndOrigin(headers({ host: h }), named)?.status, h).toBe(403)
     expect(checkHostAndOrigin(headers({ host: 'anything' }), { allowedHosts: undefined as unknown as string[], allowedOrigins: [] })).toBeNull()
   })
 
