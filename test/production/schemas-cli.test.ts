@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoOrigin, type RunningOrigin } from '../../demo/origin'
 import { MCP_HEADERS, runCli, startServe, type ServeProcess } from '../helpers/cli-process'
 import { freePort } from '../helpers/peers-procs'
+import { startRedisServer } from '../helpers/redis-server'
 
 const TOKEN = 'schemas-cli-token'
 let dir: string
@@ -157,6 +158,11 @@ describe('mcp-edge schemas directly against a store file', () => {
       })
       const body = (await r.json()) as { error?: { code: number; message: string } }
       expect(body.error?.message).toContain('weight: must be <= 30')
+      // The running edge holds the file: a direct run is refused with one line, exit 1.
+      const held = await runCli(['schemas', 'list', ...at])
+      expect(held.code).toBe(1)
+      expect(held.stderr.trim().split('\n')).toHaveLength(1)
+      expect(held.stderr).toMatch(/^mcp-edge schemas list: /)
     } finally {
       other.kill()
     }
@@ -181,5 +187,28 @@ describe('mcp-edge schemas directly against a store file', () => {
     expect(list.code).toBe(1)
     expect(list.stderr).toContain(`no store file at ${missing}`)
     expect(existsSync(join(dir, 'no-such-dir'))).toBe(false)
+  })
+})
+
+describe('mcp-edge schemas directly against Redis (--store-url)', () => {
+  it('push and list through Redis; a running edge on the same Redis validates with the pushed schema at once', async () => {
+    const redis = await startRedisServer()
+    const shared = await startServe([], { ORIGIN_URL: origin.url, PORT: '0', STORE_URL: redis.url, STORE_PREFIX: 'cli-test:' })
+    try {
+      const at = ['--store-url', redis.url, '--store-prefix', 'cli-test:']
+      const push = await runCli(['schemas', 'push', join(dir, 'tools.json'), ...at])
+      expect(push.code, push.stderr).toBe(0)
+      expect(push.stdout).toBe('stored 2 tools: ship, track\n')
+      const list = await runCli(['schemas', 'list', ...at])
+      expect(list.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['ship', 'track'])
+      const r = await fetch(shared.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ship', arguments: { weight: 31 } } }) })
+      expect(((await r.json()) as { error?: { message: string } }).error?.message).toContain('weight: must be <= 30')
+      const bad = await runCli(['schemas', 'list', '--store-url', 'redis://'])
+      expect(bad.code).toBe(1)
+      expect(bad.stderr).toMatch(/^mcp-edge schemas list: --store-url redis:\/\/: expected a redis:\/\/ or rediss:\/\/ URL/)
+    } finally {
+      shared.kill()
+      await redis.stop()
+    }
   })
 })

@@ -2,8 +2,9 @@
  * @module cli/commands/schemas
  * `mcp-edge schemas list|get|push|pull|delete`: the tool schemas the edge validates with, either
  * through a running edge's admin API (`--edge <url> --token <token>`, bearer `ADMIN_TOKEN`) or
- * directly in a store (`--store-file <path>`; the edge using that file must be stopped: one
- * process per file). Records are keyed per origin name (`--origin`, default `default`, the
+ * directly in a store (`--store-file <path>`, whose edge must be stopped: one process per file;
+ * or `--store-url redis://...` with `--store-prefix`, shared with running edges, which see the
+ * change at once: stores/node-store.ts). Records are keyed per origin name (`--origin`, default `default`, the
  * origin of `ORIGIN_URL`), public scope (docs/cli.md).
  *
  * The file `pull` writes and `push` reads is the admin API's body: `{ "tools": [ { "name",
@@ -15,7 +16,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import type { Command } from 'commander'
-import { FileKv } from '../../stores/file-kv'
+import { openNodeStore } from '../../stores/node-store'
 import { ConfigError, loadConfig, showValue } from '../../core/config'
 import type { KvStore } from '../../core/ports'
 import { DEFAULT_VERSION, isKnownVersion } from '../../core/protocol/versions'
@@ -29,6 +30,8 @@ interface Target {
   edge?: string
   token?: string
   storeFile?: string
+  storeUrl?: string
+  storePrefix?: string
   origin: string
 }
 
@@ -70,12 +73,13 @@ Examples:
   const common = (cmd: Command) =>
     cmd
       .option('--edge <url>', 'base URL of a running edge (its admin API), e.g. http://127.0.0.1:8787')
-      .option('--token <token>', "the edge's ADMIN_TOKEN (default: the ADMIN_TOKEN variable)")
+      .option('--token <token>', 'the edge\'s ADMIN_TOKEN (default: the ADMIN_TOKEN variable)')
       .option('--store-file <path>', 'work on this store file directly (the edge using it must be stopped)')
+      .option('--store-url <url>', 'work on this Redis store directly: redis://[user:password@]host[:port][/db] (edges on it see changes at once)')
+      .option('--store-prefix <prefix>', 'prefix of the Redis keys (default mcp-edge:, as STORE_PREFIX)')
       .option('--origin <name>', 'origin name: "default" for ORIGIN_URL, else a name of ORIGINS', 'default')
   // commander calls an action with its arguments, then the options, then the command.
-  const run =
-    (action: (b: SchemaBackend, args: (string | undefined)[], opts: Record<string, unknown>) => Promise<void>) =>
+  const run = (action: (b: SchemaBackend, args: (string | undefined)[], opts: Record<string, unknown>) => Promise<void>) =>
     async (...args: unknown[]) => {
       const cmd = args[args.length - 1] as Command
       const positional = args.slice(0, -2) as (string | undefined)[]
@@ -91,40 +95,40 @@ Examples:
         for (const t of tools) process.stdout.write(`${t.name}\t${t.hash ?? '-'}\t${t.fetchedAt !== undefined ? new Date(t.fetchedAt).toISOString() : 'pushed'}\n`)
       })
     )
-  common(schemas.command('get').argument('<tool>', 'tool name').description("print one tool's stored record as JSON")).action(
-    run(async (b, [name]) => {
-      const t = await b.get(name!)
-      if (!t) throw new SchemasError(`no stored schema for tool ${showValue(name!)}`)
-      process.stdout.write(`${JSON.stringify(t, null, 2)}\n`)
-    })
-  )
-  common(
-    schemas.command('push').argument('<file>', 'JSON file { "tools": [ { "name", "inputSchema" } ] }, or - for stdin').description('store the tools of a file (what pull writes)')
-  ).action(
-    run(async (b, [file]) => {
-      const body = readToolsFile(file!)
-      const stored = await b.push(body.tools, body.protocolVersion)
-      process.stdout.write(`stored ${stored.length} tool${stored.length === 1 ? '' : 's'}: ${stored.join(', ')}\n`)
-    })
-  )
-  common(
-    schemas.command('pull').argument('[file]', 'file to write (default: stdout)').description('write every stored tool of an origin as { "tools": [...] } (what push reads)')
-  ).action(
-    run(async (b, [file]) => {
-      const tools = (await b.list()).map(({ name, inputSchema, outputSchema }) => ({ name, inputSchema, ...(outputSchema !== undefined ? { outputSchema } : {}) }))
-      const text = `${JSON.stringify({ tools }, null, 2)}\n`
-      if (file && file !== '-') {
-        writeFileSync(file, text)
-        process.stderr.write(`pulled ${tools.length} tool${tools.length === 1 ? '' : 's'} into ${file}\n`)
-      } else process.stdout.write(text)
-    })
-  )
-  common(schemas.command('delete').argument('<tool>', 'tool name').description("delete one tool's stored record (the edge pulls the origin's list again on the next call)")).action(
-    run(async (b, [name]) => {
-      if (!(await b.delete(name!))) throw new SchemasError(`no stored schema for tool ${showValue(name!)}`)
-      process.stdout.write(`deleted ${name}\n`)
-    })
-  )
+  common(schemas.command('get').argument('<tool>', 'tool name').description("print one tool's stored record as JSON"))
+    .action(
+      run(async (b, [name]) => {
+        const t = await b.get(name!)
+        if (!t) throw new SchemasError(`no stored schema for tool ${showValue(name!)}`)
+        process.stdout.write(`${JSON.stringify(t, null, 2)}\n`)
+      })
+    )
+  common(schemas.command('push').argument('<file>', 'JSON file { "tools": [ { "name", "inputSchema" } ] }, or - for stdin').description('store the tools of a file (what pull writes)'))
+    .action(
+      run(async (b, [file]) => {
+        const body = readToolsFile(file!)
+        const stored = await b.push(body.tools, body.protocolVersion)
+        process.stdout.write(`stored ${stored.length} tool${stored.length === 1 ? '' : 's'}: ${stored.join(', ')}\n`)
+      })
+    )
+  common(schemas.command('pull').argument('[file]', 'file to write (default: stdout)').description('write every stored tool of an origin as { "tools": [...] } (what push reads)'))
+    .action(
+      run(async (b, [file]) => {
+        const tools = (await b.list()).map(({ name, inputSchema, outputSchema }) => ({ name, inputSchema, ...(outputSchema !== undefined ? { outputSchema } : {}) }))
+        const text = `${JSON.stringify({ tools }, null, 2)}\n`
+        if (file && file !== '-') {
+          writeFileSync(file, text)
+          process.stderr.write(`pulled ${tools.length} tool${tools.length === 1 ? '' : 's'} into ${file}\n`)
+        } else process.stdout.write(text)
+      })
+    )
+  common(schemas.command('delete').argument('<tool>', 'tool name').description("delete one tool's stored record (the edge pulls the origin's list again on the next call)"))
+    .action(
+      run(async (b, [name]) => {
+        if (!(await b.delete(name!))) throw new SchemasError(`no stored schema for tool ${showValue(name!)}`)
+        process.stdout.write(`deleted ${name}\n`)
+      })
+    )
 }
 
 /** Reads and checks a tools file (`-`: stdin). */
@@ -143,9 +147,7 @@ function readToolsFile(file: string): { tools: unknown[]; protocolVersion?: stri
   }
   const o = body as { tools?: unknown; protocolVersion?: unknown }
   if (!o || typeof o !== 'object' || !Array.isArray(o.tools)) throw new SchemasError(`${showValue(file)}: expected { "tools": [ { "name", "inputSchema" } ] }`)
-  const bad = o.tools.findIndex(
-    (t) => !t || typeof t !== 'object' || typeof (t as { name?: unknown }).name !== 'string' || (t as { name: string }).name === '' || !('inputSchema' in t)
-  )
+  const bad = o.tools.findIndex((t) => !t || typeof t !== 'object' || typeof (t as { name?: unknown }).name !== 'string' || (t as { name: string }).name === '' || !('inputSchema' in t))
   if (bad >= 0) throw new SchemasError(`${showValue(file)}: tools[${bad}] needs a non-empty "name" and an "inputSchema"`)
   return { tools: o.tools, ...(typeof o.protocolVersion === 'string' ? { protocolVersion: o.protocolVersion } : {}) }
 }
@@ -154,7 +156,7 @@ function readToolsFile(file: string): { tools: unknown[]; protocolVersion?: stri
 async function runAction(action: string, opts: Target, body: (b: SchemaBackend) => Promise<void>): Promise<number> {
   let backend: SchemaBackend | null = null
   try {
-    backend = openBackend(action, opts)
+    backend = await openBackend(action, opts)
     await body(backend)
     await backend.close()
     return 0
@@ -165,11 +167,14 @@ async function runAction(action: string, opts: Target, body: (b: SchemaBackend) 
   }
 }
 
-function openBackend(action: string, opts: Target): SchemaBackend {
+async function openBackend(action: string, opts: Target): Promise<SchemaBackend> {
   if (!ORIGIN_NAME.test(opts.origin)) throw new UsageError(`--origin ${showValue(opts.origin)}: expected an origin name of letters, digits, '_', '.' and '-'`)
-  const targets = [opts.edge, opts.storeFile].filter((t) => t !== undefined).length
-  if (targets !== 1) throw new UsageError('give exactly one of --edge <url> (a running edge) or --store-file <path> (a store)')
-  return opts.edge !== undefined ? adminBackend(opts.edge, opts.token ?? process.env.ADMIN_TOKEN, opts.origin) : storeBackend(opts.storeFile!, opts.origin, action === 'push')
+  const targets = [opts.edge, opts.storeFile, opts.storeUrl].filter((t) => t !== undefined).length
+  if (targets !== 1) throw new UsageError('give exactly one of --edge <url> (a running edge), --store-file <path> or --store-url <redis url> (a store)')
+  if (opts.edge !== undefined) return adminBackend(opts.edge, opts.token ?? process.env.ADMIN_TOKEN, opts.origin)
+  if (opts.storeFile !== undefined) checkStoreFile(opts.storeFile, action === 'push')
+  const env = opts.storeUrl !== undefined ? { STORE_URL: opts.storeUrl, ...(opts.storePrefix !== undefined ? { STORE_PREFIX: opts.storePrefix } : {}) } : { STORE_FILE: opts.storeFile }
+  return storeBackend(env, opts.storeUrl !== undefined ? 'STORE_URL' : opts.storeFile!, opts.origin)
 }
 
 /** The admin API of a running edge. */
@@ -180,8 +185,7 @@ function adminBackend(edge: string, token: string | undefined, origin: string): 
   } catch {
     throw new UsageError(`--edge ${showValue(edge)}: expected the edge's http:// or https:// base URL, such as http://127.0.0.1:8787`)
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:')
-    throw new UsageError(`--edge ${showValue(edge)}: expected the edge's http:// or https:// base URL, such as http://127.0.0.1:8787`)
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new UsageError(`--edge ${showValue(edge)}: expected the edge's http:// or https:// base URL, such as http://127.0.0.1:8787`)
   if (!token) throw new UsageError('no admin token: give --token <token> or set ADMIN_TOKEN')
   const root = `${base.origin}${base.pathname.replace(/\/(mcp)?\/?$/, '')}/admin/tools/${encodeURIComponent(origin)}`
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
@@ -205,8 +209,7 @@ function adminBackend(edge: string, token: string | undefined, origin: string): 
       // not JSON: judged by the status alone
     }
     if (r.status === 401) throw new SchemasError(`the edge at ${base.origin} refused the token (401): check --token or ADMIN_TOKEN`)
-    if (r.status === 404 && (json as { error?: string } | null)?.error?.includes('admin API is off'))
-      throw new SchemasError(`the admin API is off on the edge at ${base.origin} (its ADMIN_TOKEN is unset)`)
+    if (r.status === 404 && (json as { error?: string } | null)?.error?.includes('admin API is off')) throw new SchemasError(`the admin API is off on the edge at ${base.origin} (its ADMIN_TOKEN is unset)`)
     if (r.status === 501) throw new SchemasError(`the edge at ${base.origin} runs on a store that cannot list its keys`)
     if (r.status >= 500) throw new SchemasError(`the edge at ${base.origin} answered ${r.status}: ${(json as { error?: string } | null)?.error ?? 'no detail'}`)
     return { status: r.status, json }
@@ -227,8 +230,7 @@ function adminBackend(edge: string, token: string | undefined, origin: string): 
     push: async (tools, protocolVersion) => {
       const r = await call('PUT', '', { tools, ...(protocolVersion ? { protocolVersion } : {}) })
       const stored = (r.json as { stored?: string[] } | null)?.stored
-      if (r.status !== 200 || !Array.isArray(stored))
-        throw new SchemasError(`the edge did not store the tools (${r.status}): ${(r.json as { error?: string } | null)?.error ?? 'no detail'}`)
+      if (r.status !== 200 || !Array.isArray(stored)) throw new SchemasError(`the edge did not store the tools (${r.status}): ${(r.json as { error?: string } | null)?.error ?? 'no detail'}`)
       return stored
     },
     delete: async (name) => {
@@ -255,18 +257,35 @@ function checkStoreFile(file: string, mayCreate: boolean): void {
   throw new SchemasError(`${showValue(file)} is not an edge store file (left as it is): check --store-file`)
 }
 
-/** A store file opened directly; `writes`: the action may change it (push), else it is only read and never written. */
-function storeBackend(file: string, origin: string, writes: boolean): SchemaBackend {
-  checkStoreFile(file, writes)
-  let changed = false
-  const kv: KvStore & { flush?(): unknown; close?(): unknown } = new FileKv(file)
+/**
+ * A store opened directly, as `mcp-edge serve` opens it (stores/node-store.ts): a file (locked
+ * while open, so never beside a running edge) or Redis.
+ * @throws ConfigError for a bad --store-url / --store-prefix, the store's own errors (file locked by
+ *   a running edge, unreadable file, Redis unreachable): each a one-line message
+ */
+async function storeBackend(env: Record<string, string | undefined>, what: string, origin: string): Promise<SchemaBackend> {
+  let store
+  try {
+    store = openNodeStore(env)
+  } catch (e) {
+    // The flag's name instead of the variable's (the value is already redacted).
+    if (e instanceof ConfigError && e.variable && e.shown !== undefined && e.expected !== undefined) throw new SchemasError(`--${e.variable.toLowerCase().replaceAll('_', '-')} ${e.shown}: expected ${e.expected}`)
+    throw e
+  }
+  try {
+    await store.ready()
+  } catch (e) {
+    await store.close().catch(() => undefined)
+    throw e
+  }
+  const kv = store.kv
   const shown = (r: ToolRecord): ShownTool => ({ ...portable(r), hash: r.hash, ...(r.fetchedAt !== undefined ? { fetchedAt: r.fetchedAt } : {}) })
   return {
     list: async () => {
       try {
         return (await listStoredTools(kv, origin)).map(shown)
       } catch (e) {
-        if (e instanceof StoreCannotListError) throw new SchemasError(`the store ${showValue(file)} cannot list its keys`)
+        if (e instanceof StoreCannotListError) throw new SchemasError(`the store ${showValue(what)} cannot list its keys`)
         throw e
       }
     },
@@ -275,25 +294,17 @@ function storeBackend(file: string, origin: string, writes: boolean): SchemaBack
       return r ? shown(r) : null
     },
     push: async (tools, protocolVersion) => {
+      // The same record as a tool list learned from the origin (tool-registry.ts learn); every record written or an error.
       let config
       try {
         config = loadConfig({})
       } catch (e) {
         throw e instanceof ConfigError ? new SchemasError(e.message) : e
       }
-      // The same record as a tool list learned from the origin (tool-registry.ts learn).
       const registry = createToolRegistry(config, kv, createCfworkerEngine())
-      changed = true
-      // mustStore: the push is reported stored only once every record is on disk (docs/stores.md).
       return registry.learn(origin, 'public', tools, isKnownVersion(protocolVersion) ? protocolVersion : DEFAULT_VERSION, undefined, { mustStore: true })
     },
-    delete: async (name) => {
-      changed = true
-      return deleteStoredTool(kv, origin, name)
-    },
-    close: async () => {
-      if (typeof kv.close === 'function') await kv.close()
-      else if (changed && typeof kv.flush === 'function') await kv.flush()
-    },
+    delete: (name) => deleteStoredTool(kv, origin, name),
+    close: () => store.close(),
   }
 }
