@@ -234,6 +234,46 @@ interface Session {
   close(): Promise<void>
 }
 
+/** What {@link connectSession} needs of an SDK client (v1 `Client` or v2 client). */
+interface SdkClient {
+  onerror?: (error: Error) => void
+  connect(transport: never, options: { timeout: number }): Promise<void>
+  close(): Promise<void>
+  getServerVersion(): { name: string; version: string } | undefined
+}
+
+/** What {@link connectSession} needs of an SDK Streamable HTTP client transport. */
+interface SdkTransport {
+  readonly sessionId?: string | undefined
+  terminateSession(): Promise<void>
+}
+
+/**
+ * Connects an SDK client (the handshake, within `timeoutMs` ms) and describes the session; a failed
+ * handshake closes the client and rethrows the SDK's error.
+ * @param negotiated the protocol version the handshake settled on, read after it (undefined: none)
+ */
+async function connectSession(client: SdkClient, transport: SdkTransport, timeoutMs: number, negotiated: () => string | undefined): Promise<Session> {
+  client.onerror = () => undefined
+  try {
+    await client.connect(transport as never, { timeout: timeoutMs })
+  } catch (err) {
+    await client.close().catch(() => undefined)
+    throw err
+  }
+  const info = client.getServerVersion()
+  const sessionId = transport.sessionId
+  return {
+    negotiated: negotiated() ?? '(none)',
+    ...(info ? { server: printable(`${info.name} ${info.version}`, 40) } : {}),
+    ...(sessionId !== undefined ? { sessionId } : {}),
+    close: async () => {
+      if (sessionId !== undefined) await transport.terminateSession().catch(() => undefined)
+      await client.close().catch(() => undefined)
+    },
+  }
+}
+
 /**
  * The 2026-07-28 "handshake": the official SDK v2 client in `auto` negotiation probes with
  * `server/discover` and stays modern only on definitive evidence (a DiscoverResult offering a
@@ -242,24 +282,7 @@ interface Session {
 async function modernHandshake(url: string, opts: Required<Pick<CheckOptions, 'timeoutMs'>> & CheckOptions, budget: RequestBudget): Promise<Session> {
   const client = new ModernClient({ name: 'mcp-edge-check', version: opts.clientVersion ?? '0.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } })
   const transport = new ModernTransport(new URL(url), { requestInit: { headers: opts.headers ?? {} }, fetch: sdkFetch(budget, opts.timeoutMs) })
-  client.onerror = () => undefined
-  try {
-    await client.connect(transport, { timeout: opts.timeoutMs })
-  } catch (err) {
-    await client.close().catch(() => undefined)
-    throw err
-  }
-  const info = client.getServerVersion()
-  const sessionId = transport.sessionId
-  return {
-    negotiated: client.getNegotiatedProtocolVersion() ?? '(none)',
-    ...(info ? { server: printable(`${info.name} ${info.version}`, 40) } : {}),
-    ...(sessionId !== undefined ? { sessionId } : {}),
-    close: async () => {
-      if (sessionId !== undefined) await transport.terminateSession().catch(() => undefined)
-      await client.close().catch(() => undefined)
-    },
-  }
+  return connectSession(client, transport, opts.timeoutMs, () => client.getNegotiatedProtocolVersion())
 }
 
 /** The official SDK handshake, offering `version` (the SDK v1 client always offers its latest, so the offer is rewritten). */
@@ -271,24 +294,7 @@ async function handshake(url: string, version: ProtocolVersion, opts: Required<P
     if ('method' in msg && msg.method === 'initialize' && isObject(msg.params)) msg.params.protocolVersion = version
     return send(msg, o)
   }
-  client.onerror = () => undefined
-  try {
-    await client.connect(transport, { timeout: opts.timeoutMs })
-  } catch (err) {
-    await client.close().catch(() => undefined)
-    throw err
-  }
-  const info = client.getServerVersion()
-  const sessionId = transport.sessionId
-  return {
-    negotiated: transport.protocolVersion ?? '(none)',
-    ...(info ? { server: printable(`${info.name} ${info.version}`, 40) } : {}),
-    ...(sessionId !== undefined ? { sessionId } : {}),
-    close: async () => {
-      if (sessionId !== undefined) await transport.terminateSession().catch(() => undefined)
-      await client.close().catch(() => undefined)
-    },
-  }
+  return connectSession(client, transport, opts.timeoutMs, () => transport.protocolVersion)
 }
 
 /**
