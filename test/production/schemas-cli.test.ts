@@ -200,8 +200,17 @@ describe('mcp-edge schemas directly against Redis (--store-url)', () => {
       expect(push.code, push.stderr).toBe(0)
       expect(push.stdout).toBe('stored 2 tools: ship, track\n')
       const list = await runCli(['schemas', 'list', ...at])
-      expect(list.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['ship', 'track'])
-      const r = await fetch(shared.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ship', arguments: { weight: 31 } } }) })
+      expect(
+        list.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.split('\t')[0])
+      ).toEqual(['ship', 'track'])
+      const r = await fetch(shared.url, {
+        method: 'POST',
+        headers: MCP_HEADERS,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ship', arguments: { weight: 31 } } }),
+      })
       expect(((await r.json()) as { error?: { message: string } }).error?.message).toContain('weight: must be <= 30')
       const bad = await runCli(['schemas', 'list', '--store-url', 'redis://'])
       expect(bad.code).toBe(1)

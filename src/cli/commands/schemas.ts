@@ -73,13 +73,14 @@ Examples:
   const common = (cmd: Command) =>
     cmd
       .option('--edge <url>', 'base URL of a running edge (its admin API), e.g. http://127.0.0.1:8787')
-      .option('--token <token>', 'the edge\'s ADMIN_TOKEN (default: the ADMIN_TOKEN variable)')
+      .option('--token <token>', "the edge's ADMIN_TOKEN (default: the ADMIN_TOKEN variable)")
       .option('--store-file <path>', 'work on this store file directly (the edge using it must be stopped)')
       .option('--store-url <url>', 'work on this Redis store directly: redis://[user:password@]host[:port][/db] (edges on it see changes at once)')
       .option('--store-prefix <prefix>', 'prefix of the Redis keys (default mcp-edge:, as STORE_PREFIX)')
       .option('--origin <name>', 'origin name: "default" for ORIGIN_URL, else a name of ORIGINS', 'default')
   // commander calls an action with its arguments, then the options, then the command.
-  const run = (action: (b: SchemaBackend, args: (string | undefined)[], opts: Record<string, unknown>) => Promise<void>) =>
+  const run =
+    (action: (b: SchemaBackend, args: (string | undefined)[], opts: Record<string, unknown>) => Promise<void>) =>
     async (...args: unknown[]) => {
       const cmd = args[args.length - 1] as Command
       const positional = args.slice(0, -2) as (string | undefined)[]
@@ -95,40 +96,40 @@ Examples:
         for (const t of tools) process.stdout.write(`${t.name}\t${t.hash ?? '-'}\t${t.fetchedAt !== undefined ? new Date(t.fetchedAt).toISOString() : 'pushed'}\n`)
       })
     )
-  common(schemas.command('get').argument('<tool>', 'tool name').description("print one tool's stored record as JSON"))
-    .action(
-      run(async (b, [name]) => {
-        const t = await b.get(name!)
-        if (!t) throw new SchemasError(`no stored schema for tool ${showValue(name!)}`)
-        process.stdout.write(`${JSON.stringify(t, null, 2)}\n`)
-      })
-    )
-  common(schemas.command('push').argument('<file>', 'JSON file { "tools": [ { "name", "inputSchema" } ] }, or - for stdin').description('store the tools of a file (what pull writes)'))
-    .action(
-      run(async (b, [file]) => {
-        const body = readToolsFile(file!)
-        const stored = await b.push(body.tools, body.protocolVersion)
-        process.stdout.write(`stored ${stored.length} tool${stored.length === 1 ? '' : 's'}: ${stored.join(', ')}\n`)
-      })
-    )
-  common(schemas.command('pull').argument('[file]', 'file to write (default: stdout)').description('write every stored tool of an origin as { "tools": [...] } (what push reads)'))
-    .action(
-      run(async (b, [file]) => {
-        const tools = (await b.list()).map(({ name, inputSchema, outputSchema }) => ({ name, inputSchema, ...(outputSchema !== undefined ? { outputSchema } : {}) }))
-        const text = `${JSON.stringify({ tools }, null, 2)}\n`
-        if (file && file !== '-') {
-          writeFileSync(file, text)
-          process.stderr.write(`pulled ${tools.length} tool${tools.length === 1 ? '' : 's'} into ${file}\n`)
-        } else process.stdout.write(text)
-      })
-    )
-  common(schemas.command('delete').argument('<tool>', 'tool name').description("delete one tool's stored record (the edge pulls the origin's list again on the next call)"))
-    .action(
-      run(async (b, [name]) => {
-        if (!(await b.delete(name!))) throw new SchemasError(`no stored schema for tool ${showValue(name!)}`)
-        process.stdout.write(`deleted ${name}\n`)
-      })
-    )
+  common(schemas.command('get').argument('<tool>', 'tool name').description("print one tool's stored record as JSON")).action(
+    run(async (b, [name]) => {
+      const t = await b.get(name!)
+      if (!t) throw new SchemasError(`no stored schema for tool ${showValue(name!)}`)
+      process.stdout.write(`${JSON.stringify(t, null, 2)}\n`)
+    })
+  )
+  common(
+    schemas.command('push').argument('<file>', 'JSON file { "tools": [ { "name", "inputSchema" } ] }, or - for stdin').description('store the tools of a file (what pull writes)')
+  ).action(
+    run(async (b, [file]) => {
+      const body = readToolsFile(file!)
+      const stored = await b.push(body.tools, body.protocolVersion)
+      process.stdout.write(`stored ${stored.length} tool${stored.length === 1 ? '' : 's'}: ${stored.join(', ')}\n`)
+    })
+  )
+  common(
+    schemas.command('pull').argument('[file]', 'file to write (default: stdout)').description('write every stored tool of an origin as { "tools": [...] } (what push reads)')
+  ).action(
+    run(async (b, [file]) => {
+      const tools = (await b.list()).map(({ name, inputSchema, outputSchema }) => ({ name, inputSchema, ...(outputSchema !== undefined ? { outputSchema } : {}) }))
+      const text = `${JSON.stringify({ tools }, null, 2)}\n`
+      if (file && file !== '-') {
+        writeFileSync(file, text)
+        process.stderr.write(`pulled ${tools.length} tool${tools.length === 1 ? '' : 's'} into ${file}\n`)
+      } else process.stdout.write(text)
+    })
+  )
+  common(schemas.command('delete').argument('<tool>', 'tool name').description("delete one tool's stored record (the edge pulls the origin's list again on the next call)")).action(
+    run(async (b, [name]) => {
+      if (!(await b.delete(name!))) throw new SchemasError(`no stored schema for tool ${showValue(name!)}`)
+      process.stdout.write(`deleted ${name}\n`)
+    })
+  )
 }
 
 /** Reads and checks a tools file (`-`: stdin). */
@@ -147,7 +148,9 @@ function readToolsFile(file: string): { tools: unknown[]; protocolVersion?: stri
   }
   const o = body as { tools?: unknown; protocolVersion?: unknown }
   if (!o || typeof o !== 'object' || !Array.isArray(o.tools)) throw new SchemasError(`${showValue(file)}: expected { "tools": [ { "name", "inputSchema" } ] }`)
-  const bad = o.tools.findIndex((t) => !t || typeof t !== 'object' || typeof (t as { name?: unknown }).name !== 'string' || (t as { name: string }).name === '' || !('inputSchema' in t))
+  const bad = o.tools.findIndex(
+    (t) => !t || typeof t !== 'object' || typeof (t as { name?: unknown }).name !== 'string' || (t as { name: string }).name === '' || !('inputSchema' in t)
+  )
   if (bad >= 0) throw new SchemasError(`${showValue(file)}: tools[${bad}] needs a non-empty "name" and an "inputSchema"`)
   return { tools: o.tools, ...(typeof o.protocolVersion === 'string' ? { protocolVersion: o.protocolVersion } : {}) }
 }
@@ -173,7 +176,8 @@ async function openBackend(action: string, opts: Target): Promise<SchemaBackend>
   if (targets !== 1) throw new UsageError('give exactly one of --edge <url> (a running edge), --store-file <path> or --store-url <redis url> (a store)')
   if (opts.edge !== undefined) return adminBackend(opts.edge, opts.token ?? process.env.ADMIN_TOKEN, opts.origin)
   if (opts.storeFile !== undefined) checkStoreFile(opts.storeFile, action === 'push')
-  const env = opts.storeUrl !== undefined ? { STORE_URL: opts.storeUrl, ...(opts.storePrefix !== undefined ? { STORE_PREFIX: opts.storePrefix } : {}) } : { STORE_FILE: opts.storeFile }
+  const env =
+    opts.storeUrl !== undefined ? { STORE_URL: opts.storeUrl, ...(opts.storePrefix !== undefined ? { STORE_PREFIX: opts.storePrefix } : {}) } : { STORE_FILE: opts.storeFile }
   return storeBackend(env, opts.storeUrl !== undefined ? 'STORE_URL' : opts.storeFile!, opts.origin)
 }
 
@@ -185,7 +189,8 @@ function adminBackend(edge: string, token: string | undefined, origin: string): 
   } catch {
     throw new UsageError(`--edge ${showValue(edge)}: expected the edge's http:// or https:// base URL, such as http://127.0.0.1:8787`)
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new UsageError(`--edge ${showValue(edge)}: expected the edge's http:// or https:// base URL, such as http://127.0.0.1:8787`)
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new UsageError(`--edge ${showValue(edge)}: expected the edge's http:// or https:// base URL, such as http://127.0.0.1:8787`)
   if (!token) throw new UsageError('no admin token: give --token <token> or set ADMIN_TOKEN')
   const root = `${base.origin}${base.pathname.replace(/\/(mcp)?\/?$/, '')}/admin/tools/${encodeURIComponent(origin)}`
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
@@ -209,7 +214,8 @@ function adminBackend(edge: string, token: string | undefined, origin: string): 
       // not JSON: judged by the status alone
     }
     if (r.status === 401) throw new SchemasError(`the edge at ${base.origin} refused the token (401): check --token or ADMIN_TOKEN`)
-    if (r.status === 404 && (json as { error?: string } | null)?.error?.includes('admin API is off')) throw new SchemasError(`the admin API is off on the edge at ${base.origin} (its ADMIN_TOKEN is unset)`)
+    if (r.status === 404 && (json as { error?: string } | null)?.error?.includes('admin API is off'))
+      throw new SchemasError(`the admin API is off on the edge at ${base.origin} (its ADMIN_TOKEN is unset)`)
     if (r.status === 501) throw new SchemasError(`the edge at ${base.origin} runs on a store that cannot list its keys`)
     if (r.status >= 500) throw new SchemasError(`the edge at ${base.origin} answered ${r.status}: ${(json as { error?: string } | null)?.error ?? 'no detail'}`)
     return { status: r.status, json }
@@ -230,7 +236,8 @@ function adminBackend(edge: string, token: string | undefined, origin: string): 
     push: async (tools, protocolVersion) => {
       const r = await call('PUT', '', { tools, ...(protocolVersion ? { protocolVersion } : {}) })
       const stored = (r.json as { stored?: string[] } | null)?.stored
-      if (r.status !== 200 || !Array.isArray(stored)) throw new SchemasError(`the edge did not store the tools (${r.status}): ${(r.json as { error?: string } | null)?.error ?? 'no detail'}`)
+      if (r.status !== 200 || !Array.isArray(stored))
+        throw new SchemasError(`the edge did not store the tools (${r.status}): ${(r.json as { error?: string } | null)?.error ?? 'no detail'}`)
       return stored
     },
     delete: async (name) => {
@@ -269,7 +276,8 @@ async function storeBackend(env: Record<string, string | undefined>, what: strin
     store = openNodeStore(env)
   } catch (e) {
     // The flag's name instead of the variable's (the value is already redacted).
-    if (e instanceof ConfigError && e.variable && e.shown !== undefined && e.expected !== undefined) throw new SchemasError(`--${e.variable.toLowerCase().replaceAll('_', '-')} ${e.shown}: expected ${e.expected}`)
+    if (e instanceof ConfigError && e.variable && e.shown !== undefined && e.expected !== undefined)
+      throw new SchemasError(`--${e.variable.toLowerCase().replaceAll('_', '-')} ${e.shown}: expected ${e.expected}`)
     throw e
   }
   try {
