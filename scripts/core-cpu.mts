@@ -11,14 +11,22 @@ import { resolve } from 'node:path'
  */
 const root = process.argv[2] ?? '.'
 const N = Number(process.argv[3] ?? 20000)
-const { loadConfig } = await import(`${resolve(root)}/src/core/config.ts`)
-const { nodeDeps } = await import(`${resolve(root)}/src/adapters/node/index.ts`)
+const { existsSync } = await import('node:fs')
 const { admitPost, handlePost, originTarget } = await import(`${resolve(root)}/src/core/pipeline.ts`)
 const { MemoryKv } = await import(`${resolve(root)}/src/stores/memory-kv.ts`)
-const config = loadConfig({ ORIGIN_URL: 'http://127.0.0.1:1/mcp', ALLOWED_HOSTS: 'localhost' })
+const env = { ORIGIN_URL: 'http://127.0.0.1:1/mcp', ALLOWED_HOSTS: 'localhost', STORE_FILE: 'memory' }
 const reply = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}'
 const origin = async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: async () => reply, stream: () => null, discard: () => undefined })
-const deps = nodeDeps(config, { kv: new MemoryKv(), origin, log: () => undefined, env: { STORE_FILE: 'memory' } })
+// The Node build's deps as the edge builds them (mcpEdge since the library layout; nodeDeps before it).
+const deps = existsSync(`${resolve(root)}/src/adapters/node/node-edge.ts`)
+  ? (await import(`${resolve(root)}/src/adapters/node/node-edge.ts`)).mcpEdge({ env, store: new MemoryKv(), originClient: origin, logger: () => undefined }).deps
+  : (await import(`${resolve(root)}/src/adapters/node/index.ts`)).nodeDeps((await import(`${resolve(root)}/src/core/config.ts`)).loadConfig(env), {
+      kv: new MemoryKv(),
+      origin,
+      log: () => undefined,
+      env,
+    })
+const config = deps.config
 const schema = { type: 'object', properties: { city: { type: 'string' }, units: { enum: ['c', 'f'] } }, required: ['city'], additionalProperties: false }
 await deps.registry.learn('default', 'public', [{ name: 'weather', inputSchema: schema }], '2025-06-18')
 const target = originTarget(config, undefined)!
