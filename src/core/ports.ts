@@ -202,8 +202,9 @@ export interface EdgeMetrics {
 
 /**
  * One trace span of the edge (an OpenTelemetry span behind the port; src/observe/otel-tracer.ts).
- * A span that records nothing (no tracer registered) has `recording: false`, and callers skip
- * building attributes for it.
+ * A span that records nothing (sampled out) has `recording: false`, and callers skip building
+ * attributes for it; its `traceparent` still goes to the origin. With no tracer at all there is
+ * no span ({@link EdgeTracer}).
  */
 export interface TraceSpan {
   readonly recording: boolean
@@ -216,7 +217,13 @@ export interface TraceSpan {
   traceparent(): string | undefined
 }
 
-/** Starts spans: a POST's root span under the client's `traceparent`, or a child of a span. */
+/**
+ * Starts spans: a POST's root span under the client's `traceparent`, or a child of a span.
+ * `start` returns undefined when no tracer is there to take the span (OpenTelemetry: no provider
+ * registered): the POST then has no span at all, and the stages skip every span site (a child is
+ * never asked for, no `traceparent` is sent). Why: with no provider, the three span sites of a
+ * forwarded POST still cost the provider lookups and their closures on every call.
+ */
 export interface EdgeTracer {
-  start(name: string, parent: TraceSpan | { traceparent: string | null }, kind?: 'server' | 'client' | 'internal'): TraceSpan
+  start(name: string, parent: TraceSpan | { traceparent: string | null }, kind?: 'server' | 'client' | 'internal'): TraceSpan | undefined
 }

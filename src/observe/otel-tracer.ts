@@ -47,15 +47,6 @@ class OtelSpan implements TraceSpan {
   }
 }
 
-/** The span of a POST when no tracer provider is registered: records nothing, costs nothing. */
-const NOOP_SPAN: TraceSpan = {
-  recording: false,
-  setAttributes: () => undefined,
-  fail: () => undefined,
-  end: () => undefined,
-  traceparent: () => undefined,
-}
-
 /**
  * The edge's tracer on the global OpenTelemetry API.
  * @param name the instrumentation scope name (default `mcp-edge-validator`)
@@ -65,10 +56,11 @@ export function createOtelTracer(name = 'mcp-edge-validator', version?: string):
     start(spanName, parent, kind = 'internal') {
       // Looked up per span, not kept: a provider registered (or replaced) after the edge started
       // gets the spans. With none registered the API's no-op spans still cost about 1.3 us for a
-      // POST's three (scripts/bench/metrics-cost.ts), so the edge skips them altogether.
+      // POST's three (scripts/bench/metrics-cost.ts), so there is no span at all (undefined: the
+      // stages skip the span sites, EdgeTracer).
       const global = trace.getTracerProvider()
       const tracer: Tracer | undefined = global instanceof ProxyTracerProvider ? global.getDelegateTracer(name, version) : global.getTracer(name, version)
-      if (tracer === undefined || parent === NOOP_SPAN) return NOOP_SPAN
+      if (tracer === undefined) return undefined
       let ctx: Context
       if (parent instanceof OtelSpan) ctx = parent.ctx
       else {
