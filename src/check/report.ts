@@ -5,6 +5,7 @@
  * same server through the edge, `--through`) rows are paired by id and shown side by side.
  * Pure; never throws.
  */
+import { redactUrl } from '../core/redact-url'
 import { GRADE_ORDER, type CaseRow, type CheckGrade } from './cases'
 import type { CheckReport } from './runner'
 
@@ -122,7 +123,7 @@ export function summaryLine(direct: CheckReport, through?: CheckReport): string 
     const c = counts(r.rows)
     return `${label}: ${c.misleads} misleads, ${c.fails} fail the spec, ${c.pass} pass, ${c.info} info; ${r.requests} requests${r.budgetReached ? ' (budget reached: some cases not sent)' : ''}`
   }
-  return [one(direct.url, direct), ...(through ? [one(`through ${through.url}`, through)] : [])].join('\n') + '\n'
+  return [one(redactUrl(direct.url), direct), ...(through ? [one(`through ${redactUrl(through.url)}`, through)] : [])].join('\n') + '\n'
 }
 
 /** The `--json` document: both reports, the rows sorted as shown, the counts and the exit status. */
@@ -131,8 +132,9 @@ export function toJson(direct: CheckReport, through: CheckReport | undefined, st
   return (
     JSON.stringify(
       {
-        url: direct.url,
-        ...(through ? { through: through.url } : {}),
+        // Credentials in the URLs (a query's API key, a password) are not printed (core/redact-url.ts).
+        url: redactUrl(direct.url),
+        ...(through ? { through: redactUrl(through.url) } : {}),
         exitCode: status,
         versions: direct.versions,
         ...(through ? { throughVersions: through.versions } : {}),

@@ -221,7 +221,36 @@ function sdkFetch(budget: RequestBudget, timeoutMs: number): typeof fetch {
 }
 
 /** The SDK's error as one printable line (its text names the HTTP status; never a stack). */
+/** Node's and undici's network error codes, as the reason a handshake row gives. */
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the server',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
+  SELF_SIGNED_CERT_IN_CHAIN: 'self-signed TLS certificate in the chain',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not verifiable',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not name this host',
+}
+
+/**
+ * A handshake failure as one line: a network failure by its cause (fetch says only "fetch failed";
+ * the code is on `err.cause`), e.g. `cannot connect: connection refused (ECONNREFUSED)`; anything
+ * else by the SDK's message, without a stack, at most 80 characters.
+ */
 function sdkError(err: unknown): string {
+  let e: unknown = err
+  for (let depth = 0; depth < 5 && typeof e === 'object' && e !== null; depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && Object.hasOwn(NETWORK_REASONS, code)) return `cannot connect: ${NETWORK_REASONS[code]} (${code})`
+    e = (e as { cause?: unknown }).cause
+  }
   const msg = err instanceof Error ? err.message : String(err)
   return printable(msg.replace(/^Error: /, ''), 80)
 }

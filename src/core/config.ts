@@ -4,6 +4,7 @@
  * {@link Config} (docs/design.md §8). Throws {@link ConfigError} on a bad value, at start-up,
  * never per request.
  */
+import { redactUrl } from './redact-url'
 import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './protocol/versions'
 import { DEFAULT_MAX_JSON_DEPTH } from './request/json-scan'
 import { isOriginName } from './front-door'
@@ -82,13 +83,13 @@ export class ConfigError extends Error {
 }
 
 /**
- * A value as a configuration message shows it: the password of every URL in it replaced by `***`
- * (a URL anywhere in the value: the URLs inside `ORIGINS`' JSON too), control characters escaped,
- * at most 80 characters (then `...`); an empty value as `""`. The lookbehind lets a scheme start
- * only where a run of scheme characters starts, so the scan stays linear in the value's length.
+ * A value as a configuration message shows it: the credentials of every URL in it hidden
+ * ({@link redactUrl}: passwords, bare tokens, query values; a URL anywhere in the value, the URLs
+ * inside `ORIGINS`' JSON too), control characters escaped, at most 80 characters (then `...`); an
+ * empty value as `""`.
  */
 export function showValue(value: string): string {
-  let v = value.replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^/@:\s"]*):[^/@\s"]*@/gi, '$1:***@')
+  let v = redactUrl(value)
   v = JSON.stringify(v).slice(1, -1)
   if (v === '') return '""'
   return v.length > 80 ? `${v.slice(0, 80)}...` : v

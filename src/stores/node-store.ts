@@ -10,7 +10,8 @@ import { ConfigError, showValue } from '../core/config'
 import type { KvStore } from '../core/ports'
 import { FileKv, type FileKvOptions } from './file-kv'
 import { MemoryKv } from './memory-kv'
-import { DEFAULT_REDIS_PREFIX, RedisKv, redactUrl } from './redis-kv'
+import { DEFAULT_REDIS_PREFIX, RedisKv } from './redis-kv'
+import { redactUrl } from '../core/redact-url'
 
 /** The default `STORE_FILE`. */
 export const DEFAULT_STORE_FILE = '.edge-data/kv.json'

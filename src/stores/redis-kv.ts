@@ -17,6 +17,7 @@
  * Redis is down every call rejects at once, which the core treats as "no schema" (D8 fail-open).
  * The client reconnects in the background (backoff up to 2 s).
  */
+import { redactUrl } from '../core/redact-url'
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import type { KvChangeListener, KvListOptions, KvListResult, KvStore } from '../core/ports'
@@ -42,14 +43,6 @@ export class StoreConnectError extends Error {
     super(message)
     this.name = 'StoreConnectError'
   }
-}
-
-/**
- * The URL as given with its password replaced by `***` (`redis://user:***@host`); credentials
- * without a colon are replaced whole (`redis://***@host`). Works on text that is not a URL too.
- */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^/]*)@/, (_m, cred: string) => `//${cred.includes(':') ? cred.slice(0, cred.indexOf(':')) + ':***' : '***'}@`)
 }
 
 /** Default prefix of the Redis keys. */

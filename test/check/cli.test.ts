@@ -126,6 +126,8 @@ describe('check run bounds', () => {
     expect(run.code).toBe(3)
     expect(report.versions.every((v) => v.skipped !== undefined)).toBe(true)
     expect(row(report, '2025-11-25 * handshake').grade).toBe('fails')
+    // The cause, not fetch's bare "fetch failed".
+    for (const v of report.versions) expect(v.skipped).toBe('cannot connect: connection refused (ECONNREFUSED)')
     expect(run.stderr).not.toMatch(/\n\s+at /)
   })
 

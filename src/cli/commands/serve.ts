@@ -8,6 +8,7 @@
  * Exit statuses: 0 after a graceful stop, 1 for a configuration or start-up error (one line on
  * stderr naming the variable or flag, the value and what is expected), 2 for a bad command line.
  */
+import { redactUrl } from '../../core/redact-url'
 import { Option, type Command } from 'commander'
 import { startEdge, type RunningEdge } from '../../adapters/node/index'
 import { loadNodeListenConfig } from '../../adapters/node/node-config'
@@ -129,7 +130,7 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
     return 1
   }
   const graceMs = loadNodeListenConfig(env).shutdownGraceMs
-  const target = env.ORIGIN_URL ? redactedUrl(env.ORIGIN_URL) : 'ORIGINS'
+  const target = env.ORIGIN_URL ? redactUrl(env.ORIGIN_URL) : 'ORIGINS'
   process.stderr.write(`mcp-edge-validator: ${edge.url} -> ${target}\n`)
   await new Promise<void>((resolve) => {
     let stoppingSince = 0
@@ -168,15 +169,4 @@ function startError(e: unknown, fromFlag: Set<string>): string {
 function oneLine(e: unknown): string {
   const text = e instanceof Error ? e.message : String(e)
   return text.split('\n')[0]!
-}
-
-/** A URL with its password replaced by `***` (for the start line). */
-function redactedUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.href
-  } catch {
-    return url
-  }
 }
