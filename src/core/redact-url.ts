@@ -7,11 +7,11 @@
  *   without a colon, a bare token, becomes `***` whole (`https://***@host`);
  * - the value of every query parameter becomes `***`, its name kept (`/mcp?api_key=***&team=***`):
  *   an MCP URL's query is where API keys travel when a client cannot send headers.
- * Pure; linear in the text's length (the lookbehind lets a scheme start only where a run of scheme
- * characters starts).
+ * Pure; linear in the text's length.
  */
 
-const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)([^/?#@\s"]*)@/gi
+/** Userinfo after any `//` (a mistyped scheme such as `redis//:pw@h` too); the run excludes `/`, so runs never overlap. */
+const USERINFO = /(\/\/)([^/?#@\s"]*)@/g
 const QUERY_VALUE = /([?&][^=&#\s"]*)=([^&#\s"]*)/g
 
 /**
@@ -21,9 +21,9 @@ const QUERY_VALUE = /([?&][^=&#\s"]*)=([^&#\s"]*)/g
  */
 export function redactUrl(text: string): string {
   return text
-    .replace(USERINFO, (_m, scheme: string, cred: string) => {
+    .replace(USERINFO, (_m, slashes: string, cred: string) => {
       const colon = cred.indexOf(':')
-      return `${scheme}${colon >= 0 ? cred.slice(0, colon) + ':***' : '***'}@`
+      return `${slashes}${colon >= 0 ? cred.slice(0, colon) + ':***' : '***'}@`
     })
     .replace(QUERY_VALUE, (_m, name: string, value: string) => (value === '' ? `${name}=` : `${name}=***`))
 }

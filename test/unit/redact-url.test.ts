@@ -13,6 +13,7 @@ describe('redactUrl', () => {
     ['https://h.example/mcp?flag&x=', 'https://h.example/mcp?flag&x='],
     ['https://bob:pw@h.example/mcp?token=abc#frag', 'https://bob:***@h.example/mcp?token=***#frag'],
     ['{"a":"http://alice:pw@127.0.0.1:9/mcp?k=v","b":"http://h/mcp"}', '{"a":"http://alice:***@127.0.0.1:9/mcp?k=***","b":"http://h/mcp"}'],
+    ['redis//:pw@nowhere', 'redis//:***@nowhere'],
     ['not a url', 'not a url'],
     ['', ''],
   ])('%s -> %s', (given, shown) => {
@@ -20,7 +21,7 @@ describe('redactUrl', () => {
   })
 
   it('stays linear on a long run of scheme-like characters', () => {
-    const text = 'a'.repeat(200_000) + '://' + 'b'.repeat(200_000)
+    const text = 'a'.repeat(200_000) + '://' + 'b'.repeat(200_000) + '//'.repeat(50_000)
     const t0 = performance.now()
     expect(redactUrl(text)).toBe(text)
     // Far below what a quadratic scan takes (seconds); a generous bound for a loaded machine.
