@@ -111,12 +111,24 @@ export function parseOriginUrl(variable: string, value: string): URL {
   return url
 }
 
-function int(env: Record<string, string | undefined>, name: string, def: number, min = 0): number {
+/**
+ * An integer variable, the one parser of every numeric setting (this file's, and the Node
+ * entry's listen and connection settings): unset or empty gives `def`; otherwise a safe integer
+ * written in decimal digits (surrounding blanks allowed) from `min` to `max`.
+ * @param opts.expected what the error says is expected (default `an integer >= <min>`)
+ * @throws ConfigError naming the variable and the value otherwise
+ */
+export function intVar(env: Record<string, string | undefined>, name: string, def: number, opts: { min?: number; max?: number; expected?: string } = {}): number {
   const v = env[name]
   if (v === undefined || v === '') return def
+  const { min = 0, max = Number.MAX_SAFE_INTEGER } = opts
   const n = Number(v)
-  if (!/^\s*-?\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min) throw ConfigError.bad(name, v, `an integer >= ${min}`)
+  if (!/^\s*-?\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) throw ConfigError.bad(name, v, opts.expected ?? `an integer >= ${min}`)
   return n
+}
+
+function int(env: Record<string, string | undefined>, name: string, def: number, min = 0): number {
+  return intVar(env, name, def, { min })
 }
 
 function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, values: readonly T[], def: T): T {

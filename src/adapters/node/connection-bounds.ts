@@ -19,7 +19,7 @@
  * 5 s ({@link checkingIntervalMs}), so a deadline is enforced at most 25% late.
  */
 import type { Server } from 'node:http'
-import { ConfigError } from '../../core/config'
+import { ConfigError, intVar } from '../../core/config'
 
 /** The connection bounds of one Node edge, in connections and ms. */
 export interface ConnectionBounds {
@@ -30,12 +30,7 @@ export interface ConnectionBounds {
 }
 
 function positiveInt(env: Record<string, string | undefined>, name: string, def: number): number {
-  const v = env[name]
-  if (v === undefined || v === '') return def
-  const n = Number(v)
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1)
-    throw ConfigError.bad(name, v, name === 'MAX_CONNECTIONS' ? 'an integer >= 1 (connections)' : 'an integer >= 1 (milliseconds)')
-  return n
+  return intVar(env, name, def, { min: 1, expected: name === 'MAX_CONNECTIONS' ? 'an integer >= 1 (connections)' : 'an integer >= 1 (milliseconds)' })
 }
 
 /**

@@ -4,7 +4,7 @@
  * port) and the one-line errors it starts with (docs/configuration.md). The edge's policies are
  * read by core/config.ts; the store's variables by the store module.
  */
-import { ConfigError } from '../../core/config'
+import { ConfigError, intVar } from '../../core/config'
 
 /** Default of `SHUTDOWN_GRACE_MS`: how long a stop waits for requests and SSE streams in flight. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
@@ -22,10 +22,7 @@ export interface NodeListenConfig {
 }
 
 function port(env: Record<string, string | undefined>, name: string, def: number): number {
-  const v = env[name]
-  if (v === undefined || v === '') return def
-  if (!/^\d+$/.test(v) || Number(v) > 65535) throw ConfigError.bad(name, v, 'a TCP port number from 0 to 65535')
-  return Number(v)
+  return intVar(env, name, def, { min: 0, max: 65535, expected: 'a TCP port number from 0 to 65535' })
 }
 
 /**
@@ -37,12 +34,7 @@ export function loadNodeListenConfig(env: Record<string, string | undefined>): N
   // An IPv6 literal, or a host name / IPv4 address as `new URL` accepts it.
   const hostOk = host.includes(':') ? /^[0-9a-fA-F:.]+$/.test(host) : URL.canParse(`http://${host}/`) && !/[/?#@\s]/.test(host)
   if (!hostOk) throw ConfigError.bad('HOST', host, 'an interface address or host name, such as 127.0.0.1, 0.0.0.0 or ::')
-  const grace = env.SHUTDOWN_GRACE_MS
-  let shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS
-  if (grace !== undefined && grace !== '') {
-    if (!/^\d+$/.test(grace) || !Number.isSafeInteger(Number(grace))) throw ConfigError.bad('SHUTDOWN_GRACE_MS', grace, 'an integer >= 0 (milliseconds)')
-    shutdownGraceMs = Number(grace)
-  }
+  const shutdownGraceMs = intVar(env, 'SHUTDOWN_GRACE_MS', DEFAULT_SHUTDOWN_GRACE_MS, { min: 0, expected: 'an integer >= 0 (milliseconds)' })
   return { host, port: port(env, 'PORT', 8787), shutdownGraceMs, demoPort: port(env, 'DEMO_PORT', 3000) }
 }
 
