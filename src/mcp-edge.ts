@@ -128,6 +128,33 @@ async function readHonoBody(c: Context, maxBytes: number | undefined): Promise<U
 }
 
 /**
+ * Reads and drops a request body the edge answered without reading, up to `maxBytes` (then the
+ * rest is left: the connection may close, as it does for any body past `MAX_BODY_BYTES`).
+ *
+ * Why: workerd closes a connection whose request body was left unread, without a
+ * `Connection: close`, so a keep-alive client's next request on it failed with "other side
+ * closed" (every time, in test/keep-alive.test.ts: a refused POST, then a normal one). Node's HTTP
+ * server drains such bodies itself; reading it here costs nothing there either.
+ */
+async function discardBody(req: Request, maxBytes: number): Promise<void> {
+  if (req.body === null || req.bodyUsed) return
+  const reader = req.body.getReader()
+  let bytes = 0
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      if ((bytes += value.byteLength) > maxBytes) {
+        await reader.cancel()
+        return
+      }
+    }
+  } catch {
+    // The client went away or the stream failed: nothing left to keep usable.
+  }
+}
+
+/**
  * Creates the edge's sub-app for one runtime build. Routes, relative to the mount point:
  * `POST /` and `POST /:origin` -> the front door ({@link servePost}); `GET`/`DELETE` -> the
  * origin's stream and session end ({@link handlePassThrough}, after the Host/Origin checks);
@@ -162,14 +189,20 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
       return fault(e)
     }
     const origin = c.req.param('origin')
-    return toWebResponse(
-      await servePost(d, {
-        originName: origin,
-        headers: c.req.raw.headers,
-        readBody: (maxBytes) => readHonoBody(c, maxBytes),
-        clientSignal: () => clientSignal(c),
-      })
-    )
+    let read = false
+    const answer = await servePost(d, {
+      originName: origin,
+      headers: c.req.raw.headers,
+      readBody: (maxBytes) => {
+        read = true
+        return readHonoBody(c, maxBytes)
+      },
+      clientSignal: () => clientSignal(c),
+    })
+    // Answered before the body was read (404, a transport refusal, 413 on the declared length):
+    // the body is read and dropped first, so the client's keep-alive connection stays usable.
+    if (!read) await discardBody(c.req.raw, d.config.maxBodyBytes)
+    return toWebResponse(answer)
   }
   const passThrough = (method: 'GET' | 'DELETE') => async (c: Context) => {
     // Hono routes HEAD to the GET handler; a HEAD would open the origin's standalone stream for
@@ -192,7 +225,8 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
     app.post(path, post)
     app.get(path, passThrough('GET'))
     app.delete(path, passThrough('DELETE'))
-    app.all(path, notAllowed)
+    // 405: a body sent with it (PUT, PATCH) is dropped first, up to 64 KiB (discardBody says why).
+    app.all(path, async (c) => (await discardBody(c.req.raw, 64 * 1024), notAllowed()))
   }
   const parts: McpEdgeParts = {
     depsFor,
