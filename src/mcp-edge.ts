@@ -127,9 +127,14 @@ async function readHonoBody(c: Context, maxBytes: number | undefined): Promise<U
   return body
 }
 
+/** Longest the edge waits for an unread body to arrive before it answers anyway (ms). */
+const DISCARD_WAIT_MS = 1_000
+
 /**
- * Reads and drops a request body the edge answered without reading, up to `maxBytes` (then the
- * rest is left: the connection may close, as it does for any body past `MAX_BODY_BYTES`).
+ * Reads and drops a request body the edge answered without reading, up to `maxBytes` and for at
+ * most {@link DISCARD_WAIT_MS} (then it stops: the connection may close, as it does for any body
+ * past `MAX_BODY_BYTES`). Not for a client waiting for `100 Continue` (it sends no body once it
+ * has a final answer) or one that declared more than `maxBytes`.
  *
  * Why: workerd closes a connection whose request body was left unread, without a
  * `Connection: close`, so a keep-alive client's next request on it failed with "other side
@@ -138,7 +143,9 @@ async function readHonoBody(c: Context, maxBytes: number | undefined): Promise<U
  */
 async function discardBody(req: Request, maxBytes: number): Promise<void> {
   if (req.body === null || req.bodyUsed) return
+  if (/100-continue/i.test(req.headers.get('expect') ?? '') || Number(req.headers.get('content-length')) > maxBytes) return
   const reader = req.body.getReader()
+  const stop = setTimeout(() => void reader.cancel().catch(() => undefined), DISCARD_WAIT_MS)
   let bytes = 0
   try {
     for (;;) {
@@ -151,6 +158,8 @@ async function discardBody(req: Request, maxBytes: number): Promise<void> {
     }
   } catch {
     // The client went away or the stream failed: nothing left to keep usable.
+  } finally {
+    clearTimeout(stop)
   }
 }
 
