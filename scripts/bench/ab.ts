@@ -3,9 +3,9 @@
  * shown not to cost speed (issue 13). Each checkout's own `scripts/bench/edge.ts` is bundled with
  * esbuild (packages left external: each runs on its own node_modules) and started with the same
  * seeded tools; one benchmark origin (this checkout's) serves both. The edges run alone on CPU 0,
- * the origin and autocannon on CPU 1 (taskset). Per round, for the valid call (forwarded) and the
+ * the origin and autocannon on CPU 1 (taskset, as `npm run bench` pins; scripts/bench/processes.ts). Per round, for the valid call (forwarded) and the
  * invalid call (answered locally), each edge gets one run, in alternating order; CPU per reply is
- * the edge process's user + system time (`/proc/<pid>/stat`) over its 2xx replies.
+ * the edge process's user + system time (`cpuUs`, /proc) over its 2xx replies.
  *
  *   node --import tsx scripts/bench/ab.ts <base-checkout> [<new-checkout>] [--rounds 5] [--duration 4] [--rate R]
  *
@@ -15,15 +15,14 @@
  * compare like with like). Linux only (taskset, /proc).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { build } from 'esbuild'
 import autocannon from 'autocannon'
+import { cpuUs, pinSelf, ROOT, SUPPORT, UNDER_TEST } from './processes'
 import { TOOLS } from './schemas'
 
-const here = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { rounds: { type: 'string', default: '5' }, duration: { type: 'string', default: '4' }, rate: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -32,7 +31,7 @@ if (values.help || positionals.length === 0) {
   console.log('usage: node --import tsx scripts/bench/ab.ts <base-checkout> [<new-checkout>] [--rounds N] [--duration S] [--rate REQ_PER_S]')
   process.exit(values.help ? 0 : 2)
 }
-const checkouts = { old: resolve(positionals[0]!), new: resolve(positionals[1] ?? here) }
+const checkouts = { old: resolve(positionals[0]!), new: resolve(positionals[1] ?? ROOT) }
 const rounds = Number(values.rounds)
 const duration = Number(values.duration)
 const rate = values.rate === undefined ? undefined : Number(values.rate)
@@ -52,21 +51,17 @@ const headers = { 'content-type': 'application/json', accept: 'application/json,
 const call = (args: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: args } })
 const BODIES = { valid: call(tool.valid), invalid: call(tool.invalid) } as const
 type Kind = keyof typeof BODIES
-const TICK_US = 1e6 / 100 // USER_HZ: /proc/<pid>/stat counts in 1/100 s
 
 const children: ChildProcess[] = []
-/** Starts a script under node, pinned to `cpu`; resolves with its `{ port }` IPC message. */
-function start(cwd: string, args: string[], env: Record<string, string>, cpu: string): Promise<{ p: ChildProcess; port: number }> {
-  const p = spawn('taskset', ['-c', cpu, process.execPath, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+/** Starts a script under node behind the `taskset` prefix `pin` (processes.ts); resolves with its `{ port }` IPC message. */
+function start(cwd: string, args: string[], env: Record<string, string>, pin: string[]): Promise<{ p: ChildProcess; port: number }> {
+  const [cmd, ...pre] = [...pin, process.execPath]
+  const p = spawn(cmd!, [...pre, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   children.push(p)
   return new Promise((done, fail) => {
     p.once('message', (m) => done({ p, port: (m as { port: number }).port }))
     p.once('exit', (code) => fail(new Error(`${args.at(-1)} in ${cwd} exited (${code})`)))
   })
-}
-const cpuTicks = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return Number(f[11]) + Number(f[12])
 }
 /** Bundles a checkout's benchmark edge into its node_modules/.cache (so its own packages resolve). */
 async function bundle(checkout: string): Promise<string> {
@@ -90,8 +85,10 @@ const median = (a: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
+// autocannon (this process) off the edges' core, as the benchmark does.
+pinSelf()
 try {
-  const origin = await start(here, ['--import', 'tsx', 'scripts/bench/origin.ts'], {}, '1')
+  const origin = await start(ROOT, ['--import', 'tsx', 'scripts/bench/origin.ts'], {}, SUPPORT)
   const env = {
     ORIGIN_URL: `http://127.0.0.1:${origin.port}/mcp`,
     BENCH_TOOLS: JSON.stringify(TOOLS.map((t) => ({ name: t.name, inputSchema: t.inputSchema }))),
@@ -99,8 +96,8 @@ try {
     SCHEMA_RECHECK_MS: '3600000',
   }
   const edges = {
-    old: await start(checkouts.old, [await bundle(checkouts.old)], env, '0'),
-    new: await start(checkouts.new, [await bundle(checkouts.new)], env, '0'),
+    old: await start(checkouts.old, [await bundle(checkouts.old)], env, UNDER_TEST),
+    new: await start(checkouts.new, [await bundle(checkouts.new)], env, UNDER_TEST),
   }
   for (const [name, e] of Object.entries(edges)) {
     for (const kind of ['valid', 'invalid'] as const) {
@@ -115,13 +112,13 @@ try {
   }
   const run = (e: { p: ChildProcess; port: number }, kind: Kind, seconds: number) =>
     new Promise<{ rps: number; cpuUs: number; p99: number }>((done, fail) => {
-      const c0 = cpuTicks(e.p.pid!)
+      const c0 = cpuUs(e.p.pid!)
       autocannon(
         { url: `http://127.0.0.1:${e.port}/mcp`, method: 'POST', headers, body: BODIES[kind], connections: 32, duration: seconds, ...(rate ? { overallRate: rate } : {}) },
         (err, r) => {
           if (err) return fail(err)
           const ok = r['2xx']
-          done({ rps: ok / seconds, cpuUs: ((cpuTicks(e.p.pid!) - c0) * TICK_US) / ok, p99: r.latency.p99 })
+          done({ rps: ok / seconds, cpuUs: (cpuUs(e.p.pid!) - c0) / ok, p99: r.latency.p99 })
         }
       )
     })
