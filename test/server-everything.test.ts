@@ -20,6 +20,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { startServerEverything, type Proc } from './helpers/peers-procs'
 import { offerVersion } from './helpers/clients'
+import { waitFor } from './helpers/wait'
 
 /** Valid arguments for every server-everything 2026.8.31 tool; nothing here reaches the network. */
 const VALID: Record<string, Record<string, unknown>> = {
@@ -64,9 +65,16 @@ async function connect(url: string, version?: string): Promise<Client> {
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
 
-/** A result with the session/task ids (which differ between any two sessions) replaced. */
+/**
+ * A result with what differs between any two calls replaced: session and task ids, and the wall-clock
+ * time server-everything writes into its dynamic text resources (`get-resource-reference`: "...
+ * plaintext resource created at 7:15:07 PM", from `toLocaleTimeString()`, so the direct call and
+ * the call through the edge differ whenever a second boundary falls between them). The time ends
+ * the text, so everything up to the closing quote is the clock, in whatever locale format.
+ */
 const TASK_ID = /"taskId":"[^"]*"/g
-const stable = (r: unknown) => JSON.parse(JSON.stringify(r).replace(UUID, '<uuid>').replace(TASK_ID, '"taskId":"<task>"')) as unknown
+const CLOCK_TIME = /(resource created at )[^"]*/g
+const stable = (r: unknown) => JSON.parse(JSON.stringify(r).replace(UUID, '<uuid>').replace(TASK_ID, '"taskId":"<task>"').replace(CLOCK_TIME, '$1<clock time>')) as unknown
 
 /**
  * Calls a tool the way its declaration asks: a tool with `execution.taskSupport: "required"`
@@ -183,11 +191,16 @@ describe.each(RUNTIMES)('server-everything behind the edge on $name', ({ name: r
         }
         answeredByEdge++
       }
-      // The edge's log grades each of these calls `rejected`: answered locally, not forwarded.
-      const graded = (await edge.logs())
-        .slice(logsBefore)
-        .flatMap((l) => (l.grades as { method?: string; grade: string; tool?: string }[] | undefined) ?? [])
-        .filter((g) => g.method === 'tools/call')
+      // The edge's log grades each of these calls `rejected`: answered locally, not forwarded. The
+      // Worker's lines come through workerd's stdout after the answers: wait for one per call.
+      const toolCallGrades = async () =>
+        (await edge.logs())
+          .slice(logsBefore)
+          .flatMap((l) => (l.grades as { method?: string; grade: string; tool?: string }[] | undefined) ?? [])
+          .filter((g) => g.method === 'tools/call')
+      const graded = await waitFor(async () => ((await toolCallGrades()).length >= tools.length ? toolCallGrades() : null), {
+        what: `log lines grading ${tools.length} tools/call requests`,
+      })
       expect(graded.map((g) => g.grade)).toEqual(tools.map(() => 'rejected'))
       // Direct, the origin answers the same bad calls its own way (not with the edge's text).
       const t0 = tools.find((t) => t.name === 'get-sum')!

@@ -48,8 +48,13 @@ export function setSettleMs(ms: number): void {
   SETTLE_MS = ms
 }
 
+/** The bench origin's counters (scripts/bench/origin.ts): tools/call POSTs, in all and per string JSON-RPC id. */
+export async function originStats(base: string): Promise<{ calls: number; byId: Record<string, number> }> {
+  return (await (await fetch(`${base}/stats`)).json()) as { calls: number; byId: Record<string, number> }
+}
+
 async function originCalls(base: string): Promise<number> {
-  return ((await (await fetch(`${base}/stats`)).json()) as { calls: number }).calls
+  return (await originStats(base)).calls
 }
 
 /**

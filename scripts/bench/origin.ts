@@ -8,7 +8,9 @@
  *   `notifications/progress` events, then the result; `POST /sse/<n>` the same with `n` events.
  * - `POST /reply/<bytes>` -> one JSON result of about `bytes` bytes: `structuredContent` holds
  *   `ok: true` and an array of small objects filling the size (the reply-size axis).
- * - `GET /stats` -> `{ calls }` (POSTs holding a `tools/call`), so a run can prove no call was forwarded.
+ * - `GET /stats` -> `{ calls, byId }`: POSTs holding a `tools/call`, and such calls per string
+ *   JSON-RPC id (the benchmark's numeric ids are not counted there), so a run can prove that no
+ *   call of one scenario was forwarded, whatever the other scenarios sent.
  *
  * The reply text is built from fixed templates plus the id's exact JSON text; the body is parsed
  * only to find the ids (one JSON.parse, as a minimal real server would).
@@ -48,9 +50,10 @@ function sizedResult(bytes: number): string {
 }
 
 let calls = 0
+const byId: Record<string, number> = Object.create(null)
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/stats') {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ calls }))
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ calls, byId }))
     return
   }
   const chunks: Buffer[] = []
@@ -61,7 +64,9 @@ const server = createServer((req, res) => {
       msg = JSON.parse(Buffer.concat(chunks).toString('utf8'))
       // Only tool calls count: the edge's own tool-list pulls (a rejection by a schema older than
       // SCHEMA_RECHECK_MS is rechecked first) are not calls the edge forwarded.
-      if ((Array.isArray(msg) ? msg : [msg]).some((m) => (m as { method?: unknown } | null)?.method === 'tools/call')) calls++
+      const toolCalls = (Array.isArray(msg) ? msg : [msg]).filter((m) => (m as { method?: unknown } | null)?.method === 'tools/call') as { id?: unknown }[]
+      if (toolCalls.length > 0) calls++
+      for (const m of toolCalls) if (typeof m.id === 'string') byId[m.id] = (byId[m.id] ?? 0) + 1
     } catch {
       res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')
       return
