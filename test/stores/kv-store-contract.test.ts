@@ -12,6 +12,7 @@ import type { KvStore } from '../../src/core/ports'
 import { FileKv } from '../../src/stores/file-kv'
 import { MemoryKv } from '../../src/stores/memory-kv'
 import { RedisKv } from '../../src/stores/redis-kv'
+import { memoryDir } from '../helpers/memory-dir'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { kvStoreContract, type StoreUnderTest } from './kv-store.contract'
 
@@ -70,17 +71,29 @@ kvStoreContract('RedisKv', async (opts) => {
 })
 
 // One Miniflare with a namespace per test (starting workerd costs about a second); the failure
-// test disposes a Miniflare of its own.
+// test disposes a Miniflare of its own. Their KV data lives on tmpfs (helpers/memory-dir.ts): in the
+// default folder on disk every put waits for a sync. Bulk setup runs inside the Worker, through the
+// same binding (`putMany`): 1,050 puts from Node, one proxy round trip each, took 9 s alone and
+// over 30 s with a second suite beside it.
 const NAMESPACES = Array.from({ length: 12 }, (_, i) => `KV${i}`)
-const script = 'export default { fetch() { return new Response("") } }'
+const script = `export default {
+  async fetch(request, env) {
+    const { namespace, keys, value } = await request.json()
+    await Promise.all(keys.map((k) => env[namespace].put(k, value)))
+    return new Response(String(keys.length))
+  },
+}`
+const kvDir = memoryDir('edge-contract-kv-')
 let mf: Miniflare | null = null
 let nextNamespace = 0
+let ownDirs = 0
 afterAll(async () => {
   await mf?.dispose()
+  kvDir.remove()
 })
 kvStoreContract('Workers KV (Miniflare)', async (opts) => {
   if (opts?.breakable) {
-    const own = new Miniflare({ modules: true, script, kvNamespaces: ['KV'] })
+    const own = new Miniflare({ modules: true, script, kvNamespaces: ['KV'], kvPersist: join(kvDir.path, `own-${++ownDirs}`) })
     const kv = (await own.getKVNamespace('KV')) as unknown as KvStore as Listing
     let disposed = false
     return {
@@ -95,10 +108,15 @@ kvStoreContract('Workers KV (Miniflare)', async (opts) => {
       },
     }
   }
-  mf ??= new Miniflare({ modules: true, script, kvNamespaces: NAMESPACES })
+  mf ??= new Miniflare({ modules: true, script, kvNamespaces: NAMESPACES, kvPersist: join(kvDir.path, 'shared') })
   const name = NAMESPACES[nextNamespace++]
   if (!name) throw new Error('more Miniflare tests than namespaces: raise NAMESPACES')
   // The binding itself, exactly as the Worker gets it (the Worker entry passes it as its KvStore).
   const kv = (await mf.getKVNamespace(name)) as unknown as KvStore as Listing
-  return { kv, close: async () => {} }
+  const worker = mf
+  const putMany = async (keys: string[], value: string) => {
+    const r = await worker.dispatchFetch('http://contract.test/', { method: 'POST', body: JSON.stringify({ namespace: name, keys, value }) })
+    if ((await r.text()) !== String(keys.length)) throw new Error(`putMany into ${name}: ${r.status}`)
+  }
+  return { kv, putMany, close: async () => {} }
 })
