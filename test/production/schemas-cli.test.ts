@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoOrigin, type RunningOrigin } from '../../demo/origin'
-import { MCP_HEADERS, runCli, startServe, type ServeProcess } from '../helpers/cli-process'
+import { MCP_HEADERS, runCli, startServe, type CliRun, type ServeProcess } from '../helpers/cli-process'
 import { freePort } from '../helpers/peers-procs'
 import { startRedisServer } from '../helpers/redis-server'
 
@@ -43,6 +43,23 @@ afterAll(async () => {
   await origin?.close()
   rmSync(dir, { recursive: true, force: true })
 })
+
+/**
+ * Runs independent `mcp-edge` processes two at a time (one per core of the test machine) and
+ * resolves with their runs in order. Each start of the built command costs about 0.9 s of CPU, most
+ * of it loading every subcommand's dependencies (a bundle of only `schemas` and its imports starts
+ * in 0.35 s); one after another, the eleven of one test took over 30 s with a second suite beside
+ * it. More at once would not be faster on two cores, only slower per process (runCli's bound).
+ */
+async function runAll(runs: (() => Promise<CliRun>)[]): Promise<CliRun[]> {
+  const out: CliRun[] = new Array(runs.length)
+  let next = 0
+  const lane = async () => {
+    for (let i = next++; i < runs.length; i = next++) out[i] = await runs[i]!()
+  }
+  await Promise.all([lane(), lane()])
+  return out
+}
 
 const viaEdge = (args: string[], env: Record<string, string> = {}) => runCli(['schemas', ...args, '--edge', base], { ADMIN_TOKEN: TOKEN, ...env })
 
@@ -104,26 +121,33 @@ describe('mcp-edge schemas against a running edge (admin API)', () => {
   })
 
   it('a wrong token, an unreachable edge and a bad file are one line each, exit 1; the token is not echoed', async () => {
-    const wrong = await viaEdge(['list'], { ADMIN_TOKEN: 'not-the-token-123' })
-    expect(wrong.code).toBe(1)
-    expect(wrong.stderr).toMatch(/^mcp-edge schemas list: the edge at http:\/\/127\.0\.0\.1:\d+ refused the token \(401\): check --token or ADMIN_TOKEN\n$/)
-    expect(wrong.stderr).not.toContain('not-the-token-123')
     const closed = await freePort()
-    const gone = await runCli(['schemas', 'list', '--edge', `http://127.0.0.1:${closed}`, '--token', 'x'])
-    expect(gone.code).toBe(1)
-    expect(gone.stderr).toBe(`mcp-edge schemas list: cannot reach the edge at http://127.0.0.1:${closed}: ECONNREFUSED\n`)
     writeFileSync(join(dir, 'bad.json'), '{"tools":[{"inputSchema":{}}]}')
-    const bad = await viaEdge(['push', join(dir, 'bad.json')])
-    expect(bad.code).toBe(1)
-    expect(bad.stderr).toContain('tools[0] needs a non-empty "name" and an "inputSchema"')
+    const [wrong, gone, bad] = await runAll([
+      () => viaEdge(['list'], { ADMIN_TOKEN: 'not-the-token-123' }),
+      () => runCli(['schemas', 'list', '--edge', `http://127.0.0.1:${closed}`, '--token', 'x']),
+      () => viaEdge(['push', join(dir, 'bad.json')]),
+    ])
+    expect(wrong!.code).toBe(1)
+    expect(wrong!.stderr).toMatch(/^mcp-edge schemas list: the edge at http:\/\/127\.0\.0\.1:\d+ refused the token \(401\): check --token or ADMIN_TOKEN\n$/)
+    expect(wrong!.stderr).not.toContain('not-the-token-123')
+    expect(gone!.code).toBe(1)
+    expect(gone!.stderr).toBe(`mcp-edge schemas list: cannot reach the edge at http://127.0.0.1:${closed}: ECONNREFUSED\n`)
+    expect(bad!.code).toBe(1)
+    expect(bad!.stderr).toContain('tools[0] needs a non-empty "name" and an "inputSchema"')
   })
 
   it('bad command lines exit 2', async () => {
-    expect((await runCli(['schemas', 'list'])).code).toBe(2) // neither --edge nor --store-file
-    expect((await runCli(['schemas', 'list', '--edge', base, '--store-file', join(dir, 'x.json')])).code).toBe(2)
-    expect((await runCli(['schemas', 'get', '--edge', base])).code).toBe(2) // missing <tool>
-    expect((await runCli(['schemas', 'list', '--edge', 'not a url', '--token', 't'])).code).toBe(2)
-    expect((await runCli(['schemas', 'frobnicate'])).code).toBe(2)
+    const lines = [
+      ['schemas', 'list'], // neither --edge nor --store-file
+      ['schemas', 'list', '--edge', base, '--store-file', join(dir, 'x.json')],
+      ['schemas', 'get', '--edge', base], // missing <tool>
+      ['schemas', 'list', '--edge', 'not a url', '--token', 't'],
+      ['schemas', 'frobnicate'],
+    ]
+    // Independent runs, two at a time (see `runAll`).
+    const runs = await runAll(lines.map((args) => () => runCli(args)))
+    for (const [i, run] of runs.entries()) expect(run.code, lines[i]!.join(' ')).toBe(2)
   })
 })
 
@@ -173,14 +197,18 @@ describe('mcp-edge schemas directly against a store file', () => {
     writeFileSync(notes, '# my notes, not a store\n')
     const config = join(dir, 'package.json')
     writeFileSync(config, '{"name":"my-app","version":"1.0.0"}')
+    const commands = [['list'], ['get', 'ship'], ['pull'], ['delete', 'ship'], ['push', join(dir, 'tools.json')]]
     for (const file of [notes, config]) {
-      for (const args of [['list'], ['get', 'ship'], ['pull'], ['delete', 'ship'], ['push', join(dir, 'tools.json')]]) {
-        const before = readFileSync(file, 'utf8')
-        const run = await runCli(['schemas', ...args, '--store-file', file])
-        expect(run.code, run.stderr).toBe(1)
-        expect(run.stderr).toBe(`mcp-edge schemas ${args[0]}: ${file} is not an edge store file (left as it is): check --store-file\n`)
-        expect(readFileSync(file, 'utf8')).toBe(before)
+      const before = readFileSync(file, 'utf8')
+      // The five refusals two at a time (see `runAll`); the file is compared with what it held
+      // before them all, so a command that touched it still fails the test.
+      const runs = await runAll(commands.map((args) => () => runCli(['schemas', ...args, '--store-file', file])))
+      for (const [i, run] of runs.entries()) {
+        const command = commands[i]![0]
+        expect(run.code, `${command}: ${run.stderr}`).toBe(1)
+        expect(run.stderr).toBe(`mcp-edge schemas ${command}: ${file} is not an edge store file (left as it is): check --store-file\n`)
       }
+      expect(readFileSync(file, 'utf8')).toBe(before)
     }
     const missing = join(dir, 'no-such-dir', 'kv.json')
     const list = await runCli(['schemas', 'list', '--store-file', missing])
