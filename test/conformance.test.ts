@@ -3,7 +3,7 @@
  * scenario, through scripts/run-conformance.sh) against the demo origin with its
  * conformance fixtures: directly, through the edge on Node, through the Worker under
  * `wrangler dev`, and through the edge started with `npm start` (no ORIGIN_URL: it starts the demo
- * origin itself). The four runs go at once, each scenario in its own process; a target with
+ * origin itself). The four runs go at once, each in one process of the suite; a target with
  * failures runs once more on its own (timing tolerances of a few scenarios); every scenario must
  * pass on every target and the printed pass counts must be equal.
  *
