@@ -118,9 +118,9 @@ describe('production install of the packed package (the Dockerfile proof)', () =
       body: JSON.stringify({ tools: [{ name: 'pushed_tool', inputSchema: { type: 'object', properties: { n: { type: 'integer', maximum: 5 } }, required: ['n'] } }] }),
     })
     expect(push.status).toBe(200)
-    const t = Date.now()
-    edge.child.kill('SIGTERM')
-    expect(Date.now() - t).toBeLessThan(50)
+    // kill() only sends the signal; timing it measures the test process, not the edge (a busy
+    // machine pausing the test failed a 50 ms bound on it). How the edge stops is its exit status.
+    expect(edge.child.kill('SIGTERM')).toBe(true)
     expect(await edge.exited).toBe(0)
     expect(await isListening(edge.port)).toBe(false)
     expect(probe(edge.port)).toBe(1) // and unhealthy once stopped
