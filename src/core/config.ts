@@ -138,6 +138,26 @@ function oneOf<T extends string>(env: Record<string, string | undefined>, name: 
   return v as T
 }
 
+/**
+ * The characters of a bearer token (RFC 6750 §2.1 `b64token`: `A-Z a-z 0-9 - . _ ~ + /`, then any
+ * `=`), the only ones a client can send in `Authorization: Bearer <token>` and the ones hono's
+ * bearer-auth accepts; a token outside them would make every authenticated request fail.
+ */
+const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/
+
+/**
+ * A bearer-token variable (`ADMIN_TOKEN`, `METRICS_TOKEN`): unset or empty gives null; otherwise it
+ * must be an RFC 6750 b64token.
+ * @throws ConfigError naming the variable and the characters allowed, never showing the value (a secret)
+ */
+export function tokenVar(env: Record<string, string | undefined>, name: string): string | null {
+  const v = env[name]
+  if (v === undefined || v === '') return null
+  if (B64TOKEN.test(v)) return v
+  const expected = `a bearer token of the characters A-Z a-z 0-9 - . _ ~ + / and trailing = (RFC 6750 b64token: no spaces, quotes or !), such as the output of openssl rand -hex 32`
+  throw new ConfigError(`${name} (value not shown): expected ${expected}`, name, '(value not shown)', expected)
+}
+
 function list(v: string | undefined): string[] {
   return (v ?? '')
     .split(',')
@@ -191,8 +211,8 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: { 
     outputSchema: oneOf(env, 'OUTPUT_SCHEMA', ['off', 'warn', 'strict'] as const, 'warn'),
     hiddenFailures: oneOf(env, 'HIDDEN_FAILURES', ['on', 'off'] as const, 'on') === 'on',
     supportedVersions: versions as ProtocolVersion[],
-    adminToken: env.ADMIN_TOKEN || null,
-    metricsToken: env.METRICS_TOKEN || null,
+    adminToken: tokenVar(env, 'ADMIN_TOKEN'),
+    metricsToken: tokenVar(env, 'METRICS_TOKEN'),
     validatorCacheSize: int(env, 'VALIDATOR_CACHE_SIZE', 1000, 1),
     refreshMinIntervalMs: int(env, 'REFRESH_MIN_INTERVAL_MS', 5_000, 0),
     refreshBudgetPerMin: int(env, 'REFRESH_BUDGET_PER_MIN', 30, 1),
