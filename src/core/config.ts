@@ -17,6 +17,12 @@ export interface Config {
   origins: Record<string, string>
   /** Browser Origin allow-list; `localhost` means any loopback origin. Empty: only loopback. */
   allowedOrigins: string[]
+  /**
+   * Send the browser's `Origin` header on to the origin (`FORWARD_ORIGIN_HEADER=on`); default off:
+   * the edge is the origin's client and applies the Origin rule itself (`ALLOWED_ORIGINS`), so an
+   * origin with its own loopback-only Origin check does not refuse the pages the edge allows.
+   */
+  forwardOriginHeader: boolean
   /** Host header allow-list ('localhost' = loopback names); null = no Host check. */
   allowedHosts: string[] | null
   maxBodyBytes: number
@@ -198,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: { 
     originUrl,
     origins,
     allowedOrigins: list(env.ALLOWED_ORIGINS),
+    forwardOriginHeader: oneOf(env, 'FORWARD_ORIGIN_HEADER', ['on', 'off'] as const, 'off') === 'on',
     allowedHosts: env.ALLOWED_HOSTS === undefined || env.ALLOWED_HOSTS === '' ? null : list(env.ALLOWED_HOSTS),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 4 * 1024 * 1024, 1),
     maxReplyBytes: int(env, 'MAX_REPLY_BYTES', 16 * 1024 * 1024, 1),
