@@ -66,6 +66,11 @@ export interface McpEdgeOptions {
   limits?: EdgeLimits
   /** `ALLOWED_ORIGINS`: browser `Origin` allow-list (`*` for any); default: loopback origins only. */
   allowedOrigins?: string[]
+  /**
+   * `FORWARD_ORIGIN_HEADER`: send the browser's `Origin` header on to the origin (default false:
+   * the edge applies `allowedOrigins` itself and calls the origin as its own client, without it).
+   */
+  forwardOriginHeader?: boolean
   /** `ALLOWED_HOSTS`: `Host` allow-list (`localhost` = loopback names); default: no Host check. */
   allowedHosts?: string[]
   /** `ADMIN_TOKEN`: bearer token of the admin API of the standalone app (`createApp`). */
@@ -99,6 +104,7 @@ const OPTION_VARS: [path: string, variable: string, get: (o: McpEdgeOptions) => 
   ['origins', 'ORIGINS', (o) => o.origins, json],
   ['allowedOrigins', 'ALLOWED_ORIGINS', (o) => o.allowedOrigins, csv],
   ['allowedHosts', 'ALLOWED_HOSTS', (o) => o.allowedHosts, csv],
+  ['forwardOriginHeader', 'FORWARD_ORIGIN_HEADER', (o) => o.forwardOriginHeader, onOff],
   ['adminToken', 'ADMIN_TOKEN', (o) => o.adminToken, text],
   ['policies.invalidArgs', 'INVALID_ARGS', (o) => o.policies?.invalidArgs, text],
   ['policies.unknownTool', 'UNKNOWN_TOOL', (o) => o.policies?.unknownTool, text],

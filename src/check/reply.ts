@@ -5,6 +5,7 @@
  * safe to print on a terminal. Pure; never throws.
  */
 import { hidesFailure, isObject } from './edge-rules'
+import { safeText } from './safe-text'
 
 /** One HTTP exchange as the runner saw it. */
 export interface HttpAnswer {
@@ -18,7 +19,7 @@ export interface HttpAnswer {
   body: 'empty' | 'json' | 'sse' | 'other'
   /** The JSON-RPC messages found in the body: the JSON value (an array is spread) or every SSE `data:` JSON. */
   messages: unknown[]
-  /** The body text as received, at most {@link MAX_BODY_CHARS} characters. */
+  /** The body text as received, decoded from at most {@link MAX_BODY_BYTES} bytes. */
   text: string
   /** Response headers (lower-case names). */
   headers: Record<string, string>
@@ -31,8 +32,11 @@ export interface HttpAnswer {
   serverRequests?: string[]
 }
 
-/** Upper bound of the body text kept per answer (UTF-16 code units); the rest is not read. */
-export const MAX_BODY_CHARS = 1_048_576
+/**
+ * Upper bound of the bytes read of each body, 1 MiB: the raw cases' answers and everything the SDK
+ * clients read for the handshake; the rest is not read (the stream is cancelled).
+ */
+export const MAX_BODY_BYTES = 1_048_576
 
 /** The JSON-RPC response for one request id, read from an answer. */
 export type Reply =
@@ -119,14 +123,21 @@ export function echoes(answer: HttpAnswer, canary: string): boolean {
   return texts(answer).some((t) => t.includes(canary))
 }
 
-/** Control characters (C0 except none, DEL, C1) and the Unicode bidi controls: never printed. */
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g
-
-/** `s` on one line, with terminal control characters removed, cut to `max` characters. */
+/**
+ * `s` as one cell of the report: trimmed, every control, bidi or separator character shown as a
+ * `\uXXXX` escape (./safe-text, the one sanitiser: a line feed too, so no text makes a row of its
+ * own), cut to `max` characters.
+ */
 export function printable(s: string, max = 60): string {
-  const one = s.replace(UNPRINTABLE, ' ').replace(/\s+/g, ' ').trim()
-  return one.length > max ? one.slice(0, max - 1) + '…' : one
+  return safeText(s.trim(), max)
+}
+
+/**
+ * Server text in double quotes: {@link printable}, with `"` written `\"` (not JSON.stringify, which
+ * would show each escape of the sanitiser as `\\u001b`).
+ */
+export function quoted(s: string, max: number): string {
+  return `"${printable(s, max).replaceAll('"', '\\"')}"`
 }
 
 /** The first text content of a tool result, if any. */
@@ -156,13 +167,13 @@ export function describeReply(answer: HttpAnswer, id: string | number | null): s
   const r = replyFor(answer, id)
   switch (r.kind) {
     case 'none':
-      return answer.body === 'empty' ? http : answer.messages.length ? `${http}: no response for this id` : `${http}: ${JSON.stringify(printable(answer.text, 40))}`
+      return answer.body === 'empty' ? http : answer.messages.length ? `${http}: no response for this id` : `${http}: ${quoted(answer.text, 40)}`
     case 'error':
-      return `${http}: error ${r.code ?? '(no code)'}${r.idless ? ' id null' : ''}${r.alsoResult ? ' and a result' : ''} ${JSON.stringify(printable(r.message, 50))}`
+      return `${http}: error ${r.code ?? '(no code)'}${r.idless ? ' id null' : ''}${r.alsoResult ? ' and a result' : ''} ${quoted(r.message, 50)}`
     case 'result': {
       const t = firstText(r.result)
       const flag = r.isError ? ' isError' : ''
-      return `${http}: result${flag}${t !== undefined ? ' ' + JSON.stringify(printable(t, 50)) : ''}`
+      return `${http}: result${flag}${t !== undefined ? ' ' + quoted(t, 50) : ''}`
     }
   }
 }

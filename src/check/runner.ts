@@ -14,7 +14,8 @@ import { createParser } from 'eventsource-parser'
 import { validArguments } from './arguments'
 import { buildRequest, contentTypeRow, handshakeRow, planCases, schemaRow, type CaseRow, type ToolUnderCheck } from './cases'
 import { errorText, isModern, isObject, toRawId, type ProtocolVersion } from './edge-rules'
-import { describeReply, MAX_BODY_CHARS, printable, replyFor, type HttpAnswer } from './reply'
+import { describeReply, MAX_BODY_BYTES, printable, replyFor, type HttpAnswer } from './reply'
+import { safeRowText } from './safe-text'
 import { listedTools, reportSchema } from './schemas'
 
 /**
@@ -97,24 +98,68 @@ class RequestBudget {
 
 const SSE = 'text/event-stream'
 
-/** Reads at most {@link MAX_BODY_CHARS} of a body, calling `onText` per chunk until it returns true. */
+/**
+ * Reads at most {@link MAX_BODY_BYTES} bytes of a body (the rest is never read: the stream is
+ * cancelled), decoding as it goes and calling `onText` per chunk until it returns true.
+ * @returns the text decoded from the bytes read
+ */
 async function readBody(res: Response, onText: (chunk: string) => boolean): Promise<string> {
   if (!res.body) return ''
   const reader = res.body.getReader()
   const decoder = new TextDecoder()
   let text = ''
+  let bytes = 0
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      const chunk = decoder.decode(value, { stream: true })
+      const room = MAX_BODY_BYTES - bytes
+      const part = value.byteLength > room ? value.subarray(0, room) : value
+      bytes += part.byteLength
+      const chunk = decoder.decode(part, { stream: true })
       text += chunk
-      if (onText(chunk) || text.length >= MAX_BODY_CHARS) break
+      if (onText(chunk) || bytes >= MAX_BODY_BYTES) break
     }
   } finally {
     await reader.cancel().catch(() => undefined)
   }
-  return text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text
+  return text
+}
+
+/** The error a body stream fails with past {@link MAX_BODY_BYTES}; its message is what a handshake row shows. */
+export class ReplyTooLargeError extends Error {
+  override name = 'ReplyTooLargeError'
+  constructor() {
+    super(`the reply is larger than ${MAX_BODY_BYTES} bytes (check reads at most 1 MiB of each body)`)
+  }
+}
+
+/**
+ * `res` with its body stream bounded to {@link MAX_BODY_BYTES}: past it the stream fails with
+ * {@link ReplyTooLargeError} and the connection is cancelled. For the SDK clients, which read a
+ * JSON answer whole (`response.json()`), an error answer whole into their error message
+ * (`response.text()`), and an SSE answer to its end: a 50 MB reply took the run's RSS to 505 MB
+ * before (measured with /usr/bin/time -v, docs/check.md).
+ */
+function boundedResponse(res: Response): Response {
+  const source = res.body
+  if (!source) return res
+  const reader = source.getReader()
+  let bytes = 0
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read()
+      if (done) return controller.close()
+      bytes += value.byteLength
+      if (bytes > MAX_BODY_BYTES) {
+        await reader.cancel().catch(() => undefined)
+        return controller.error(new ReplyTooLargeError())
+      }
+      controller.enqueue(value)
+    },
+    cancel: (reason) => reader.cancel(reason).catch(() => undefined),
+  })
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
 }
 
 function pushJson(out: unknown[], data: string): void {
@@ -205,6 +250,11 @@ async function postOnce(
   }
 }
 
+/** An answer without its body text and messages: what the content-type row needs, kept per version without holding each body (up to 1 MiB) to its end. */
+function headOnly(a: HttpAnswer): HttpAnswer {
+  return { ...a, text: '', messages: [] }
+}
+
 /**
  * The fetch the SDK client uses: counted against the budget and bounded by the timeout. Its GET
  * (the standalone SSE stream the client opens after `notifications/initialized`) is answered 405
@@ -212,11 +262,12 @@ async function postOnce(
  * (the SDK treats 405 as "no standalone stream", MCP Transports §Listening for Messages).
  */
 function sdkFetch(budget: RequestBudget, timeoutMs: number): typeof fetch {
+  // Every body the SDK reads goes through boundedResponse.
   return async (input, init) => {
     if ((init?.method ?? 'GET').toUpperCase() === 'GET') return new Response(null, { status: 405 })
     if (!budget.take()) throw new Error('request budget spent')
     const signals = [AbortSignal.timeout(timeoutMs), ...(init?.signal ? [init.signal] : [])]
-    return fetch(input, { ...init, signal: AbortSignal.any(signals) })
+    return boundedResponse(await fetch(input, { ...init, signal: AbortSignal.any(signals) }))
   }
 }
 
@@ -335,6 +386,10 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const budget = new RequestBudget(options.maxRequests ?? DEFAULT_MAX_REQUESTS)
   const canary = options.canary ?? `mcp-edge-check-canary-${crypto.randomUUID().slice(0, 8)}`
   const report: CheckReport = { url: opts.url, versions: [], rows: [], requests: 0, budgetReached: false, connected: false }
+  // The one place where server text enters the report: every row and version note goes through
+  // the sanitiser (./safe-text), so no format (table, lines, JSON) can print a control raw.
+  const addRow = (row: CaseRow) => void report.rows.push(safeRowText(row))
+  const addVersion = (v: CheckReport['versions'][number]) => void report.versions.push(safeRowText(v))
   let nextId = 1
   for (const version of options.versions ?? CHECK_VERSIONS) {
     const progress = (step: string) => options.onProgress?.({ url: opts.url, version, step, sent: budget.sent, maxRequests: budget.max })
@@ -344,18 +399,18 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       session = isModern(version) ? await modernHandshake(opts.url, opts, budget) : await handshake(opts.url, version, opts, budget)
     } catch (err) {
       const why = budget.spent ? 'not sent: the request budget was spent' : sdkError(err)
-      report.rows.push(handshakeRow(version, { error: why }))
-      report.versions.push({ version, skipped: why })
+      addRow(handshakeRow(version, { error: why }))
+      addVersion({ version, skipped: why })
       continue
     }
     report.connected = true
-    report.rows.push(handshakeRow(version, session))
+    addRow(handshakeRow(version, session))
     if (session.negotiated !== version) {
-      report.versions.push({ version, negotiated: session.negotiated, skipped: `the server answered ${printable(session.negotiated, 20)}` })
+      addVersion({ version, negotiated: session.negotiated, skipped: `the server answered ${printable(session.negotiated, 20)}` })
       await session.close()
       continue
     }
-    report.versions.push({ version, negotiated: session.negotiated })
+    addVersion({ version, negotiated: session.negotiated })
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
@@ -375,7 +430,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       listId = nextId++
       const req = buildRequest(version, listId, 'tools/list', cursor !== undefined ? { cursor } : undefined)
       listAnswer = await postOnce(opts.url, req.body, { ...headers, ...req.headers }, [listId], opts.timeoutMs, budget)
-      answers.push({ sent: 'tools/list', answer: listAnswer })
+      answers.push({ sent: 'tools/list', answer: headOnly(listAnswer) })
       const r = replyFor(listAnswer, listId)
       if (r.kind !== 'result') break
       const { tools } = listedTools(r.result)
@@ -397,7 +452,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
           : !(Number.isInteger(lr.ttlMs) && (lr.ttlMs as number) >= 0) || (lr.cacheScope !== 'public' && lr.cacheScope !== 'private')
             ? 'the result lacks ttlMs (an integer >= 0) or cacheScope ("public" or "private")'
             : ''
-    report.rows.push({
+    addRow({
       id: `${version} * tools-list`,
       version,
       case: 'tools-list',
@@ -412,7 +467,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     const wanted = options.tools ? all.filter((t) => options.tools!.includes(t.name)) : all
     for (const name of options.tools ?? []) {
       if (!all.some((t) => t.name === name)) {
-        report.rows.push({
+        addRow({
           id: `${version} ${name} schema`,
           version,
           case: 'schema',
@@ -429,12 +484,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     const callable = new Set(options.callAll ? wanted.map((t) => t.name) : (options.call ?? []).filter((n) => wanted.some((t) => t.name === n)))
     const underCheck: ToolUnderCheck[] = wanted.map((tool) => {
       const schema = reportSchema(tool, version)
-      report.rows.push(schemaRow(version, tool, schema))
+      addRow(schemaRow(version, tool, schema))
       return { tool, schema, valid: validArguments(tool.inputSchema, schema.validate) }
     })
     for (const t of underCheck) {
       if (callable.has(t.tool.name) && !t.valid.ok) {
-        report.rows.push({
+        addRow({
           id: `${version} ${t.tool.name} valid-call`,
           version,
           case: 'valid-call',
@@ -454,9 +509,9 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     for (const c of planned) {
       progress(`${c.case}${c.tool !== undefined ? ' ' + c.tool : ''}`)
       const answer = await postOnce(opts.url, c.body, { ...headers, ...(c.headers ?? {}) }, c.ids, opts.timeoutMs, budget)
-      if (c.ids.length > 0) answers.push({ sent: c.sent, answer })
+      if (c.ids.length > 0) answers.push({ sent: c.sent, answer: headOnly(answer) })
       const { verdict, answered } = c.judge(answer)
-      report.rows.push({
+      addRow({
         id: `${version} ${c.tool ?? '*'} ${c.case}`,
         version,
         case: c.case,
@@ -467,7 +522,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
         ...verdict,
       })
     }
-    report.rows.push(contentTypeRow(version, answers))
+    addRow(contentTypeRow(version, answers))
     progress('closing the session')
     await session.close()
   }

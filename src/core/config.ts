@@ -17,6 +17,12 @@ export interface Config {
   origins: Record<string, string>
   /** Browser Origin allow-list; `localhost` means any loopback origin. Empty: only loopback. */
   allowedOrigins: string[]
+  /**
+   * Send the browser's `Origin` header on to the origin (`FORWARD_ORIGIN_HEADER=on`); default off:
+   * the edge is the origin's client and applies the Origin rule itself (`ALLOWED_ORIGINS`), so an
+   * origin with its own loopback-only Origin check does not refuse the pages the edge allows.
+   */
+  forwardOriginHeader: boolean
   /** Host header allow-list ('localhost' = loopback names); null = no Host check. */
   allowedHosts: string[] | null
   maxBodyBytes: number
@@ -138,6 +144,26 @@ function oneOf<T extends string>(env: Record<string, string | undefined>, name: 
   return v as T
 }
 
+/**
+ * The characters of a bearer token (RFC 6750 §2.1 `b64token`: `A-Z a-z 0-9 - . _ ~ + /`, then any
+ * `=`), the only ones a client can send in `Authorization: Bearer <token>` and the ones hono's
+ * bearer-auth accepts; a token outside them would make every authenticated request fail.
+ */
+const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/
+
+/**
+ * A bearer-token variable (`ADMIN_TOKEN`, `METRICS_TOKEN`): unset or empty gives null; otherwise it
+ * must be an RFC 6750 b64token.
+ * @throws ConfigError naming the variable and the characters allowed, never showing the value (a secret)
+ */
+export function tokenVar(env: Record<string, string | undefined>, name: string): string | null {
+  const v = env[name]
+  if (v === undefined || v === '') return null
+  if (B64TOKEN.test(v)) return v
+  const expected = `a bearer token of the characters A-Z a-z 0-9 - . _ ~ + / and trailing = (RFC 6750 b64token: no spaces, quotes or !), such as the output of openssl rand -hex 32`
+  throw new ConfigError(`${name} (value not shown): expected ${expected}`, name, '(value not shown)', expected)
+}
+
 function list(v: string | undefined): string[] {
   return (v ?? '')
     .split(',')
@@ -178,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: { 
     originUrl,
     origins,
     allowedOrigins: list(env.ALLOWED_ORIGINS),
+    forwardOriginHeader: oneOf(env, 'FORWARD_ORIGIN_HEADER', ['on', 'off'] as const, 'off') === 'on',
     allowedHosts: env.ALLOWED_HOSTS === undefined || env.ALLOWED_HOSTS === '' ? null : list(env.ALLOWED_HOSTS),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 4 * 1024 * 1024, 1),
     maxReplyBytes: int(env, 'MAX_REPLY_BYTES', 16 * 1024 * 1024, 1),
@@ -191,8 +218,8 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: { 
     outputSchema: oneOf(env, 'OUTPUT_SCHEMA', ['off', 'warn', 'strict'] as const, 'warn'),
     hiddenFailures: oneOf(env, 'HIDDEN_FAILURES', ['on', 'off'] as const, 'on') === 'on',
     supportedVersions: versions as ProtocolVersion[],
-    adminToken: env.ADMIN_TOKEN || null,
-    metricsToken: env.METRICS_TOKEN || null,
+    adminToken: tokenVar(env, 'ADMIN_TOKEN'),
+    metricsToken: tokenVar(env, 'METRICS_TOKEN'),
     validatorCacheSize: int(env, 'VALIDATOR_CACHE_SIZE', 1000, 1),
     refreshMinIntervalMs: int(env, 'REFRESH_MIN_INTERVAL_MS', 5_000, 0),
     refreshBudgetPerMin: int(env, 'REFRESH_BUDGET_PER_MIN', 30, 1),

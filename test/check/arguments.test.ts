@@ -99,8 +99,11 @@ describe('answers', () => {
     expect(echoes(answer([{ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad q' } }]), 'CAN-1')).toBe(false)
   })
 
-  it('strips terminal control sequences and bidi controls from server text', () => {
-    expect(printable('ok\x1b[31m red\x1b[0m\u202e evil\r\nline', 80)).toBe('ok [31m red [0m evil line')
+  it('shows terminal control sequences and bidi controls in server text escaped, never raw', () => {
+    expect(printable('ok\x1b[31m red\x1b[0m\u202e evil\r\nline', 80)).toBe('ok\\u001b[31m red\\u001b[0m\\u202e evil\\u000d\\u000aline')
+    expect(printable('\u009b2J\u2066x\u200f\x7f', 80)).toBe('\\u009b2J\\u2066x\\u200f\\u007f')
+    // A cut never splits an escape.
+    expect(printable('ab\x1b[2J', 5)).toBe('ab…')
     expect(printable('x'.repeat(100), 10)).toBe('xxxxxxxxx…')
   })
 })

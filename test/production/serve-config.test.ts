@@ -69,6 +69,19 @@ const CASES: Case[] = [
     says: ['SUPPORTED_VERSIONS=2025-06-18,2024-01-01:', 'expected a comma-separated list of', '2025-03-26'],
   },
   { name: 'SHUTDOWN_GRACE_MS=-5', env: { ORIGIN_URL: ORIGIN, SHUTDOWN_GRACE_MS: '-5' }, says: ['SHUTDOWN_GRACE_MS=-5:', 'expected an integer >= 0 (milliseconds)'] },
+  {
+    name: 'ADMIN_TOKEN outside the bearer-token characters (every admin request would fail)',
+    env: { ORIGIN_URL: ORIGIN, ADMIN_TOKEN: 'my secret!' },
+    says: ['ADMIN_TOKEN (value not shown):', 'A-Z a-z 0-9 - . _ ~ + / and trailing =', 'RFC 6750'],
+    never: ['my secret!'],
+  },
+  {
+    name: '--admin-token with a space',
+    args: ['--origin', ORIGIN, '--admin-token', 'my secret!'],
+    says: ['--admin-token (value not shown):', 'RFC 6750'],
+    never: ['my secret!'],
+  },
+  { name: 'METRICS_TOKEN with a quote', env: { ORIGIN_URL: ORIGIN, METRICS_TOKEN: 'tok"en' }, says: ['METRICS_TOKEN (value not shown):', 'RFC 6750'], never: ['tok"en'] },
   { name: 'ADMIN_TOKEN is never echoed', env: { ORIGIN_URL: ORIGIN, ADMIN_TOKEN: 'tok-very-secret-42', MAX_BATCH: 'x' }, says: ['MAX_BATCH=x:'], never: ['tok-very-secret-42'] },
   {
     name: 'port in use (EADDRINUSE)',

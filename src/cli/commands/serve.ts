@@ -29,6 +29,7 @@ export const SERVE_VARIABLES: readonly { name: string; arg: string; help: string
   { name: 'STORE_URL', arg: 'url', help: 'a store shared by several edges instead: redis://[user:password@]host[:port][/db] or rediss://' },
   { name: 'STORE_PREFIX', arg: 'prefix', help: 'prefix of the Redis keys of STORE_URL (default mcp-edge:)' },
   { name: 'ALLOWED_ORIGINS', arg: 'list', help: 'comma-separated browser Origin allow-list ("*" for any)' },
+  { name: 'FORWARD_ORIGIN_HEADER', arg: 'on|off', help: "send the browser's Origin header on to the origin (default off: the edge applies ALLOWED_ORIGINS itself)" },
   { name: 'ALLOWED_HOSTS', arg: 'list', help: 'comma-separated Host allow-list ("localhost" = loopback names)' },
   { name: 'MAX_BODY_BYTES', arg: 'bytes', help: 'largest request body (413 above it; default 4194304)' },
   { name: 'MAX_BATCH', arg: 'n', help: 'largest batch (-32600 above it; default 100)' },

@@ -32,11 +32,18 @@ const DROP_REQUEST = new Set([
 /** Reply headers relayed to the client. */
 const RELAY_REPLY = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'cache-control', 'www-authenticate', 'retry-after', 'allow']
 
-/** The client's request headers to send to the origin: all but the hop-by-hop and framing ones. */
-export function forwardHeaders(headers: RequestHeaders): Record<string, string> {
+/**
+ * The client's request headers to send to the origin: all but the hop-by-hop and framing ones,
+ * and `Origin` unless `keepOrigin`. Why `Origin` is dropped: the edge is the origin's client; it
+ * applies the browser Origin rule itself (`ALLOWED_ORIGINS`), and an origin with its own
+ * loopback-only Origin check (the MCP SDK's DNS-rebinding protection, MCP Transports §Security
+ * Warning) refused every page the edge allows when the browser's `Origin` was passed on.
+ * @param keepOrigin `FORWARD_ORIGIN_HEADER=on`: pass the browser's `Origin` on as well
+ */
+export function forwardHeaders(headers: RequestHeaders, keepOrigin = false): Record<string, string> {
   const out: Record<string, string> = {}
   headers.forEach((value, name) => {
-    if (!DROP_REQUEST.has(name)) out[name] = value
+    if (!DROP_REQUEST.has(name) && (keepOrigin || name !== 'origin')) out[name] = value
   })
   return out
 }
@@ -70,7 +77,7 @@ export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: st
   const onAbort = () => link!.abort()
   if (signal?.aborted) link!.abort()
   else signal?.addEventListener('abort', onAbort, { once: true })
-  const out = forwardHeaders(headers)
+  const out = forwardHeaders(headers, ex.deps.config.forwardOriginHeader)
   // The origin call's span, a child of the POST's; the origin sees it as its parent (W3C traceparent).
   const span = ex.span && ex.deps.tracer ? ex.deps.tracer.start('mcp.origin', ex.span, 'client') : undefined
   const traceparent = span?.traceparent()

@@ -39,7 +39,7 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Reque
     reply = await deps.origin({
       method,
       url: target.url,
-      headers: forwardHeaders(headers),
+      headers: forwardHeaders(headers, deps.config.forwardOriginHeader),
       timeoutMs: deps.config.originTimeoutMs,
       ...(method === 'GET' ? { bodyTimeoutMs: 0 } : {}),
     })

@@ -40,6 +40,12 @@ describe('forwardHeaders', () => {
     })
     expect(forwardHeaders(h)).toEqual({ authorization: 'Bearer t', 'mcp-session-id': 's1', 'content-type': 'application/json', 'last-event-id': '7' })
   })
+
+  it("drops the browser's Origin (the edge applies the Origin rule itself) unless asked to keep it", () => {
+    const h = new Headers({ origin: 'https://app.example', authorization: 'Bearer t' })
+    expect(forwardHeaders(h)).toEqual({ authorization: 'Bearer t' })
+    expect(forwardHeaders(h, true)).toEqual({ origin: 'https://app.example', authorization: 'Bearer t' })
+  })
 })
 
 describe('reply headers', () => {
