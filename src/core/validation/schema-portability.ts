@@ -21,10 +21,12 @@ import { patternProblem } from './linear-pattern'
  * - `maxNodes`: schema objects plus the JSON values inside `enum` and `const` (data the engines compare per call).
  * - `maxEnum`: values of one `enum` (a wrong call compares against each).
  * - `maxRequired`: names of one `required` (each is looked up per call, and each missing one is reported).
- * - `maxExpanded`: schema objects once every `$ref` is replaced by its target (what one call can
- *   evaluate against one value): `anyOf` of two `$ref`s nested 20 levels is 60 objects written and 2^20 expanded.
+ * - `maxExpanded`: schema objects once every `$ref` is replaced by its target (all one call can
+ *   evaluate): `anyOf` of two `$ref`s nested 20 levels is 60 objects written and 2^20 expanded.
+ * - `maxInPlace`: of those, the most that apply to one value of the arguments (same path): the
+ *   branches of `anyOf`/`oneOf`/`allOf` multiplied through `$ref`s.
  */
-export const SCHEMA_LIMITS = { maxDepth: 64, maxNodes: 20_000, maxEnum: 4_096, maxRequired: 1_024, maxExpanded: 50_000 } as const
+export const SCHEMA_LIMITS = { maxDepth: 64, maxNodes: 20_000, maxEnum: 4_096, maxRequired: 1_024, maxExpanded: 50_000, maxInPlace: 4_096 } as const
 
 /** Keys whose values are data (never subschemas). */
 const DATA_KEYS = new Set(['enum', 'const', 'default', 'examples'])
@@ -162,10 +164,28 @@ function refCostProblem(root: unknown, rootId: string | null, what: string): str
   let expanded = 0
   let problem: string | null = null
   const path: string[] = []
+  // Expanded subschemas per value path ("{a}/[]"): what applies to one value of the arguments.
+  const perValue = new Map<string, number>()
+  let valueKey = ''
+  const keys: string[] = []
+  const descend = (step: string, sub: unknown) => {
+    path.push(step)
+    keys.push(valueKey)
+    valueKey += '/' + step
+    visit(sub)
+    valueKey = keys.pop()!
+    path.pop()
+  }
   const visit = (node: unknown): void => {
     if (problem !== null || typeof node !== 'object' || node === null || Array.isArray(node)) return
     if (++expanded > SCHEMA_LIMITS.maxExpanded) {
       problem = `its ${what} expands, with its $refs followed, to more than ${SCHEMA_LIMITS.maxExpanded} subschemas the edge would evaluate per call`
+      return
+    }
+    const here = (perValue.get(valueKey) ?? 0) + 1
+    perValue.set(valueKey, here)
+    if (here > SCHEMA_LIMITS.maxInPlace) {
+      problem = `its ${what} applies more than ${SCHEMA_LIMITS.maxInPlace} subschemas to one value once its $refs are followed (anyOf/oneOf/allOf branches multiplied through $refs)`
       return
     }
     const o = node as Record<string, unknown>
@@ -208,23 +228,10 @@ function refCostProblem(root: unknown, rootId: string | null, what: string): str
       }
       const step = DESCENDING[k]
       if (step === undefined) continue
-      if (Array.isArray(v)) {
-        v.forEach((s, i) => {
-          path.push(`[${i}]`)
-          visit(s)
-          path.pop()
-        })
-      } else if ((k === 'properties' || k === 'patternProperties') && typeof v === 'object' && v !== null) {
-        for (const [name, s] of Object.entries(v)) {
-          path.push(k === 'properties' ? `{${name}}` : step)
-          visit(s)
-          path.pop()
-        }
-      } else {
-        path.push(step)
-        visit(v)
-        path.pop()
-      }
+      if (Array.isArray(v)) v.forEach((s, i) => descend(`[${i}]`, s))
+      else if ((k === 'properties' || k === 'patternProperties') && typeof v === 'object' && v !== null) {
+        for (const [name, s] of Object.entries(v)) descend(k === 'properties' ? `{${name}}` : step, s)
+      } else descend(step, v)
     }
   }
   visit(root)
