@@ -10,6 +10,10 @@
  * (tool-registry), so after each compile this engine removes what ajv kept: when the LRU drops a
  * validator, nothing else references it and it is garbage collected. This also keeps two tools
  * whose schemas share an `$id` from colliding inside one ajv instance.
+ *
+ * Bounded cost: `pattern`/`patternProperties` match with the linear-time engine (ajv's
+ * `code.regExp`), and `uniqueItems` is replaced by a linear check (one canonical key per item);
+ * ajv's own compares every pair (5,000 objects: 3.7-4.5 s).
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { Ajv2019 } from 'ajv/dist/2019.js'
@@ -21,6 +25,23 @@ import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type
 import { STRING_FORMAT_NAMES } from './formats'
 import { normaliseSchema } from '../core/validation/schema-normal-form'
 import { isMultipleOf } from './numbers'
+import { compilePattern, schemaPatternProblem } from '../core/validation/linear-pattern'
+import { firstDuplicate } from '../core/validation/unique-items'
+
+/**
+ * ajv's regular-expression engine for `pattern` and `patternProperties`: the linear-time engine
+ * shared with the Workers engine (core/validation/linear-pattern, re2js), so both give one
+ * verdict and no caller's string can make matching backtrack. `code` names it for ajv's
+ * standalone code output, which the edge does not use.
+ */
+const linearRegExp = Object.assign(
+  (pattern: string) => {
+    const re = compilePattern(pattern)
+    // ajv keys its per-schema pattern table by `toString()`: one key per pattern text.
+    return { test: (s: string) => re.test(s), toString: () => `/${pattern}/re2` }
+  },
+  { code: 'linearRegExp' }
+)
 
 // ajv-formats is CommonJS; its default export arrives wrapped under some bundlers.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: unknown, formats: string[]) => void
@@ -60,7 +81,7 @@ function toIssue(e: ErrorObject): ValidationIssue {
  */
 export function createAjvEngine(options: EngineOptions = {}): ValidatorEngine & { retained(): number } {
   const instances = new Map<Dialect, Ajv>()
-  const opts = { allErrors: true, strict: false, logger: false, ownProperties: true, validateFormats: options.formats !== 'annotate' } as const
+  const opts = { allErrors: true, strict: false, logger: false, ownProperties: true, validateFormats: options.formats !== 'annotate', code: { regExp: linearRegExp } } as const
   const get = (d: Dialect): Ajv => {
     let a = instances.get(d)
     if (!a) {
@@ -69,6 +90,15 @@ export function createAjvEngine(options: EngineOptions = {}): ValidatorEngine & 
       // Exact decimal multipleOf, shared with the Workers engine (see ./numbers).
       a.removeKeyword('multipleOf')
       a.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', errors: false, validate: (divisor: number, data: number) => isMultipleOf(data, divisor) })
+      // uniqueItems in linear time, the same check as the Workers engine's (see the module comment).
+      a.removeKeyword('uniqueItems')
+      a.addKeyword({
+        keyword: 'uniqueItems',
+        type: 'array',
+        schemaType: 'boolean',
+        errors: false,
+        validate: (unique: boolean, data: unknown[]) => !unique || firstDuplicate(data) === null,
+      })
       for (const [uri, schema] of Object.entries(options.remotes ?? {})) {
         try {
           a.addSchema(schema as object, uri)
@@ -85,6 +115,8 @@ export function createAjvEngine(options: EngineOptions = {}): ValidatorEngine & 
     compile(schema: unknown, dialect: Dialect): CompiledValidator {
       const ajv = get(dialect)
       const copy = normaliseSchema(schema, dialect)
+      const pattern = schemaPatternProblem(copy)
+      if (pattern !== null) throw new SchemaUnusableError(`its inputSchema has ${pattern}`)
       const refsBefore = new Set(Object.keys((ajv as unknown as { refs: object }).refs))
       let fn: ValidateFunction
       try {

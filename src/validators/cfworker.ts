@@ -16,8 +16,14 @@
  *   once (D8), as it is with ajv.
  * - The library writes non-enumerable bookkeeping onto the schema objects it is given, so it gets
  *   a private deep copy (core/schema-normal-form), never the stored record.
+ * - Bounded cost: validation runs through a vendored copy of the library's `validate`
+ *   (./cfworker-validate) whose `pattern`/`patternProperties` use the linear-time engine shared
+ *   with ajv (re2js) and whose `uniqueItems` is linear; a pattern that engine cannot run makes the
+ *   schema unusable at compile time, as with ajv.
  */
-import { format as cfFormats, Validator, type OutputUnit, type Schema } from '@cfworker/json-schema'
+import { dereference, format as cfFormats, type OutputUnit, type Schema, type ValidationResult } from '@cfworker/json-schema'
+import { validate as boundedValidate } from './cfworker-validate'
+import { schemaPatternProblem } from '../core/validation/linear-pattern'
 import type { Dialect } from '../core/protocol/versions'
 import { fragmentToPointer, normaliseIssues } from '../core/validation/issue-normal-form'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'
@@ -98,6 +104,23 @@ function hasUnresolvedRef(node: unknown, lookup: Record<string, unknown>, depth 
   return false
 }
 
+/** The library's `Validator`, validating through the bounded copy of `validate` (./cfworker-validate). */
+class Validator {
+  readonly lookup: Record<string, unknown>
+  constructor(
+    private readonly schema: Schema,
+    private readonly draft: '7' | '2019-09' | '2020-12'
+  ) {
+    this.lookup = dereference(schema)
+  }
+  validate(instance: unknown): ValidationResult {
+    return (boundedValidate as (...a: unknown[]) => ValidationResult)(instance, this.schema, this.draft, this.lookup, false)
+  }
+  addSchema(schema: Schema, id: string): void {
+    dereference({ ...schema, $id: id }, this.lookup as never)
+  }
+}
+
 /**
  * Creates the cfworker engine.
  * @param options see {@link EngineOptions}: `formats` (assert by default) and the test-only `remotes`
@@ -114,13 +137,15 @@ export function createCfworkerEngine(options: EngineOptions = {}): ValidatorEngi
       let copy: unknown
       try {
         copy = normaliseSchema(schema, dialect)
-        v = new Validator(copy as Schema, DRAFT[dialect], false)
+        v = new Validator(copy as Schema, DRAFT[dialect])
         for (const [uri, remote] of remotes) v.addSchema(structuredClone(remote) as Schema, uri)
       } catch {
         // e.g. two subschemas claiming one URI, or an `$id` that is not a URI reference
         throw new SchemaUnusableError('its inputSchema is not a valid JSON Schema')
       }
-      if (hasUnresolvedRef(copy, (v as unknown as { lookup: Record<string, unknown> }).lookup)) {
+      const pattern = schemaPatternProblem(copy)
+      if (pattern !== null) throw new SchemaUnusableError(`its inputSchema has ${pattern}`)
+      if (hasUnresolvedRef(copy, v.lookup)) {
         throw new SchemaUnusableError('its inputSchema has a $ref the edge cannot resolve (remote references are never fetched)')
       }
       return (value: unknown) => {

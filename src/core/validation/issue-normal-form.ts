@@ -40,7 +40,14 @@ export function normaliseIssues(input: ValidationIssue[]): ValidationIssue[] {
     const m = i.keyword === 'false schema' ? /^(.*)\/\d+$/.exec(i.path) : null
     issues.push(m ? { path: m[1]!, keyword: 'additionalItems', schemaPath: i.schemaPath.replace(/\/\d+$/, '') } : i)
   }
-  const combinatorPaths = issues.filter((i) => COMBINATORS.has(i.keyword)).map((i) => i.schemaPath + '/')
+  // Linear in the issues: each issue's schemaPath prefixes are looked up in a Set (a scan of every
+  // combinator per issue took 1.4 s for the 8,191 issues of an anyOf nested 12 levels).
+  const combinatorPaths = new Set(issues.filter((i) => COMBINATORS.has(i.keyword)).map((i) => i.schemaPath))
+  const underCombinator = (schemaPath: string): boolean => {
+    if (combinatorPaths.size === 0) return false
+    for (let k = schemaPath.indexOf('/'); k !== -1; k = schemaPath.indexOf('/', k + 1)) if (combinatorPaths.has(schemaPath.slice(0, k))) return true
+    return false
+  }
   // A forbidden member is reported once: engines may add a "false schema" issue at the member
   // itself next to the parent's additionalProperties/unevaluatedProperties issue naming it.
   const forbidden = new Set(
@@ -48,9 +55,7 @@ export function normaliseIssues(input: ValidationIssue[]): ValidationIssue[] {
       .filter((i) => (i.keyword === 'additionalProperties' || i.keyword === 'unevaluatedProperties') && i.property !== undefined)
       .map((i) => `${i.path}/${i.property!.replace(/~/g, '~0').replace(/\//g, '~1')}`)
   )
-  const leaves = issues.filter(
-    (i) => !WRAPPERS.has(i.keyword) && !combinatorPaths.some((p) => i.schemaPath.startsWith(p)) && !(i.keyword === 'false schema' && forbidden.has(i.path))
-  )
+  const leaves = issues.filter((i) => !WRAPPERS.has(i.keyword) && !underCombinator(i.schemaPath) && !(i.keyword === 'false schema' && forbidden.has(i.path)))
   const kept = leaves.length ? leaves : issues.slice(0, 1)
   const seen = new Set<string>()
   const out: ValidationIssue[] = []

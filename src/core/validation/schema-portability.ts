@@ -12,10 +12,21 @@
  * "Composition-Keyword Resource Use"): it runs once when a schema is compiled, never per call.
  */
 
-import safeRegex from 'safe-regex2'
+import { patternProblem } from './linear-pattern'
 
-/** Upper bounds of a schema the edge validates with. */
-export const SCHEMA_LIMITS = { maxDepth: 64, maxNodes: 20_000 } as const
+/**
+ * Upper bounds of a schema the edge validates with (docs/validation.md "Cost bounds" gives the
+ * reason for each figure). Checked once when a schema is compiled, never per call.
+ * - `maxDepth`: nesting of schema objects.
+ * - `maxNodes`: schema objects plus the JSON values inside `enum` and `const` (data the engines compare per call).
+ * - `maxEnum`: values of one `enum` (a wrong call compares against each).
+ * - `maxRequired`: names of one `required` (each is looked up per call, and each missing one is reported).
+ * - `maxExpanded`: schema objects once every `$ref` is replaced by its target (all one call can
+ *   evaluate): `anyOf` of two `$ref`s nested 20 levels is 60 objects written and 2^20 expanded.
+ * - `maxInPlace`: of those, the most that apply to one value of the arguments (same path): the
+ *   branches of `anyOf`/`oneOf`/`allOf` multiplied through `$ref`s.
+ */
+export const SCHEMA_LIMITS = { maxDepth: 64, maxNodes: 20_000, maxEnum: 4_096, maxRequired: 1_024, maxExpanded: 50_000, maxInPlace: 4_096 } as const
 
 /** Keys whose values are data (never subschemas). */
 const DATA_KEYS = new Set(['enum', 'const', 'default', 'examples'])
@@ -46,24 +57,185 @@ function isLocalRef(ref: string, rootId: string | null): boolean {
   }
 }
 
-function validPattern(p: unknown): boolean {
-  if (typeof p !== 'string') return true
-  try {
-    new RegExp(p, 'u')
-    return true
-  } catch {
-    return false
+/** Counts the JSON values of a data keyword (`enum`, `const`), stopping past `limit`. */
+function dataNodes(v: unknown, limit: number): number {
+  let n = 0
+  const stack: unknown[] = [v]
+  while (stack.length > 0 && n <= limit) {
+    const x = stack.pop()
+    n++
+    if (typeof x === 'object' && x !== null) for (const c of Object.values(x)) stack.push(c)
   }
+  return n
+}
+
+/** Decodes one JSON Pointer segment of a URI fragment. */
+function pointerSegment(s: string): string {
+  let d = s
+  try {
+    d = decodeURIComponent(s)
+  } catch {
+    // kept as written
+  }
+  return d.replace(/~1/g, '/').replace(/~0/g, '~')
 }
 
 /**
- * False for a pattern whose backtracking can explode (star height > 1 or too many repetitions,
- * e.g. `^(a+)+$`): matched against a caller's string, one call could hold the event loop for
- * minutes. Checked with safe-regex2 (fastify's maintained fork of substack/safe-regex), once per
- * schema compile; such a schema is unusable (D8) on every runtime.
+ * Resolves a local `$ref` to the schema object it names, or undefined (the engines refuse what
+ * does not resolve). Fragments: `#`, a JSON Pointer, or an anchor (`$anchor`, draft-07 `$id: "#a"`).
  */
-function linearPattern(p: unknown): boolean {
-  return typeof p !== 'string' || safeRegex(p)
+function makeResolver(root: unknown, rootId: string | null): (ref: string) => unknown {
+  let anchors: Map<string, unknown> | null = null
+  const collectAnchors = (): Map<string, unknown> => {
+    const m = new Map<string, unknown>()
+    const walk = (n: unknown, depth: number): void => {
+      if (depth > SCHEMA_LIMITS.maxDepth * 2 || typeof n !== 'object' || n === null) return
+      const o = n as Record<string, unknown>
+      if (!Array.isArray(n)) {
+        if (typeof o.$anchor === 'string') m.set(o.$anchor, n)
+        if (typeof o.$id === 'string' && o.$id.startsWith('#')) m.set(o.$id.slice(1), n)
+      }
+      for (const [k, v] of Object.entries(o)) if (!DATA_KEYS.has(k)) walk(v, depth + 1)
+    }
+    walk(root, 0)
+    return m
+  }
+  const resolved = new Map<string, unknown>()
+  return (ref: string) => {
+    if (resolved.has(ref)) return resolved.get(ref)
+    const target = resolveUncached(ref)
+    resolved.set(ref, target)
+    return target
+  }
+  function resolveUncached(ref: string): unknown {
+    let frag: string
+    if (ref.startsWith('#')) frag = ref.slice(1)
+    else {
+      if (rootId === null) return undefined
+      try {
+        frag = new URL(ref, rootId).hash.slice(1)
+      } catch {
+        return undefined
+      }
+    }
+    if (frag === '') return root
+    if (!frag.startsWith('/')) return (anchors ??= collectAnchors()).get(frag)
+    let node: unknown = root
+    for (const seg of frag.slice(1).split('/')) {
+      if (typeof node !== 'object' || node === null) return undefined
+      const key = pointerSegment(seg)
+      if (!Object.prototype.hasOwnProperty.call(node, key)) return undefined
+      node = (node as Record<string, unknown>)[key]
+    }
+    return node
+  }
+}
+
+/** Keywords whose subschemas apply to the same value (in place); each entry's value shape. */
+const IN_PLACE = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas', 'dependencies'])
+/** Keywords whose subschemas apply to an item or a member: the name the value is reached by. */
+const DESCENDING: Record<string, string> = {
+  items: '[]',
+  additionalItems: '[]',
+  contains: '[]',
+  unevaluatedItems: '[]',
+  prefixItems: '[i]',
+  properties: '{p}',
+  patternProperties: '{*}',
+  additionalProperties: '{*}',
+  unevaluatedProperties: '{*}',
+  propertyNames: '{name}',
+}
+
+/**
+ * What one call can evaluate: the schema with every `$ref` replaced by its target, walked once.
+ * Refuses a `$ref` loop that never reaches an item or a member (validation would never end: ajv
+ * overflows its stack, cfworker loops), a recursion that applies itself twice to one value per
+ * level (`anyOf` of two recursive branches: 2^depth evaluations for a value nested `depth` deep),
+ * and an expansion larger than {@link SCHEMA_LIMITS}.maxExpanded. Recursion through an item or a
+ * member once per level (trees, JSON values) is fine: its cost grows with the call's size only.
+ * @returns the problem phrase, or null
+ */
+function refCostProblem(root: unknown, rootId: string | null, what: string): string | null {
+  const resolve = makeResolver(root, rootId)
+  // The refs being expanded: target -> the length of the descending path when it was entered.
+  const active = new Map<unknown, number>()
+  const backEdges = new Map<unknown, Map<string, number>>()
+  let expanded = 0
+  let problem: string | null = null
+  const path: string[] = []
+  // Expanded subschemas per value path ("{a}/[]"): what applies to one value of the arguments.
+  const perValue = new Map<string, number>()
+  let valueKey = ''
+  const keys: string[] = []
+  const descend = (step: string, sub: unknown) => {
+    path.push(step)
+    keys.push(valueKey)
+    valueKey += '/' + step
+    visit(sub)
+    valueKey = keys.pop()!
+    path.pop()
+  }
+  const visit = (node: unknown): void => {
+    if (problem !== null || typeof node !== 'object' || node === null || Array.isArray(node)) return
+    if (++expanded > SCHEMA_LIMITS.maxExpanded) {
+      problem = `its ${what} expands, with its $refs followed, to more than ${SCHEMA_LIMITS.maxExpanded} subschemas the edge would evaluate per call`
+      return
+    }
+    const here = (perValue.get(valueKey) ?? 0) + 1
+    perValue.set(valueKey, here)
+    if (here > SCHEMA_LIMITS.maxInPlace) {
+      problem = `its ${what} applies more than ${SCHEMA_LIMITS.maxInPlace} subschemas to one value once its $refs are followed (anyOf/oneOf/allOf branches multiplied through $refs)`
+      return
+    }
+    const o = node as Record<string, unknown>
+    if (typeof o.$ref === 'string') {
+      const target = resolve(o.$ref)
+      if (typeof target === 'object' && target !== null) {
+        const entered = active.get(target)
+        if (entered !== undefined) {
+          const since = path.slice(entered)
+          if (since.length === 0) {
+            problem = `its ${what} has a $ref loop that never reaches an item or a member, so validation would never end`
+            return
+          }
+          const sig = since.join('/')
+          let m = backEdges.get(target)
+          if (!m) backEdges.set(target, (m = new Map()))
+          const count = (m.get(sig) ?? 0) + 1
+          m.set(sig, count)
+          if (count > 1) {
+            problem = `its ${what} has a recursive $ref applied more than once to the same value, whose cost doubles with each level of the arguments`
+            return
+          }
+        } else {
+          active.set(target, path.length)
+          visit(target)
+          active.delete(target)
+          backEdges.delete(target)
+        }
+      }
+    }
+    for (const k in o) {
+      if (problem !== null) return
+      if (!Object.prototype.hasOwnProperty.call(o, k)) continue
+      const v = o[k]
+      if (IN_PLACE.has(k)) {
+        if (Array.isArray(v)) for (const s of v) visit(s)
+        else if ((k === 'dependentSchemas' || k === 'dependencies') && typeof v === 'object' && v !== null) for (const s of Object.values(v)) visit(s)
+        else visit(v)
+        continue
+      }
+      const step = DESCENDING[k]
+      if (step === undefined) continue
+      if (Array.isArray(v)) v.forEach((s, i) => descend(`[${i}]`, s))
+      else if ((k === 'properties' || k === 'patternProperties') && typeof v === 'object' && v !== null) {
+        for (const [name, s] of Object.entries(v)) descend(k === 'properties' ? `{${name}}` : step, s)
+      } else descend(step, v)
+    }
+  }
+  visit(root)
+  return problem
 }
 
 /**
@@ -112,12 +284,24 @@ export function portabilityProblem(schema: unknown, what = 'inputSchema'): strin
     }
     if (o.unevaluatedProperties !== undefined) usesUnevaluatedProperties = true
     if (o.if !== undefined && (o.then === undefined || o.else === undefined)) hasOneSidedIf = true
-    if (!validPattern(o.pattern)) {
-      problem = `its ${what} has a pattern that is not a valid regular expression`
+    const pattern = patternProblem(o.pattern)
+    if (pattern !== null) {
+      problem = `its ${what} has ${pattern}`
       return
     }
-    if (!linearPattern(o.pattern)) {
-      problem = `its ${what} has a pattern with nested repetition, whose matching time can explode`
+    if (Array.isArray(o.enum) && o.enum.length > SCHEMA_LIMITS.maxEnum) {
+      problem = `its ${what} has an enum of more than ${SCHEMA_LIMITS.maxEnum} values`
+      return
+    }
+    if (Array.isArray(o.required) && o.required.length > SCHEMA_LIMITS.maxRequired) {
+      problem = `its ${what} requires more than ${SCHEMA_LIMITS.maxRequired} properties in one object`
+      return
+    }
+    for (const key of ['enum', 'const'] as const) {
+      if (o[key] !== undefined) nodes += dataNodes(o[key], SCHEMA_LIMITS.maxNodes) - 1
+    }
+    if (nodes > SCHEMA_LIMITS.maxNodes) {
+      problem = `its ${what} is larger than the edge validates (${SCHEMA_LIMITS.maxNodes} nodes, counting enum and const values)`
       return
     }
     for (const key of ['properties', 'patternProperties'] as const) {
@@ -127,9 +311,14 @@ export function portabilityProblem(schema: unknown, what = 'inputSchema'): strin
           problem = `its ${what} declares a property named __proto__, which the edge does not validate`
           return
         }
-        if (key === 'patternProperties' && !Object.keys(map).every((k) => validPattern(k) && linearPattern(k))) {
-          problem = `its ${what} has a pattern that is not a valid regular expression, or one whose matching time can explode`
-          return
+        if (key === 'patternProperties') {
+          for (const k of Object.keys(map)) {
+            const p = patternProblem(k)
+            if (p !== null) {
+              problem = `its ${what} has ${p}`
+              return
+            }
+          }
         }
       }
     }
@@ -149,5 +338,5 @@ export function portabilityProblem(schema: unknown, what = 'inputSchema'): strin
   if (problem === null && usesUnevaluatedProperties && hasOneSidedIf) {
     problem = `its ${what} combines unevaluatedProperties with an if that lacks then or else, which the edge does not validate`
   }
-  return problem
+  return problem ?? refCostProblem(schema, rootId, what)
 }
