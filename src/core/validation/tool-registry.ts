@@ -231,6 +231,11 @@ export class ToolRegistry {
     if (scope !== PUBLIC_SCOPE) tool = await this.lookupIn(originId, scope, name)
     if (!tool) tool = await this.lookupIn(originId, PUBLIC_SCOPE, name)
     if (this.stats.kvReads === reads) this.stats.memoryHits++
+    // No usable record of a tool the last pull (within the interval) listed: the store lost it
+    // (Redis came back empty, a corrupt record). That is a miss to refresh, not an unknown tool:
+    // the interval is lifted for this scope, so the caller's next refresh pulls (single flight and
+    // the per-origin budget still hold).
+    if (!tool && this.policy.listedByLastPull(originId, scope, name)) this.policy.forget(originId, scope)
     return tool
   }
 
@@ -462,6 +467,7 @@ export class ToolRegistry {
         tools: names.length,
         ms: this.now() - started,
       })
+      return names
     })
   }
 
