@@ -48,6 +48,10 @@ export interface EdgeLimits {
   refreshBudgetPerMin?: number
   /** `VALIDATOR_CACHE_SIZE` (default 1000): compiled validators and tool entries kept in memory. */
   validatorCacheSize?: number
+  /** `PRIVATE_SCOPE_TTL_S` (default 3600, at least 60): seconds the store keeps a private tool-list scope after its last write. */
+  privateScopeTtlS?: number
+  /** `MAX_PRIVATE_SCOPES` (default 1000): private tool-list scopes kept per origin, in memory and in the store, least recently used out first. */
+  maxPrivateScopes?: number
 }
 
 /** Options of `mcpEdge()`. Everything is optional; unset values come from `env`, then the defaults. */
@@ -122,6 +126,8 @@ const OPTION_VARS: [path: string, variable: string, get: (o: McpEdgeOptions) => 
   ['limits.refreshMinIntervalMs', 'REFRESH_MIN_INTERVAL_MS', (o) => o.limits?.refreshMinIntervalMs, num],
   ['limits.refreshBudgetPerMin', 'REFRESH_BUDGET_PER_MIN', (o) => o.limits?.refreshBudgetPerMin, num],
   ['limits.validatorCacheSize', 'VALIDATOR_CACHE_SIZE', (o) => o.limits?.validatorCacheSize, num],
+  ['limits.privateScopeTtlS', 'PRIVATE_SCOPE_TTL_S', (o) => o.limits?.privateScopeTtlS, num],
+  ['limits.maxPrivateScopes', 'MAX_PRIVATE_SCOPES', (o) => o.limits?.maxPrivateScopes, num],
 ]
 
 /**

@@ -59,6 +59,10 @@ export interface Config {
   streamMaxMs: number
   /** Overall deadline of one tool-list pull by the edge (initialize, every page), in ms (`TOOL_LIST_TIMEOUT_MS`). */
   toolListTimeoutMs: number
+  /** Seconds the store keeps the keys of a private tool-list scope after their last write (`PRIVATE_SCOPE_TTL_S`; at least 60, Workers KV's minimum). */
+  privateScopeTtlS: number
+  /** Private tool-list scopes kept per origin, in memory and in the store, least recently used out first (`MAX_PRIVATE_SCOPES`). */
+  maxPrivateScopes: number
 }
 
 /**
@@ -227,5 +231,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: { 
     schemaRecheckMs: int(env, 'SCHEMA_RECHECK_MS', 30_000, 0),
     streamIdleMs: int(env, 'STREAM_IDLE_MS', 300_000, 0),
     streamMaxMs: int(env, 'STREAM_MAX_MS', 3_600_000, 0),
+    privateScopeTtlS: int(env, 'PRIVATE_SCOPE_TTL_S', 3_600, 60),
+    maxPrivateScopes: int(env, 'MAX_PRIVATE_SCOPES', 1_000, 1),
   }
 }

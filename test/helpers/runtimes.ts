@@ -27,6 +27,8 @@ export interface EdgeUnderTest {
   kvPut(key: string, value: string): Promise<void>
   /** Lists the keys of the edge's store that start with `prefix` (where the store can list). */
   kvKeys?(prefix: string): Promise<string[]>
+  /** Deletes a KV key of the edge's store (a record the store lost). */
+  kvDelete?(key: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -57,6 +59,7 @@ export const startNodeEdge: StartEdge = async (vars, opts = {}) => {
     kvGet: (k) => kv.get(k),
     kvPut: (k, v) => kv.put(k, v),
     kvKeys: (prefix) => (opts.kvDown ? Promise.resolve([]) : mem.keys(prefix)),
+    kvDelete: (k) => kv.delete(k),
     close: () => edge.close(),
   }
 }
@@ -101,6 +104,7 @@ export const startWorkerEdge: StartEdge = async (vars, opts = {}) => {
     kvGet: async (k) => (kv ? kv.get(k, 'text') : null),
     kvPut: async (k, v) => void (await kv?.put(k, v)),
     kvKeys: async (prefix) => (kv ? (await kv.list({ prefix })).keys.map((k) => k.name) : []),
+    kvDelete: async (k) => void (await kv?.delete(k)),
     close: () => mf.dispose(),
   }
 }
@@ -140,6 +144,7 @@ export const startMiddlewareEdge: StartEdge = async (vars, opts = {}) => {
     kvGet: (k) => kv.get(k),
     kvPut: (k, v) => kv.put(k, v),
     kvKeys: (prefix) => (opts.kvDown ? Promise.resolve([]) : mem.keys(prefix)),
+    kvDelete: (k) => kv.delete(k),
     close: async () => {
       const s = server as unknown as { closeAllConnections?(): void; close(cb: () => void): void }
       s.closeAllConnections?.()

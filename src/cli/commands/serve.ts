@@ -44,6 +44,8 @@ export const SERVE_VARIABLES: readonly { name: string; arg: string; help: string
   { name: 'STREAM_IDLE_MS', arg: 'ms', help: 'an SSE reply completing nothing for this long ends, open ids -31002 (default 300000; 0: no bound)' },
   { name: 'STREAM_MAX_MS', arg: 'ms', help: 'longest a relayed stream may last, open ids -31002 (default 3600000; 0: no bound)' },
   { name: 'VALIDATOR_CACHE_SIZE', arg: 'n', help: 'compiled validators kept in memory (default 1000)' },
+  { name: 'PRIVATE_SCOPE_TTL_S', arg: 's', help: "seconds the store keeps a caller's private tool list after its last write (default 3600; at least 60)" },
+  { name: 'MAX_PRIVATE_SCOPES', arg: 'n', help: 'private tool lists (one per caller) kept per origin, least recently used out first (default 1000)' },
   { name: 'INVALID_ARGS', arg: 'mode', help: 'auto | rpc-error | tool-error (default auto)' },
   { name: 'UNKNOWN_TOOL', arg: 'mode', help: 'reject | forward (default reject)' },
   { name: 'ON_SCHEMA_ERROR', arg: 'mode', help: 'forward | reject (default forward)' },

@@ -6,13 +6,21 @@
 
 /** A Map that drops its oldest entries (insertion order) beyond `max`; entries marked `used` get a second chance. */
 export class BoundedMap<K, V extends { used?: boolean }> extends Map<K, V> {
-  constructor(private readonly max: number) {
+  /**
+   * @param max entries kept
+   * @param onEvict called with each entry dropped to make room (not for a `delete` or a replaced
+   *   value); must not throw
+   */
+  constructor(
+    private readonly max: number,
+    private readonly onEvict?: (key: K, value: V) => void
+  ) {
     super()
   }
   /**
    * Adds or replaces an entry; past the bound, evicts in insertion order but gives entries marked
    * `used` a second chance (moved to the end, mark cleared): the CLOCK approximation of LRU. A hit
-   * only sets `used` instead of a delete and re-insert per call (issue 7 profile).
+   * only sets `used` instead of a delete and re-insert per call (a profile of the hot path).
    */
   override set(key: K, value: V): this {
     if (this.has(key)) this.delete(key)
@@ -23,7 +31,7 @@ export class BoundedMap<K, V extends { used?: boolean }> extends Map<K, V> {
       if (oldValue.used && oldKey !== key) {
         oldValue.used = false
         super.set(oldKey, oldValue)
-      }
+      } else if (oldKey !== key) this.onEvict?.(oldKey, oldValue)
     }
     return this
   }

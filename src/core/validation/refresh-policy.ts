@@ -26,6 +26,12 @@ export class RefreshPolicy {
   private readonly lastRefresh = new Map<string, { at: number; ok: boolean }>()
   /** `originId` -> start times (ms) of the pulls of the last minute, oldest first: the budget. */
   private readonly pullStarts = new Map<string, number[]>()
+  /**
+   * `originId:scope` -> the names the last successful pull of that scope listed, while its
+   * interval lasts (oldest first; entries past their interval are dropped as new ones come).
+   * Only needed inside the interval: past it a refresh pulls anyway.
+   */
+  private readonly listed = new Map<string, { at: number; names: ReadonlySet<string> }>()
 
   /**
    * @param stats the registry's counters: `refreshes` counts pulls started, `refreshFailures` pulls that failed, `refreshesRefused` pulls refused by the budget
@@ -51,10 +57,11 @@ export class RefreshPolicy {
    * Runs `pull` for `originId` and `scope` unless the policy says otherwise: a pull already
    * running is shared; within the interval the last outcome is repeated; past the budget the last
    * outcome (or false) is returned without pulling.
-   * @param pull the work; it rejects when the pull failed
+   * @param pull the work; it rejects when the pull failed, and may resolve with the tool names the
+   *   origin listed (kept for {@link listedByLastPull} while the interval lasts)
    * @returns true when a pull succeeded (now or recently), false when it failed or was refused
    */
-  run(originId: string, scope: string, pull: () => Promise<void>): Promise<boolean> {
+  run(originId: string, scope: string, pull: () => Promise<void | readonly string[]>): Promise<boolean> {
     const k = `${originId}:${scope}`
     const running = this.inflight.get(k)
     if (running) return running
@@ -76,12 +83,17 @@ export class RefreshPolicy {
     this.stats.refreshes++
     const p = (async () => {
       try {
-        await pull()
-        this.lastRefresh.set(k, { at: this.now(), ok: true })
+        const names = await pull()
+        const at = this.now()
+        this.lastRefresh.set(k, { at, ok: true })
+        this.listed.delete(k)
+        if (names) this.listed.set(k, { at, names: new Set(names) })
+        this.forgetOldLists(at)
         return true
       } catch (e) {
         this.stats.refreshFailures = (this.stats.refreshFailures ?? 0) + 1
         this.lastRefresh.set(k, { at: this.now(), ok: false })
+        this.listed.delete(k)
         // Never the caller's scope digest: only whether the pull was for a private scope.
         const cause = originCause(e)
         this.event({
@@ -107,7 +119,30 @@ export class RefreshPolicy {
   forget(originId: string, scope?: string): void {
     if (scope === undefined) {
       for (const k of this.lastRefresh.keys()) if (k.startsWith(`${originId}:`)) this.lastRefresh.delete(k)
-    } else this.lastRefresh.delete(`${originId}:${scope}`)
+      for (const k of this.listed.keys()) if (k.startsWith(`${originId}:`)) this.listed.delete(k)
+    } else {
+      this.lastRefresh.delete(`${originId}:${scope}`)
+      this.listed.delete(`${originId}:${scope}`)
+    }
+  }
+
+  /**
+   * True when the last pull of `originId` for `scope` succeeded within the interval and listed
+   * `name`. The registry asks when the store has no usable record of `name`: the origin lists the
+   * tool, so the record was lost (Redis restarted empty, a corrupt record) and the interval must
+   * not hold the refresh back (it would answer "Unknown tool" until the interval ends).
+   */
+  listedByLastPull(originId: string, scope: string, name: string): boolean {
+    const held = this.listed.get(`${originId}:${scope}`)
+    return held !== undefined && this.now() - held.at < this.opts.refreshMinIntervalMs && held.names.has(name)
+  }
+
+  /** Drops the name lists whose interval is over (they are in time order): at most the lists of one interval are held. */
+  private forgetOldLists(now: number): void {
+    for (const [k, v] of this.listed) {
+      if (now - v.at < this.opts.refreshMinIntervalMs && this.listed.size <= MAX_REFRESH_ENTRIES) break
+      this.listed.delete(k)
+    }
   }
 
   /** Takes one pull from `originId`'s budget of the last minute; false when it is spent. */

@@ -7,7 +7,8 @@
  * - ./freshness.ts: when a record is stale (TTL, the origin's `ttlMs`, `list_changed`) or a
  *   rejection must be rechecked;
  * - ./refresh-policy.ts: single flight, rate limit and budget of pulls (D7);
- * - ./bounded-map.ts: the bounded memory (CLOCK).
+ * - ./bounded-map.ts: the bounded memory (CLOCK);
+ * - ./private-scopes.ts: the TTL and the per-origin count (LRU) of private scopes, in memory and in the store.
  * `scope` is `public`, or `u-<SHA-256 of the caller's Authorization>` for private tool lists
  * (./caller-scope.ts). Reads with a caller's private scope fall back to `public` (a public list serves
  * every caller); a pull stores its list where the origin's `cacheScope` says (docs/scope.md).
@@ -26,6 +27,7 @@ import { BoundedMap } from './bounded-map'
 import { CompiledValidators } from './compiled-validators'
 import { Freshness } from './freshness'
 import { RefreshPolicy } from './refresh-policy'
+import { PrivateScopes } from './private-scopes'
 import { toolKey, toolListKey, toolPrefix } from './kv-keys'
 
 /** The KV namespace failed (binding missing, outage): no schema can be known for now (D8). */
@@ -108,6 +110,10 @@ export interface ToolRegistryOptions {
    * refresh is refused like a rate-limited one. Unset: no budget.
    */
   refreshBudgetPerMin?: number
+  /** `PRIVATE_SCOPE_TTL_S`: seconds the keys of a private scope live after their last write (at least 60); default 3600. */
+  privateScopeTtlS?: number
+  /** `MAX_PRIVATE_SCOPES`: private scopes kept per origin, in memory and in the store, least recently used out first; default 1000. */
+  maxPrivateScopes?: number
   now?: () => number
   /**
    * A stable tag of the origin an `originId` stands for now (e.g. a hash of its URL). Learned
@@ -119,7 +125,8 @@ export interface ToolRegistryOptions {
   /**
    * Receives the registry's events as log records (docs/observability.md): `registry.refresh`
    * (a pull ended: `ok`, `tools`, `ms`, and on failure `cause`/`causeText`),
-   * `registry.refresh_refused` (the per-origin budget is spent), `registry.schema_unusable` and
+   * `registry.refresh_refused` (the per-origin budget is spent), `registry.private_scopes_swept`
+   * (private scopes removed from the store: `evicted`, `expired`, `kept`), `registry.schema_unusable` and
    * `registry.compile_failed` (a schema the edge cannot validate with: `tool`, `schema`, `reason`).
    * Never the schema text, never a caller's scope digest (only `public` or `private`). Must not throw.
    */
@@ -154,6 +161,8 @@ export class ToolRegistry {
    * started, failed, and refused by the budget, changes from other edges.
    */
   readonly stats = { kvReads: 0, kvWrites: 0, memoryHits: 0, compiles: 0, schemaErrors: 0, refreshes: 0, refreshFailures: 0, refreshesRefused: 0, remoteChanges: 0 }
+  /** The bounds of private scopes (TTL, count per origin); its `stats` count what sweeps removed. */
+  readonly privateScopes: PrivateScopes
   /** Bumped by each change from another edge: a KV read that started before it is not cached. */
   private generation = 0
 
@@ -167,6 +176,13 @@ export class ToolRegistry {
     this.memory = new BoundedMap(Math.min(MAX_MEMORY_ENTRIES, opts.validatorCacheSize))
     this.validators = new CompiledValidators(opts.engine, opts.validatorCacheSize, this.stats, opts.onEvent)
     this.policy = new RefreshPolicy(opts, this.now, this.stats, opts.onEvent)
+    this.privateScopes = new PrivateScopes({
+      kv: opts.kv,
+      ttlS: opts.privateScopeTtlS ?? 3600,
+      maxPerOrigin: opts.maxPrivateScopes ?? 1000,
+      now: this.now,
+      ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+    })
     // `kv` is undefined when the Worker's TOOL_SCHEMAS binding is missing (D8: every read fails open).
     ;(opts.kv as KvStore | undefined)?.subscribe?.((key) => this.changedElsewhere(key))
   }
@@ -231,6 +247,11 @@ export class ToolRegistry {
     if (scope !== PUBLIC_SCOPE) tool = await this.lookupIn(originId, scope, name)
     if (!tool) tool = await this.lookupIn(originId, PUBLIC_SCOPE, name)
     if (this.stats.kvReads === reads) this.stats.memoryHits++
+    // No usable record of a tool the last pull (within the interval) listed: the store lost it
+    // (Redis came back empty, a corrupt record). That is a miss to refresh, not an unknown tool:
+    // the interval is lifted for this scope, so the caller's next refresh pulls (single flight and
+    // the per-origin budget still hold).
+    if (!tool && this.policy.listedByLastPull(originId, scope, name)) this.policy.forget(originId, scope)
     return tool
   }
 
@@ -250,6 +271,8 @@ export class ToolRegistry {
   }
 
   private fromMemory(originId: string, scope: string, name: string, now: number): ResolvedTool | null | undefined {
+    // A private scope this isolate no longer holds (MAX_PRIVATE_SCOPES) is not served from memory.
+    if (scope !== PUBLIC_SCOPE && !this.privateScopes.isHeld(originId, scope)) return undefined
     const hit = this.memory.get(toolKey(originId, scope, name))
     if (!hit || hit.expiresAt <= now) return undefined
     hit.used = true // LRU (CLOCK): kept on the next eviction pass
@@ -283,8 +306,13 @@ export class ToolRegistry {
       record = null
     }
     const tool = record ? this.resolve(record) : null
-    // Memory holds the entry until the record's own freshness ends (so KV is not read again first).
-    const until = record && typeof record.fetchedAt === 'number' ? Math.max(record.fetchedAt + this.ttlMs(record), now + 1000) : now + this.ttlMs(record)
+    // Memory holds the entry until the record's own freshness ends (so KV is not read again first),
+    // a private one no longer than the store keeps it (PRIVATE_SCOPE_TTL_S).
+    let until = record && typeof record.fetchedAt === 'number' ? Math.max(record.fetchedAt + this.ttlMs(record), now + 1000) : now + this.ttlMs(record)
+    if (scope !== PUBLIC_SCOPE) {
+      until = Math.min(until, this.privateScopes.holdUntil(now))
+      this.privateScopes.touch(originId, scope)
+    }
     // A change from another edge during the read may be newer than what was read: not cached.
     if (generation === this.generation) this.memory.set(key, { tool, expiresAt: until })
     return this.withFreshness(tool, originId, scope, now)
@@ -302,7 +330,7 @@ export class ToolRegistry {
    * {@link lookup}: the caller's own first, then `public`.
    */
   peek(originId: string, scope: string, name: string): ResolvedTool | null {
-    const own = scope !== PUBLIC_SCOPE ? this.memory.get(toolKey(originId, scope, name))?.tool : undefined
+    const own = scope !== PUBLIC_SCOPE && this.privateScopes.isHeld(originId, scope) ? this.memory.get(toolKey(originId, scope, name))?.tool : undefined
     return own ?? this.memory.get(toolKey(originId, PUBLIC_SCOPE, name))?.tool ?? null
   }
 
@@ -342,6 +370,10 @@ export class ToolRegistry {
     const now = this.now()
     const names: string[] = []
     const writes: Promise<void>[] = []
+    // A private scope: every key expires (PRIVATE_SCOPE_TTL_S), and the scope counts toward MAX_PRIVATE_SCOPES.
+    const isPrivate = scope !== PUBLIC_SCOPE
+    const putOptions = isPrivate ? this.privateScopes.putOptions : undefined
+    const heldScope = !isPrivate || this.privateScopes.isHeld(originId, scope)
     for (const t of tools) {
       if (!isObject(t) || typeof t.name !== 'string' || t.name === '' || !('inputSchema' in t)) continue
       const record: ToolRecord = {
@@ -362,7 +394,7 @@ export class ToolRegistry {
       const key = toolKey(originId, scope, t.name)
       // Every client session lists the tools: an unchanged record still in its first half-life is
       // not written again (KV writes are slow and billed; Workers KV allows 1 write/s per key).
-      const held = this.memory.get(key)?.tool?.record
+      const held = heldScope ? this.memory.get(key)?.tool?.record : undefined
       if (
         !options.mustStore &&
         held &&
@@ -372,13 +404,24 @@ export class ToolRegistry {
         !this.isStale(held, originId, scope, now)
       )
         continue
-      this.memory.set(key, { tool: this.resolve(record), expiresAt: now + this.ttlMs(record) })
+      this.memory.set(key, { tool: this.resolve(record), expiresAt: isPrivate ? Math.min(now + this.ttlMs(record), this.privateScopes.holdUntil(now)) : now + this.ttlMs(record) })
       this.stats.kvWrites++
       writes.push(
-        (async () => this.opts.kv.put(key, JSON.stringify(record)))().catch(() => {
+        (async () => this.opts.kv.put(key, JSON.stringify(record), putOptions))().catch(() => {
           failed = true
         })
       )
+    }
+    // The scope's marker goes with its records; the scope becomes this isolate's latest (the least
+    // recently used one past MAX_PRIVATE_SCOPES is deleted, in the same group commit on the file
+    // store), and every few new scopes a sweep removes the store's oldest ones.
+    if (isPrivate && writes.length > 0) {
+      writes.push(
+        this.privateScopes.stored(originId, scope).catch(() => {
+          failed = true
+        })
+      )
+      writes.push(this.privateScopes.admit(originId, scope))
     }
     await Promise.all(writes)
     if (failed && options.mustStore) throw new StoreUnavailableError()
@@ -409,7 +452,7 @@ export class ToolRegistry {
       // the store is down: the next pull cleans up
     }
     const value = { names, hash: fnv1a(names.join('\n')), fetchedAt: this.now(), ...(typeof ttlMs === 'number' && ttlMs > 0 ? { ttlMs } : {}) }
-    await this.opts.kv.put(listKey, JSON.stringify(value)).catch(() => undefined)
+    await this.opts.kv.put(listKey, JSON.stringify(value), scope === PUBLIC_SCOPE ? undefined : this.privateScopes.putOptions).catch(() => undefined)
   }
 
   /**
@@ -432,8 +475,8 @@ export class ToolRegistry {
    * false when the pull failed or was rate-limited away (D16: callers fail open).
    * On top of that, every origin has a budget of `refreshBudgetPerMin` pulls per minute over all
    * caller scopes together: a caller who sends a new Authorization value with each call (a new
-   * scope each time) cannot make the edge pull once per call (issue 17: 10,000 such calls had
-   * become 30,000 origin requests). A refresh past the budget is refused like a rate-limited one.
+   * scope each time) cannot make the edge pull once per call (10,000 such calls had become
+   * 30,000 origin requests). A refresh past the budget is refused like a rate-limited one.
    * @param scope the caller's scope (single flight and rate limit are per origin and caller, since
    *   the pull carries the caller's authorization); the list is stored under `public` or under this
    *   scope as its `cacheScope` says ({@link listScope}). A private list pulled for the `public`
@@ -462,6 +505,7 @@ export class ToolRegistry {
         tools: names.length,
         ms: this.now() - started,
       })
+      return names
     })
   }
 
@@ -511,6 +555,8 @@ export function createToolRegistry(config: Config, kv: KvStore, engine: Validato
     validatorCacheSize: config.validatorCacheSize,
     refreshMinIntervalMs: config.refreshMinIntervalMs,
     refreshBudgetPerMin: config.refreshBudgetPerMin,
+    privateScopeTtlS: config.privateScopeTtlS,
+    maxPrivateScopes: config.maxPrivateScopes,
     sourceOf: (id) => {
       const url = id === 'default' ? config.originUrl : config.origins[id]
       return url ? fnv1a(url) : undefined

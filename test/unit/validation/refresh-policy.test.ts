@@ -1,6 +1,6 @@
 /**
  * When the registry may pull a tool list (src/core/validation/refresh-policy.ts; docs/design.md
- * D7, issue 17): single flight, the interval, the per-origin budget over every scope.
+ * D7): single flight, the interval, the per-origin budget over every scope.
  */
 import { describe, expect, it } from 'vitest'
 import { RefreshPolicy } from '../../../src/core/validation/refresh-policy'
@@ -56,5 +56,28 @@ describe('RefreshPolicy', () => {
     expect(await p.run('other', 'u-0', async () => undefined)).toBe(true)
     c.t += 60_000
     expect(await p.run('o', 'u-9', async () => undefined)).toBe(true)
+  })
+})
+
+describe('RefreshPolicy.listedByLastPull', () => {
+  it('names the tools of the last successful pull while its interval lasts; a failed pull or forget clears them', async () => {
+    const { p, c } = policy({ refreshMinIntervalMs: 5_000 })
+    expect(await p.run('o', 's', async () => ['a', 'b'])).toBe(true)
+    expect([p.listedByLastPull('o', 's', 'a'), p.listedByLastPull('o', 's', 'z'), p.listedByLastPull('o', 'other', 'a')]).toEqual([true, false, false])
+    c.t += 4_999
+    expect(p.listedByLastPull('o', 's', 'b')).toBe(true)
+    c.t += 1
+    expect(p.listedByLastPull('o', 's', 'b')).toBe(false)
+    expect(await p.run('o', 's', async () => ['a'])).toBe(true)
+    p.forget('o', 's')
+    expect(p.listedByLastPull('o', 's', 'a')).toBe(false)
+    expect(await p.run('o', 's', async () => ['a'])).toBe(true)
+    p.forget('o', 's')
+    expect(
+      await p.run('o', 's', async () => {
+        throw new Error('origin down')
+      })
+    ).toBe(false)
+    expect(p.listedByLastPull('o', 's', 'a')).toBe(false)
   })
 })
