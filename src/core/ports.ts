@@ -19,6 +19,14 @@ export interface KvStore {
   put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>
   delete(key: string): Promise<void>
   /**
+   * Puts several entries as one write: when it resolves every entry is stored; when it rejects
+   * none is (the file store: one file write; Redis: one MULTI/EXEC; memory: at once). Every key,
+   * value and TTL is checked first: a bad one rejects before anything changes. Optional: Workers
+   * KV's binding has no batch write and no transaction, {@link putEntries} falls back to one `put`
+   * per entry there (docs/stores.md says what that means for a failure).
+   */
+  putMany?(entries: readonly KvPut[]): Promise<void>
+  /**
    * Keys in UTF-8 byte order, a page at a time, with Workers KV's shape: at most `limit` keys
    * (1 to 1000, default 1000) starting with `prefix`, after the page that gave `cursor`; with
    * `list_complete: false` the result's `cursor` fetches the next page. `expiration` is the key's
@@ -32,6 +40,29 @@ export interface KvStore {
    * Optional: only shared stores (Redis) have it.
    */
   subscribe?(listener: KvChangeListener): () => void
+}
+
+/** One entry of {@link KvStore.putMany}: as the arguments of `put` (`expirationTtl` in seconds). */
+export interface KvPut {
+  key: string
+  value: string
+  expirationTtl?: number
+}
+
+/**
+ * Writes `entries` through `kv.putMany` when the store has it (all or nothing); else one `put`
+ * per entry in order, at most 32 at a time, so a failure may leave the earlier entries written
+ * (each whole): the caller puts the entry that makes the others visible (a list of names) last.
+ * @throws what the store throws
+ */
+export async function putEntries(kv: KvStore, entries: readonly KvPut[]): Promise<void> {
+  if (entries.length === 0) return
+  if (typeof kv.putMany === 'function') return kv.putMany(entries)
+  const put = (e: KvPut) => kv.put(e.key, e.value, e.expirationTtl === undefined ? undefined : { expirationTtl: e.expirationTtl })
+  const last = entries[entries.length - 1]!
+  const rest = entries.slice(0, -1)
+  for (let i = 0; i < rest.length; i += 32) await Promise.all(rest.slice(i, i + 32).map(put))
+  await put(last)
 }
 
 /** Options of {@link KvStore.list}. */

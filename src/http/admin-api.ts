@@ -31,13 +31,19 @@ import { dialectOf, isKnownVersion, isModern, newestFirst, type ProtocolVersion 
 import { pullToolList } from '../core/forwarding/tool-list-pull'
 import { PUBLIC_SCOPE } from '../core/validation/caller-scope'
 import { fnv1a, type ToolRecord } from '../core/validation/tool-registry'
-import type { KvStore } from '../core/ports'
+import { putEntries, type KvStore } from '../core/ports'
+import { MAX_TOOL_NAME } from '../core/validation/tools-call'
+import { MAX_KEY_BYTES } from '../stores/kv-rules'
 
 /** Resolves the ports for a request, as the app's `getDeps`. */
 export type AdminDeps = (c: Context) => EdgeDeps
 
-/** Longest tool name accepted (MCP 2025-11-25 tool names: 1 to 128 characters). */
-export const MAX_TOOL_NAME = 128
+/**
+ * Longest tool name accepted, in UTF-16 units: the one bound of the edge (core/validation/tools-call.ts),
+ * so a name a tools/call may use can be pushed, read and deleted here. MCP 2025-11-25 says tool
+ * names SHOULD be 1 to 128 characters; a SHOULD, so origins with longer names are served.
+ */
+export { MAX_TOOL_NAME }
 /** Most tool names one listing returns. */
 export const MAX_LISTED = 10_000
 
@@ -95,8 +101,8 @@ async function listRecordNames(kv: KvStore, key: string): Promise<string[]> {
   return isObject(v) && Array.isArray(v.names) ? v.names.filter((n): n is string => typeof n === 'string') : []
 }
 
-/** Rewrites the names under `key` (see {@link listRecordNames}), keeping the record's other members. */
-async function writeListNames(kv: KvStore, key: string, names: string[]): Promise<void> {
+/** The new value of the names record `key` (see {@link listRecordNames}), keeping its other members. */
+async function listNamesValue(kv: KvStore, key: string, names: string[]): Promise<string> {
   let v: unknown
   try {
     v = JSON.parse((await kv.get(key)) ?? 'null')
@@ -104,7 +110,26 @@ async function writeListNames(kv: KvStore, key: string, names: string[]): Promis
     v = null
   }
   const rec = isObject(v) ? v : {}
-  await kv.put(key, JSON.stringify({ ...rec, names, hash: fnv1a(names.join('\n')) }))
+  return JSON.stringify({ ...rec, names, hash: fnv1a(names.join('\n')) })
+}
+
+/** Rewrites the names under `key` (see {@link listRecordNames}), keeping the record's other members. */
+async function writeListNames(kv: KvStore, key: string, names: string[]): Promise<void> {
+  await kv.put(key, await listNamesValue(kv, key, names))
+}
+
+const utf8 = new TextEncoder()
+
+/**
+ * Why a tool name cannot name a record of `origin` and `scope`, or null: 1 to {@link MAX_TOOL_NAME}
+ * characters, and its store key `tools:<origin>:<scope>:<name>` within the store's
+ * {@link MAX_KEY_BYTES} UTF-8 bytes (Workers KV's rule; a name of 256 non-ASCII characters passes the first).
+ */
+function nameProblem(name: string, origin: string, scope: string): string | null {
+  if (name.length === 0 || name.length > MAX_TOOL_NAME) return `a tool name must be 1 to ${MAX_TOOL_NAME} characters long (this one has ${name.length})`
+  const bytes = utf8.encode(`tools:${origin}:${scope}:${name}`).length
+  if (bytes > MAX_KEY_BYTES) return `with its origin and scope, a tool name's store key must be at most ${MAX_KEY_BYTES} UTF-8 bytes (this one would be ${bytes})`
+  return null
 }
 
 /** Parses a JSON body already bounded in size: null with an answer when it is not usable. */
@@ -121,7 +146,7 @@ async function readJson(c: Context, maxDepth: number): Promise<{ body: unknown }
 /**
  * Checks the entries of a PUT body, as the registry would store them, and compiles each schema.
  * Malformed entries (not an object, no usable name, no inputSchema object, a repeated name) are
- * problems; a well-formed schema the edge cannot use (unsupported dialect, remote `$ref`, a
+ * problems (with `keyScope`, also a name whose store key would be too long); a well-formed schema the edge cannot use (unsupported dialect, remote `$ref`, a
  * pattern it will not run, docs/validation.md) is not: it is stored and listed in `unusable`.
  * @returns the records to write with the unusable ones named, or every malformed entry's problem
  */
@@ -130,7 +155,8 @@ export function checkEntries(
   era: ProtocolVersion,
   deps: EdgeDeps,
   source: string | undefined,
-  now: number
+  now: number,
+  keyScope?: { origin: string; scope: string }
 ): { records: ToolRecord[]; unusable: EntryProblem[] } | { problems: EntryProblem[] } {
   const problems: EntryProblem[] = []
   const unusable: EntryProblem[] = []
@@ -142,6 +168,8 @@ export function checkEntries(
     if (!isObject(t)) return void problem('the entry must be an object { "name", "inputSchema" }')
     if (typeof t.name !== 'string') return void problem('name must be a string')
     if (t.name.length === 0 || t.name.length > MAX_TOOL_NAME) return void problem(`name must be 1 to ${MAX_TOOL_NAME} characters long`)
+    const tooLong = keyScope === undefined ? null : nameProblem(t.name, keyScope.origin, keyScope.scope)
+    if (tooLong !== null) return void problem(tooLong)
     if (seen.has(t.name)) return void problem('the name occurs twice in this body')
     seen.add(t.name)
     if (!('inputSchema' in t)) return void problem('inputSchema is missing')
@@ -238,6 +266,8 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
   admin.get('/tools/:origin/:name', async (c) => {
     const t = target(c)
     if (t instanceof Response) return t
+    const refused = nameProblem(c.req.param('name'), t.origin, t.scope)
+    if (refused !== null) return fail(c, 400, `${refused}: no such tool can be stored`)
     let rec: ToolRecord | null
     try {
       rec = parseRecord(await t.deps.registry.kv.get(`tools:${t.origin}:${t.scope}:${c.req.param('name')}`))
@@ -260,7 +290,7 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     const era: ProtocolVersion = isKnownVersion(body.protocolVersion) ? body.protocolVersion : '2025-11-25'
     const { registry } = t.deps
     const source = sourceTag(t.deps, t.origin)
-    const checked = checkEntries(body.tools, era, t.deps, source, Date.now())
+    const checked = checkEntries(body.tools, era, t.deps, source, Date.now(), { origin: t.origin, scope: t.scope })
     if ('problems' in checked)
       return fail(c, 400, `${checked.problems.length} of ${body.tools.length} tool entries are malformed; nothing was stored`, { entries: checked.problems })
     const { kv } = registry
@@ -268,9 +298,12 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
       // One read first: a store that is down answers 503 before anything is written.
       const pushed = `adminlist:${t.origin}:${t.scope}`
       const names = await listRecordNames(kv, pushed)
-      for (const r of checked.records) await kv.put(`tools:${t.origin}:${t.scope}:${r.name}`, JSON.stringify(r))
+      // One write of the store (putMany: one file write, one MULTI/EXEC), whole or not at all; the
+      // names record last, for Workers KV, where each put is its own write (docs/admin-api.md).
+      const writes = checked.records.map((r) => ({ key: `tools:${t.origin}:${t.scope}:${r.name}`, value: JSON.stringify(r) }))
+      writes.push({ key: pushed, value: await listNamesValue(kv, pushed, [...new Set([...names, ...checked.records.map((r) => r.name)])]) })
+      await putEntries(kv, writes)
       for (const r of checked.records) registry.forget(t.origin, t.scope, r.name)
-      await writeListNames(kv, pushed, [...new Set([...names, ...checked.records.map((r) => r.name)])])
     } catch {
       return fail(c, 503, 'the tool schema store could not be written: the push is not (or not wholly) stored, send it again')
     }
@@ -281,6 +314,8 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     const t = target(c)
     if (t instanceof Response) return t
     const name = c.req.param('name')
+    const refused = nameProblem(name, t.origin, t.scope)
+    if (refused !== null) return fail(c, 400, `${refused}: no such tool can be stored`)
     const { kv } = t.deps.registry
     const key = `tools:${t.origin}:${t.scope}:${name}`
     try {

@@ -3,27 +3,40 @@
  * The Node entry's embedded default store: a {@link KvStore} kept in one JSON file on disk, so a
  * restart keeps what the edge learned and no server is needed (docs/stores.md).
  *
- * Durability: a `put`/`delete` resolves only once the whole file, with that change, is on disk:
- * written to a temporary file, fsync'd, renamed over the old one (write-file-atomic), and the
- * directory fsync'd so the rename itself survives a power cut. Concurrent changes share one file
- * write (group commit): while a write runs, later changes queue and go out together in the next.
- * A crash mid-write leaves the old file whole plus a temporary file, which the next start removes.
+ * Durability: a `put`/`putMany`/`delete` resolves only once the whole file, with that change, is
+ * on disk: written to a temporary file `<file>.mcp-edge-<pid>-<n>.tmp`, fsync'd, renamed over the
+ * old one, and the directory fsync'd so the rename itself survives a power cut. Concurrent changes
+ * share one file write (group commit): while a write runs, later changes queue and go out together
+ * in the next. A `putMany` is in one write, whole or not at all. A crash mid-write leaves the old
+ * file whole plus a temporary file, which the next start removes.
  *
- * At start: one process per file (./store-lock.ts); a truncated or corrupt file is reported in
- * one line, kept aside as `<file>.corrupt-<time>` and the store starts empty (the edge re-learns
- * tool schemas from the origin); a file that cannot be read at all (permissions) fails the start.
+ * Touches only what it made: the temporary and lock files have names no user file has (the
+ * `mcp-edge` part), and the start removes a temporary file only when it has that name and holds
+ * edge content. At start: the folder must exist (only the default `.edge-data` is created, one
+ * level, never a recursive mkdir: Node 20's spins at 100% CPU under /proc); symlinks are followed,
+ * so the lock is the real file's and a second path to it is refused; a file with more than one
+ * hard link is refused; one process per file (./store-lock.ts); a file that is not an edge store
+ * (not JSON, JSON with comments, another program's JSON, empty) is refused and left exactly as it
+ * was; an edge store cut off or damaged is reported in one line, kept aside as
+ * `<file>.corrupt-<time>` and the store starts empty (the edge re-learns tool schemas from the
+ * origin); a file that cannot be read at all (permissions) fails the start.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs'
+import { open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
+import type { KvPut } from '../core/ports'
 import { MemoryKv, type KvEntry } from './memory-kv'
 import { lockStoreFile, type StoreLock } from './store-lock'
 
 /** The `format` field of a store file (version 1 of the layout in docs/stores.md). */
 export const FILE_FORMAT = 'mcp-edge-kv'
 
-/** The store file cannot be used (unreadable, or cannot be kept aside); the message names the file. */
+/** How every store file this store writes begins (JSON.stringify of `{ format, version, entries }`). */
+const HEADER = `{"format":"${FILE_FORMAT}"`
+/** How a store file of the first FileKv (entries at the top level) begins: `{"<key>":{"value":"`. */
+const FIRST_HEADER = /^\{"(?:[^"\\]|\\.)*":\{"value":"/
+
+/** The store file cannot be used (unreadable, not an edge store, cannot be kept aside); the message names the file. */
 export class StoreFileError extends Error {
   constructor(message: string) {
     super(message)
@@ -37,6 +50,10 @@ export interface FileKvOptions {
   now?: () => number
   /** Where the one-line start notices go (corrupt file kept aside, temporary files removed); default stderr. */
   warn?: (line: string) => void
+  /** Create the store file's folder (one level, not its parents) when it is missing; default false: a missing folder is refused. */
+  createFolder?: boolean
+  /** The setting the path came from, named in the refusals (e.g. `STORE_FILE`); default none. */
+  variable?: string
 }
 
 interface Waiter {
@@ -44,78 +61,183 @@ interface Waiter {
   reject(e: unknown): void
 }
 
-/** What is wrong with a parsed store file, or null when it is a store file. */
-function shapeProblem(parsed: unknown): string | null {
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'not a JSON object'
-  const o = parsed as Record<string, unknown>
-  // Before the format field (the first FileKv): the entries are the object itself.
-  const entries = o.format === undefined ? o : o.entries
-  if (o.format !== undefined && (o.format !== FILE_FORMAT || o.version !== 1))
-    return `format ${JSON.stringify(o.format)} version ${JSON.stringify(o.version)} is not ${FILE_FORMAT} version 1`
-  if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) return '"entries" is not an object'
+/**
+ * What a text found at a store path is:
+ * - `store`: an edge store file (`{ "format": "mcp-edge-kv", "version": 1, "entries" }`, or the
+ *   first FileKv's entries at the top level, `{}` when empty), with its entries;
+ * - `damaged`: edge content, cut off or broken (it begins as this store writes its files): kept
+ *   aside by the store, which starts empty;
+ * - `newer`: an edge store of a later format version: refused, left as it is;
+ * - `foreign`: anything else (empty, not JSON, JSON with comments, another program's JSON):
+ *   refused, left as it is.
+ */
+export type StoreText =
+  { kind: 'store'; entries: Record<string, KvEntry> } | { kind: 'damaged'; problem: string } | { kind: 'newer'; problem: string } | { kind: 'foreign'; problem: string }
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** The problem of an entries object, or null when every entry is `{ value: string, expiresAt: number | null }`. */
+function entriesProblem(entries: Record<string, unknown>, legacy: boolean): string | null {
   for (const [k, v] of Object.entries(entries)) {
-    const e = v as Partial<KvEntry> | null
-    if (typeof e !== 'object' || e === null || typeof e.value !== 'string' || (e.expiresAt !== null && typeof e.expiresAt !== 'number'))
-      return `entry ${JSON.stringify(k.slice(0, 80))} is not { value, expiresAt }`
+    const ok = isObj(v) && typeof v.value === 'string' && (v.expiresAt === null || typeof v.expiresAt === 'number' || (legacy && v.expiresAt === undefined))
+    if (!ok) return `entry ${JSON.stringify(k.slice(0, 80))} is not { value, expiresAt }`
   }
   return null
 }
 
+/** Says which {@link StoreText} `text` is (pure; reads nothing). */
+export function classifyStoreText(text: string): StoreText {
+  const ours = text.startsWith(HEADER) || FIRST_HEADER.test(text)
+  if (text.length === 0) return { kind: 'foreign', problem: 'empty (0 bytes)' }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (e) {
+    const problem = `${ours ? 'truncated' : 'not JSON'} (${(e as Error).message.split('\n')[0]}; ${Buffer.byteLength(text)} bytes)`
+    return { kind: ours ? 'damaged' : 'foreign', problem }
+  }
+  if (!isObj(parsed)) return { kind: 'foreign', problem: 'not a JSON object' }
+  if (parsed.format === undefined) {
+    const problem = entriesProblem(parsed, true)
+    if (problem !== null) return { kind: ours ? 'damaged' : 'foreign', problem }
+    return { kind: 'store', entries: parsed as unknown as Record<string, KvEntry> }
+  }
+  if (parsed.format !== FILE_FORMAT) return { kind: 'foreign', problem: `format ${JSON.stringify(parsed.format).slice(0, 80)} is not ${FILE_FORMAT}` }
+  if (parsed.version !== 1)
+    return {
+      kind: 'newer',
+      problem: `format ${FILE_FORMAT} version ${JSON.stringify(parsed.version).slice(0, 20)} (this edge reads version 1: it was written by another version of the edge)`,
+    }
+  if (!isObj(parsed.entries)) return { kind: 'damaged', problem: '"entries" is not an object' }
+  const problem = entriesProblem(parsed.entries, false)
+  if (problem !== null) return { kind: 'damaged', problem }
+  return { kind: 'store', entries: parsed.entries as unknown as Record<string, KvEntry> }
+}
+
+/** The name of a temporary file of a store file named `base` (this version's form). */
+function tempNamePattern(base: string): RegExp {
+  return new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.mcp-edge-\\d+-\\d+\\.tmp$`)
+}
+
+/**
+ * The real path of a store file: its folder's real path, and a symlink at the path itself
+ * followed (also a dangling one: the store is then created at its target).
+ * @throws the file system's error (ELOOP past 40 links, ENOENT for a missing folder of a link's target)
+ */
+function realStorePath(given: string): string {
+  let p = given
+  for (let hops = 0; hops < 40; hops++) {
+    const full = join(realpathSync(dirname(p)), basename(p))
+    let link = false
+    try {
+      link = lstatSync(full).isSymbolicLink()
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+    }
+    if (!link) return full
+    p = resolve(dirname(full), readlinkSync(full))
+  }
+  throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' })
+}
+
 /** File-backed KV namespace; see the module comment. Construct at start (synchronous: lock, load). */
 export class FileKv extends MemoryKv {
-  /** Absolute path of the store file. */
+  /** Real absolute path of the store file (symlinks followed). */
   readonly file: string
   private readonly lock: StoreLock
   private pending: Waiter[] = []
   /** The running write loop, if any (resolves when the file holds every change queued so far). */
   private writing: Promise<void> | null = null
   private closed = false
+  /** Temporary files written by this process (the `<n>` of their name). */
+  private tempSeq = 0
   /** File writes done (each may carry many changes); for tests and the benchmark. */
   readonly stats = { writes: 0 }
 
   /**
    * Opens (or creates) the store file.
-   * @throws StoreLockedError when another live process has the file open
-   * @throws StoreFileError when the file cannot be read, or a corrupt one cannot be kept aside
+   * @throws StoreLockedError when another live process has the file open (under any path to it)
+   * @throws StoreFileError when the folder is missing, the file has several hard links, cannot be
+   *   read, is not an edge store (left as it is), or a damaged one cannot be kept aside
    */
   constructor(file: string, opts: FileKvOptions = {}) {
     super(opts.now)
-    this.file = resolve(file)
+    const given = resolve(file)
     const warn = opts.warn ?? ((line: string) => void process.stderr.write(line + '\n'))
-    const dir = dirname(this.file)
+    const named = opts.variable ? `${opts.variable}=${file}` : `store file ${given}`
+    const dir = dirname(given)
+    let folder: ReturnType<typeof statSync> | undefined
     try {
-      mkdirSync(dir, { recursive: true })
+      folder = statSync(dir)
     } catch (e) {
-      throw new StoreFileError(`store file ${this.file}: cannot create its directory (${(e as NodeJS.ErrnoException).code ?? String(e)})`)
+      const code = (e as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' || !opts.createFolder)
+        throw new StoreFileError(
+          code === 'ENOENT'
+            ? `${named}: the folder ${dir} does not exist; create it first (mkdir -p ${dir}) or choose a path in an existing folder`
+            : `${named}: its folder ${dir} cannot be used (${code ?? String(e)})`
+        )
+      try {
+        // One level only (the default .edge-data in the working folder), never recursive.
+        mkdirSync(dir)
+      } catch (e2) {
+        if ((e2 as NodeJS.ErrnoException).code !== 'EEXIST')
+          throw new StoreFileError(`${named}: cannot create its folder ${dir} (${(e2 as NodeJS.ErrnoException).code ?? String(e2)})`)
+      }
     }
+    if (folder && !folder.isDirectory()) throw new StoreFileError(`${named}: ${dir} is not a folder`)
     try {
-      this.lock = lockStoreFile(this.file, 'share one store between edges with STORE_URL=redis://... (docs/stores.md)')
+      this.file = realStorePath(given)
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code) throw new StoreFileError(`store file ${this.file}: cannot create its lock file (${(e as NodeJS.ErrnoException).code})`)
+      throw new StoreFileError(`${named}: the path cannot be resolved (${(e as NodeJS.ErrnoException).code ?? String(e)})`)
+    }
+    const shown = this.file === given ? given : `${this.file} (given as ${given})`
+    try {
+      // The earlier versions' lock, `<path>.lock`, at the given path and at the real one: read, never removed.
+      const legacy = [...new Set([`${given}.lock`, `${this.file}.lock`])]
+      this.lock = lockStoreFile(this.file, 'share one store between edges with STORE_URL=redis://... (docs/stores.md)', shown, legacy)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code) throw new StoreFileError(`store file ${shown}: cannot create its lock file (${(e as NodeJS.ErrnoException).code})`)
       throw e
     }
     try {
-      this.removeTempFiles(dir, warn)
-      this.load(warn)
+      this.load(warn, named)
+      this.removeTempFiles(warn)
     } catch (e) {
       this.lock.release()
       throw e
     }
   }
 
-  /** Temporary files of this store left by a crash mid-write (write-file-atomic's `<file>.<n>`, the first FileKv's `<file>.<pid>.tmp`). */
-  private removeTempFiles(dir: string, warn: (line: string) => void): void {
-    const base = basename(this.file)
+  /**
+   * Temporary files of this store left by a crash mid-write: `<file>.mcp-edge-<pid>-<n>.tmp`
+   * holding edge content (or nothing: a write cut before its first byte). Files of the earlier
+   * versions' temporary names (`<file>.<digits>`, `<file>.<pid>.tmp`) are left alone: those are
+   * the names of a user's rotated logs and numbered copies.
+   */
+  private removeTempFiles(warn: (line: string) => void): void {
+    const dir = dirname(this.file)
+    const pattern = tempNamePattern(basename(this.file))
     const removed: string[] = []
     for (const name of readdirSync(dir)) {
-      if (!name.startsWith(base + '.')) continue
-      const rest = name.slice(base.length + 1)
-      if (!/^\d+$/.test(rest) && !/^\d+\.tmp$/.test(rest)) continue
+      if (!pattern.test(name)) continue
+      const path = join(dir, name)
       try {
-        unlinkSync(join(dir, name))
+        const head = Buffer.alloc(HEADER.length)
+        const fd = openSync(path, 'r')
+        let n: number
+        try {
+          n = readSync(fd, head, 0, head.length, 0)
+        } finally {
+          closeSync(fd)
+        }
+        if (n !== 0 && head.subarray(0, n).toString('utf8') !== HEADER.slice(0, n)) continue
+        unlinkSync(path)
         removed.push(name)
       } catch {
-        // gone meanwhile
+        // gone meanwhile, or not ours to read
       }
     }
     if (removed.length > 0)
@@ -124,27 +246,28 @@ export class FileKv extends MemoryKv {
       )
   }
 
-  private load(warn: (line: string) => void): void {
+  private load(warn: (line: string) => void, named: string): void {
     let text: string
     try {
+      const st = statSync(this.file)
+      // Each write replaces the file: the other names would keep an old copy, and an edge started on one of them would share this store.
+      // A FIFO or a device (/dev/zero) would block or never end the read.
+      if (!st.isFile() && !st.isDirectory()) throw new StoreFileError(`store file ${this.file} cannot be read (not a regular file)`)
+      if (st.isFile() && st.nlink > 1)
+        throw new StoreFileError(
+          `store file ${this.file} has ${st.nlink} hard links (another path names the same file); give the edge a file of its own (copy it to a new path); it was left as it is`
+        )
       text = readFileSync(this.file, 'utf8')
     } catch (e) {
+      if (e instanceof StoreFileError) throw e
       const code = (e as NodeJS.ErrnoException).code
       if (code === 'ENOENT') return
       throw new StoreFileError(`store file ${this.file} cannot be read (${code ?? String(e)})`)
     }
-    let problem: string | null
-    let parsed: unknown
-    if (text.length === 0) problem = 'empty (0 bytes)'
-    else {
-      try {
-        parsed = JSON.parse(text)
-        problem = shapeProblem(parsed)
-      } catch (e) {
-        problem = `truncated or not JSON (${(e as Error).message.split('\n')[0]}; ${Buffer.byteLength(text)} bytes)`
-      }
-    }
-    if (problem !== null) {
+    const found = classifyStoreText(text)
+    if (found.kind === 'foreign' || found.kind === 'newer')
+      throw new StoreFileError(`${named} is not an edge store file of this version: ${found.problem}; it was left as it is: give the path of an edge store file, or of a new one`)
+    if (found.kind === 'damaged') {
       const stamp = `${this.file}.corrupt-${new Date(this.now())
         .toISOString()
         .replace(/[-:]/g, '')
@@ -156,24 +279,37 @@ export class FileKv extends MemoryKv {
         renameSync(this.file, aside)
       } catch (e) {
         throw new StoreFileError(
-          `store file ${this.file} is corrupt: ${problem}; it cannot be kept aside as ${aside} (${(e as NodeJS.ErrnoException).code ?? String(e)}); move it away by hand`
+          `store file ${this.file} is corrupt: ${found.problem}; it cannot be kept aside as ${aside} (${(e as NodeJS.ErrnoException).code ?? String(e)}); move it away by hand`
         )
       }
       warn(
-        `store: ${this.file} is corrupt: ${problem}; kept aside as ${aside}; starting with an empty store: tool schemas are learned again from the origin, schemas pushed through the admin API must be pushed again`
+        `store: ${this.file} is corrupt: ${found.problem}; kept aside as ${aside}; starting with an empty store: tool schemas are learned again from the origin, schemas pushed through the admin API must be pushed again`
       )
       return
     }
-    const o = parsed as Record<string, unknown>
-    const entries = (o.format === undefined ? o : o.entries) as Record<string, KvEntry>
     const now = this.now()
-    for (const [k, v] of Object.entries(entries)) if (v.expiresAt === null || v.expiresAt > now) this.data.set(k, { value: v.value, expiresAt: v.expiresAt })
+    for (const [k, v] of Object.entries(found.entries)) {
+      const expiresAt = v.expiresAt ?? null
+      if (expiresAt === null || expiresAt > now) this.data.set(k, { value: v.value, expiresAt })
+    }
   }
 
   /** Stores `value`; resolves once the file with it is on disk. @throws StoreFileError when the write fails (the value stays in memory and goes out with the next write) */
   override async put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void> {
     this.open()
     this.set(key, value, options)
+    return this.commit()
+  }
+
+  /**
+   * Stores every entry in one file write: on disk all together or, when the write fails, none of
+   * them (they stay in memory and go out whole with the next write).
+   * @throws TypeError/RangeError for a bad key, value or TTL: then nothing changed
+   * @throws StoreFileError when the write fails
+   */
+  override async putMany(entries: readonly KvPut[]): Promise<void> {
+    this.open()
+    this.setMany(entries)
     return this.commit()
   }
 
@@ -212,13 +348,45 @@ export class FileKv extends MemoryKv {
     this.writing = null
   }
 
-  /** Writes every live entry: temp file, fsync, rename (write-file-atomic), then fsync of the directory. */
+  /**
+   * Writes every live entry: `<file>.mcp-edge-<pid>-<n>.tmp` created exclusively, written,
+   * fsync'd, renamed over the store file, then the folder fsync'd.
+   *
+   * Why not write-file-atomic (6.0.0, used before): its temporary file is `<file>.<murmurhash>`,
+   * e.g. `kv.json.499033397`, the very form of a user's numbered files (`app.log.1`,
+   * `app.log.20261201`), so a clean-up of its leftovers deleted them; it opens that name with `w`
+   * (no O_EXCL), truncating a file that has it; and it has no option to choose the name (its
+   * options: chown, mode, fsync, encoding, tmpfileCreated). These 15 lines do the same steps.
+   */
   private async writeFile(): Promise<void> {
     const now = this.now()
     const entries: Record<string, KvEntry> = {}
     for (const [k, e] of this.data)
       if (e.expiresAt === null || e.expiresAt > now) Object.defineProperty(entries, k, { value: e, enumerable: true, writable: true, configurable: true })
-    await writeFileAtomic(this.file, JSON.stringify({ format: FILE_FORMAT, version: 1, entries }), { fsync: true, mode: 0o600 })
+    const text = JSON.stringify({ format: FILE_FORMAT, version: 1, entries })
+    let tmp = ''
+    let fh: Awaited<ReturnType<typeof open>> | undefined
+    for (let attempt = 0; fh === undefined; attempt++) {
+      tmp = `${this.file}.mcp-edge-${process.pid}-${++this.tempSeq}.tmp`
+      try {
+        fh = await open(tmp, 'wx', 0o600)
+      } catch (e) {
+        // A file of that name from an earlier life of this pid: never opened over, the next number is taken.
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 10) throw e
+      }
+    }
+    try {
+      try {
+        await fh.writeFile(text, 'utf8')
+        await fh.sync()
+      } finally {
+        await fh.close()
+      }
+      await rename(tmp, this.file)
+    } catch (e) {
+      await unlink(tmp).catch(() => undefined)
+      throw e
+    }
     const dir = await open(dirname(this.file), 'r')
     try {
       await dir.sync()

@@ -4,7 +4,7 @@
  * text; keys and `expirationTtl` checked by Workers KV's rules, ./kv-rules.ts). Runtime-neutral;
  * used in tests, with `STORE_FILE=memory`, and behind the file store. Nothing outlives the process.
  */
-import type { KvListOptions, KvListResult, KvStore } from '../core/ports'
+import type { KvListOptions, KvListResult, KvPut, KvStore } from '../core/ports'
 import { checkKey, compareKeys, decodeCursor, encodeCursor, expiryOf, listLimit } from './kv-rules'
 
 /** One stored value; `expiresAt` in epoch ms, null for none. */
@@ -40,6 +40,22 @@ export class MemoryKv implements KvStore {
     checkKey(key)
     if (typeof value !== 'string') throw new TypeError('a KV value must be a string')
     this.data.set(key, { value, expiresAt: expiryOf(options?.expirationTtl, this.now()) })
+  }
+
+  /** Stores every entry at once (see {@link KvStore.putMany}). @throws TypeError/RangeError for a bad key, value or TTL, before anything changed */
+  async putMany(entries: readonly KvPut[]): Promise<void> {
+    this.setMany(entries)
+  }
+
+  /** Checks every entry, then applies them all in memory (nothing when one is bad). */
+  protected setMany(entries: readonly KvPut[]): void {
+    const now = this.now()
+    const checked = entries.map((e): [string, KvEntry] => {
+      checkKey(e.key)
+      if (typeof e.value !== 'string') throw new TypeError('a KV value must be a string')
+      return [e.key, { value: e.value, expiresAt: expiryOf(e.expirationTtl, now) }]
+    })
+    for (const [k, v] of checked) this.data.set(k, v)
   }
 
   /** Removes `key` (no error when missing). @throws TypeError/RangeError for a bad key */

@@ -4,8 +4,10 @@
  * - `STORE_URL=redis://...` (or `rediss://`): {@link RedisKv}, keys under `STORE_PREFIX`
  *   (default `mcp-edge:`), shared by every edge on that Redis;
  * - else `STORE_FILE=memory`: {@link MemoryKv}, nothing kept;
- * - else `STORE_FILE=<path>` (default `.edge-data/kv.json`): {@link FileKv}, one process per file.
+ * - else `STORE_FILE=<path>` (default `.edge-data/kv.json`): {@link FileKv}, one process per file;
+ *   its folder must exist, except the default `.edge-data`, which is created.
  */
+import { dirname, resolve } from 'node:path'
 import { ConfigError, showValue } from '../core/config'
 import type { KvStore } from '../core/ports'
 import { FileKv, type FileKvOptions } from './file-kv'
@@ -67,6 +69,9 @@ export function openNodeStore(env: Record<string, string | undefined>, fileOptio
   }
   const file = env.STORE_FILE || DEFAULT_STORE_FILE
   if (file === 'memory') return { kv: new MemoryKv(), description: 'memory', ready: async () => {}, flush: async () => {}, close: async () => {} }
-  const kv = new FileKv(file, fileOptions)
+  // Only the default folder is created (the README's `npm start` on a fresh checkout); a STORE_FILE
+  // in a missing folder is a typo more often than a wish, and is refused naming both.
+  const createFolder = resolve(dirname(file)) === resolve(dirname(DEFAULT_STORE_FILE))
+  const kv = new FileKv(file, { createFolder, variable: 'STORE_FILE', ...fileOptions })
   return { kv, description: `file ${kv.file}`, ready: async () => {}, flush: () => kv.flush(), close: () => kv.close() }
 }

@@ -20,7 +20,7 @@
 import { redactUrl } from '../core/redact-url'
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
-import type { KvChangeListener, KvListOptions, KvListResult, KvStore } from '../core/ports'
+import type { KvChangeListener, KvListOptions, KvListResult, KvPut, KvStore } from '../core/ports'
 import { checkKey, compareKeys, decodeCursor, encodeCursor, expiryOf, listLimit } from './kv-rules'
 
 /** Options of {@link RedisKv}. */
@@ -128,6 +128,27 @@ export class RedisKv implements KvStore {
     else m.set(this.k(key), value, 'EX', Math.floor(ttl))
     m.zadd(this.indexKey, 0, key)
     m.publish(this.channel, JSON.stringify({ from: this.instanceId, key }))
+    await this.exec(m)
+  }
+
+  /**
+   * Stores every entry in one MULTI/EXEC (values, index and one notice per key), so Redis applies
+   * all of them or none. @throws on a bad key, value or TTL (before anything is sent), or when Redis fails
+   */
+  async putMany(entries: readonly KvPut[]): Promise<void> {
+    for (const e of entries) {
+      checkKey(e.key)
+      if (typeof e.value !== 'string') throw new TypeError('a KV value must be a string')
+      expiryOf(e.expirationTtl, 0)
+    }
+    if (entries.length === 0) return
+    const m = this.client.multi()
+    for (const e of entries) {
+      if (e.expirationTtl === undefined) m.set(this.k(e.key), e.value)
+      else m.set(this.k(e.key), e.value, 'EX', Math.floor(e.expirationTtl))
+      m.zadd(this.indexKey, 0, e.key)
+      m.publish(this.channel, JSON.stringify({ from: this.instanceId, key: e.key }))
+    }
     await this.exec(m)
   }
 

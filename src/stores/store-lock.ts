@@ -1,8 +1,13 @@
 /**
  * @module stores/store-lock
- * One process per store file (docs/stores.md, "The lock"): `<file>.lock` is created with O_EXCL
- * and holds `{ pid, host, since }` of its owner. A lock whose owner is gone is stale and taken
- * over at once.
+ * One process per store file (docs/stores.md, "The lock"): `<file>.mcp-edge.lock` is created with
+ * O_EXCL and holds `{ pid, host, since }` of its owner. A lock whose owner is gone is stale and
+ * taken over at once. The name is one no user file has: the lock of the first versions,
+ * `<file>.lock`, is the name of a user's file beside `STORE_FILE=proj/yarn` (`yarn.lock`), and
+ * taking over a "stale" one deleted it. That old name is now only read, never created or removed:
+ * an edge of an earlier version holding it (live pid on this host) still refuses the start.
+ * `file` is the store file's real path (symlinks followed, ./file-kv.ts), so two paths to one file
+ * meet at one lock.
  *
  * Why not proper-lockfile: it decides staleness from an mtime it refreshes on a timer, so after a
  * `kill -9` (or an OOM kill) the restarted edge is refused until the stale period has passed (at
@@ -36,6 +41,9 @@ interface Owner {
   host: string
   since: string
 }
+
+/** The suffix of the lock file's name: `<store file>` + this. */
+export const LOCK_SUFFIX = '.mcp-edge.lock'
 
 /** Lock files this process holds (a second store on the same file in one process is refused too). */
 const held = new Set<string>()
@@ -71,19 +79,33 @@ function readOwner(path: string): { text: string; owner: Owner | null } | null {
 }
 
 /**
- * Takes the lock of a store file: creates `<file>.lock` exclusively, taking over a stale one (its
- * owner's pid is gone on this host, or is this very pid from an earlier life in a fresh pid
- * namespace, e.g. a restarted container).
- * @param file absolute path of the store file
+ * Takes the lock of a store file: creates `<file>.mcp-edge.lock` exclusively, taking over a stale
+ * one (its owner's pid is gone on this host, or is this very pid from an earlier life in a fresh
+ * pid namespace, e.g. a restarted container). Refuses when `legacyLocks` (the earlier versions'
+ * `<path>.lock`) names a live edge on this host; such a file is never removed.
+ * @param file real absolute path of the store file
  * @param hint what to suggest in the error (e.g. the shared store)
+ * @param shown how the file is named in the error (e.g. `/real/kv.json (given as /x/link)`); default `file`
+ * @param legacyLocks paths of the earlier versions' lock files to honour (read only)
  * @throws StoreLockedError naming the file and the owner when a live process holds it
  * @throws the file system's error when the lock file cannot be created (e.g. EACCES)
  */
-export function lockStoreFile(file: string, hint: string): StoreLock {
-  const path = `${file}.lock`
+export function lockStoreFile(file: string, hint: string, shown = file, legacyLocks: string[] = []): StoreLock {
+  const path = `${file}${LOCK_SUFFIX}`
   const me: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString() }
-  const refuse = (why: string) => new StoreLockedError(`store file ${file} is in use by ${why}; one process per store file: give each edge its own STORE_FILE, or ${hint}`)
+  const refuse = (why: string) => new StoreLockedError(`store file ${shown} is in use by ${why}; one process per store file: give each edge its own STORE_FILE, or ${hint}`)
   if (held.has(path)) throw refuse('this process already')
+  for (const old of legacyLocks) {
+    // Read only: a user's file of that name (yarn.lock) is not JSON of this shape and is ignored.
+    let found: ReturnType<typeof readOwner>
+    try {
+      found = readOwner(old)
+    } catch {
+      continue
+    }
+    const o = found?.owner
+    if (o && o.host === me.host && o.pid !== me.pid && alive(o.pid)) throw refuse(`an edge of an earlier version, pid ${o.pid} (since ${o.since}; its lock file is ${old})`)
+  }
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const fd = openSync(path, 'wx', 0o644)

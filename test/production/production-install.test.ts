@@ -47,6 +47,8 @@ beforeAll(async () => {
   const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'))!
   app = join(work, 'app')
   mkdirSync(app)
+  // The store's folder, as the image's /data (the store refuses a STORE_FILE in a missing folder).
+  mkdirSync(join(app, 'data'))
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'edge-app', version: '1.0.0', private: true }))
   npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(work, tgz)], app)
   origin = await startDemoOrigin({ port: 0 })

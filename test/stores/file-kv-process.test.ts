@@ -84,7 +84,7 @@ async function badCall(edge: EdgeProcess, name: string): Promise<{ refused: bool
 
 /** Files of the store folder that are neither the store, its lock, nor a kept-aside corrupt file. */
 function strayFiles(dir: string): string[] {
-  return readdirSync(dir).filter((n) => n !== 'kv.json' && n !== 'kv.json.lock' && !n.startsWith('kv.json.corrupt-'))
+  return readdirSync(dir).filter((n) => n !== 'kv.json' && n !== 'kv.json.mcp-edge.lock' && !n.startsWith('kv.json.corrupt-'))
 }
 
 describe('file store under kill -9', () => {
@@ -113,7 +113,7 @@ describe('file store under kill -9', () => {
       expect(signal, edge.output()).toBe('SIGKILL')
       if (strayFiles(dir).length > 0)
         expect(
-          strayFiles(dir).every((n) => /^kv\.json\.\d+$/.test(n)),
+          strayFiles(dir).every((n) => /^kv\.json\.mcp-edge-\d+-\d+\.tmp$/.test(n)),
           strayFiles(dir).join()
         ).toBe(true)
     }

@@ -4,7 +4,7 @@
  * write are removed at start; corrupt files are reported in one line and kept aside; the lock;
  * close; a failed write rejects and the next one recovers.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -74,20 +74,36 @@ describe('FileKv durability', () => {
     await kv.close()
   })
 
-  it('removes the temporary files a cut write left (write-file-atomic and the first FileKv), and only those', async () => {
+  it("removes only its own temporary files holding edge content; numbered user files and the earlier versions' temporary names are left byte for byte", async () => {
     const { dir, file } = fresh()
     writeFileSync(file, JSON.stringify({ format: 'mcp-edge-kv', version: 1, entries: { a: { value: '1', expiresAt: null } } }))
-    for (const n of ['kv.json.3598483948', 'kv.json.4242.tmp', 'kv.json.backup', 'other.json.123']) writeFileSync(join(dir, n), '{"half')
+    const ours = { 'kv.json.mcp-edge-4242-1.tmp': '{"format":"mcp-edge-kv","version":1,"entr', 'kv.json.mcp-edge-4242-2.tmp': '' }
+    const users: Record<string, string> = {
+      'kv.json.3598483948': '{"half',
+      'kv.json.1': 'rotated log 1\n',
+      'kv.json.20261201': 'rotated log\n',
+      'kv.json.1.tmp': 'an editor swap\n',
+      'kv.json.4242.tmp': '{"half',
+      'kv.json.backup': '{"half',
+      'kv.json.mcp-edge-1-1.tmp': 'not edge content\n',
+      'other.json.123': '{"half',
+    }
+    for (const [n, text] of Object.entries({ ...ours, ...users })) writeFileSync(join(dir, n), text)
     const lines: string[] = []
     const kv = new FileKv(file, { warn: (l) => lines.push(l) })
-    expect(readdirSync(dir).sort()).toEqual(['kv.json', 'kv.json.backup', 'kv.json.lock', 'other.json.123'])
+    expect(readdirSync(dir).sort()).toEqual(['kv.json', 'kv.json.mcp-edge.lock', ...Object.keys(users)].sort())
+    for (const [n, text] of Object.entries(users)) expect(readFileSync(join(dir, n), 'utf8'), n).toBe(text)
     expect(lines).toEqual([expect.stringContaining(`removed 2 temporary file(s) of ${file}`)])
     expect(await kv.get('a')).toBe('1')
+    await kv.put('b', '2')
     await kv.close()
+    expect(readdirSync(dir).sort()).toEqual(['kv.json', ...Object.keys(users)].sort())
+    for (const [n, text] of Object.entries(users)) expect(readFileSync(join(dir, n), 'utf8'), n).toBe(text)
   })
 
   it('a write that fails rejects with the file named; the value is written by the next write that works', async () => {
     const { dir } = fresh()
+    mkdirSync(join(dir, 'sub'))
     const file = join(dir, 'sub', 'kv.json')
     const kv = new FileKv(file, { warn: () => undefined })
     await kv.put('a', '1')
@@ -108,7 +124,7 @@ describe('FileKv durability', () => {
     await kv.close()
     await pending
     expect(onDisk(file).a!.value).toBe('1')
-    expect(existsSync(`${file}.lock`)).toBe(false)
+    expect(existsSync(`${file}.mcp-edge.lock`)).toBe(false)
     await expect(kv.put('b', '2')).rejects.toThrow(`store file ${file} is closed`)
     await kv.close() // idempotent
   })
@@ -116,12 +132,9 @@ describe('FileKv durability', () => {
 
 describe('FileKv corrupt file at start', () => {
   const cases: [string, string, RegExp][] = [
-    ['truncated JSON', '{"format":"mcp-edge-kv","version":1,"entries":{"a":{"val', /truncated or not JSON \(.+; 56 bytes\)/],
-    ['an empty file', '', /empty \(0 bytes\)/],
-    ['not an object', '[1,2,3]', /not a JSON object/],
+    ['truncated JSON', '{"format":"mcp-edge-kv","version":1,"entries":{"a":{"val', /truncated \(.+; 56 bytes\)/],
+    ['a truncated store of the first FileKv', '{"tools:default:public:a":{"value":"{\\"na', /truncated/],
     ['an entry without its value', '{"format":"mcp-edge-kv","version":1,"entries":{"a":{"expiresAt":null}}}', /entry "a" is not \{ value, expiresAt \}/],
-    ['another format', '{"format":"something-else","version":3,"entries":{}}', /format "something-else" version 3 is not mcp-edge-kv version 1/],
-    ['binary garbage', '\u0000\u00ff\u00fe garbage', /truncated or not JSON/],
   ]
   for (const [label, content, why] of cases) {
     it(`${label}: one line naming the file and the problem, kept aside byte for byte, starts empty`, async () => {
@@ -145,10 +158,43 @@ describe('FileKv corrupt file at start', () => {
     })
   }
 
+  const foreign: [string, string, RegExp][] = [
+    ['an empty file', '', /empty \(0 bytes\)/],
+    ['JSON with comments', '{ "compilerOptions": { "strict": true }, // keep\n}\n', /not JSON/],
+    ['JSON with a leading comment', '// settings\n{"a": 1}\n', /not JSON/],
+    ['not an object', '[1,2,3]', /not a JSON object/],
+    ["another program's JSON", '{"name":"app","version":"1.0.0"}', /entry "name" is not/],
+    ['another format', '{"format":"something-else","version":3,"entries":{}}', /format "something-else" is not mcp-edge-kv/],
+    ['a store of a later format version', '{"format":"mcp-edge-kv","version":2,"entries":{}}', /version 2 \(this edge reads version 1/],
+    ['binary garbage', '\u0000\u00ff\u00fe garbage', /not JSON/],
+  ]
+  for (const [label, content, why] of foreign) {
+    it(`${label}: refused with one message naming the file and the variable, left byte for byte, nothing created beside it`, () => {
+      const { dir, file } = fresh()
+      writeFileSync(file, content)
+      const lines: string[] = []
+      let err: unknown
+      try {
+        new FileKv(file, { warn: (l) => lines.push(l), variable: 'STORE_FILE' })
+      } catch (e) {
+        err = e
+      }
+      expect(err).toBeInstanceOf(StoreFileError)
+      const message = (err as Error).message
+      expect(message).not.toContain('\n')
+      expect(message).toContain(`STORE_FILE=${file} is not an edge store file of this version: `)
+      expect(message).toMatch(why)
+      expect(message).toContain('it was left as it is')
+      expect(lines).toEqual([])
+      expect(readdirSync(dir)).toEqual(['kv.json'])
+      expect(readFileSync(file, 'utf8')).toBe(content)
+    })
+  }
+
   it('two corrupt starts within one second keep both copies', async () => {
     const { dir, file } = fresh()
     const now = Date.now()
-    for (const content of ['{"first', '{"second']) {
+    for (const content of ['{"format":"mcp-edge-kv","first', '{"format":"mcp-edge-kv","second']) {
       writeFileSync(file, content)
       await new FileKv(file, { now: () => now, warn: () => undefined }).close()
     }
@@ -156,14 +202,14 @@ describe('FileKv corrupt file at start', () => {
       .filter((n) => n.startsWith('kv.json.corrupt-'))
       .sort()
     expect(aside.length).toBe(2)
-    expect(aside.map((n) => readFileSync(join(dir, n), 'utf8')).sort()).toEqual(['{"first', '{"second'])
+    expect(aside.map((n) => readFileSync(join(dir, n), 'utf8')).sort()).toEqual(['{"format":"mcp-edge-kv","first', '{"format":"mcp-edge-kv","second'])
   })
 
   it('a store path that cannot be read as a file fails the start with the file named (no rename)', () => {
     const { file } = fresh()
     mkdirSync(file)
     expect(() => new FileKv(file, { warn: () => undefined })).toThrow(new StoreFileError(`store file ${file} cannot be read (EISDIR)`))
-    expect(existsSync(`${file}.lock`)).toBe(false)
+    expect(existsSync(`${file}.mcp-edge.lock`)).toBe(false)
   })
 })
 
@@ -183,21 +229,160 @@ describe('FileKv lock', () => {
   it('a lock left by a dead process is taken over at once', async () => {
     const { file } = fresh()
     // A pid far above pid_max is never alive.
-    writeFileSync(`${file}.lock`, JSON.stringify({ pid: 2 ** 30, host: hostname(), since: '2026-01-01T00:00:00.000Z' }))
+    writeFileSync(`${file}.mcp-edge.lock`, JSON.stringify({ pid: 2 ** 30, host: hostname(), since: '2026-01-01T00:00:00.000Z' }))
     const kv = new FileKv(file, { warn: () => undefined })
-    expect(JSON.parse(readFileSync(`${file}.lock`, 'utf8'))).toMatchObject({ pid: process.pid })
+    expect(JSON.parse(readFileSync(`${file}.mcp-edge.lock`, 'utf8'))).toMatchObject({ pid: process.pid })
     await kv.close()
   })
 
   it('a lock held by a live process (here: pid 1) is refused with its pid', () => {
     const { file } = fresh()
-    writeFileSync(`${file}.lock`, JSON.stringify({ pid: 1, host: hostname(), since: '2026-01-01T00:00:00.000Z' }))
+    writeFileSync(`${file}.mcp-edge.lock`, JSON.stringify({ pid: 1, host: hostname(), since: '2026-01-01T00:00:00.000Z' }))
     expect(() => new FileKv(file, { warn: () => undefined })).toThrow(`store file ${file} is in use by another edge, pid 1 (since 2026-01-01T00:00:00.000Z)`)
   })
 
   it('a lock from another host is refused, never guessed stale', () => {
     const { file } = fresh()
-    writeFileSync(`${file}.lock`, JSON.stringify({ pid: 99, host: 'elsewhere', since: 'x' }))
-    expect(() => new FileKv(file, { warn: () => undefined })).toThrow(`is in use by pid 99 on host elsewhere (since x; if that host no longer runs it, remove ${file}.lock)`)
+    writeFileSync(`${file}.mcp-edge.lock`, JSON.stringify({ pid: 99, host: 'elsewhere', since: 'x' }))
+    expect(() => new FileKv(file, { warn: () => undefined })).toThrow(
+      `is in use by pid 99 on host elsewhere (since x; if that host no longer runs it, remove ${file}.mcp-edge.lock)`
+    )
+  })
+})
+
+describe('FileKv: the lock and the files beside the store are its own', () => {
+  it('a user file named <store>.lock (yarn.lock beside STORE_FILE=proj/yarn), old enough to look stale, is left byte for byte', async () => {
+    const { dir } = fresh()
+    const file = join(dir, 'yarn')
+    const yarnLock = '# THIS IS AN AUTOGENERATED FILE. DO NOT EDIT THIS FILE DIRECTLY.\n# yarn lockfile v1\n'
+    writeFileSync(`${file}.lock`, yarnLock)
+    const past = new Date(Date.now() - 3_600_000)
+    utimesSync(`${file}.lock`, past, past)
+    const kv = new FileKv(file, { warn: () => undefined })
+    await kv.put('a', '1')
+    await kv.close()
+    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(yarnLock)
+    expect(readdirSync(dir).sort()).toEqual(['yarn', 'yarn.lock'])
+  })
+
+  it('a store of the earlier version opens: its stale lock <store>.lock is left alone; a live earlier edge (its lock with a live pid) is refused', async () => {
+    const { dir, file } = fresh()
+    writeFileSync(file, JSON.stringify({ format: 'mcp-edge-kv', version: 1, entries: { old: { value: 'kept', expiresAt: null } } }))
+    const stale = JSON.stringify({ pid: 2 ** 30, host: hostname(), since: '2026-01-01T00:00:00.000Z' })
+    writeFileSync(`${file}.lock`, stale)
+    const kv = new FileKv(file, { warn: () => undefined })
+    expect(await kv.get('old')).toBe('kept')
+    await kv.close()
+    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(stale)
+    const live = JSON.stringify({ pid: 1, host: hostname(), since: '2026-01-01T00:00:00.000Z' })
+    writeFileSync(`${file}.lock`, live)
+    expect(() => new FileKv(file, { warn: () => undefined })).toThrow(
+      new StoreLockedError(
+        `store file ${file} is in use by an edge of an earlier version, pid 1 (since 2026-01-01T00:00:00.000Z; its lock file is ${file}.lock); one process per store file: give each edge its own STORE_FILE, or share one store between edges with STORE_URL=redis://... (docs/stores.md)`
+      )
+    )
+    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(live)
+    expect(readdirSync(dir).sort()).toEqual(['kv.json', 'kv.json.lock'])
+  })
+
+  it('a symlink to a store file in use, or a path through a symlinked folder, is refused naming the real file; writes go to the real file and keep the link', async () => {
+    const { dir, file } = fresh()
+    const kv = new FileKv(file, { warn: () => undefined })
+    symlinkSync(file, join(dir, 'link.json'))
+    symlinkSync(dir, join(dir, 'folder-link'))
+    for (const other of [join(dir, 'link.json'), join(dir, 'folder-link', 'kv.json')]) {
+      expect(() => new FileKv(other, { warn: () => undefined }), other).toThrow(StoreLockedError)
+      expect(() => new FileKv(other, { warn: () => undefined }), other).toThrow(`store file ${file} (given as ${other}) is in use by this process already`)
+    }
+    await kv.close()
+    const viaLink = new FileKv(join(dir, 'link.json'), { warn: () => undefined })
+    expect(viaLink.file).toBe(file)
+    await viaLink.put('a', '1')
+    await viaLink.close()
+    expect(lstatSync(join(dir, 'link.json')).isSymbolicLink()).toBe(true)
+    expect(onDisk(file).a!.value).toBe('1')
+  })
+
+  it("a second edge process on a symlink to the first one's store is refused (the lock of the real file)", () => {
+    const { dir, file } = fresh()
+    writeFileSync(`${file}.mcp-edge.lock`, JSON.stringify({ pid: 1, host: hostname(), since: '2026-01-01T00:00:00.000Z' }))
+    symlinkSync(file, join(dir, 'link.json'))
+    expect(() => new FileKv(join(dir, 'link.json'), { warn: () => undefined })).toThrow(`store file ${file} (given as ${join(dir, 'link.json')}) is in use by another edge, pid 1`)
+  })
+
+  it('a store file with a second hard link is refused and left as it is', () => {
+    const { dir, file } = fresh()
+    const text = JSON.stringify({ format: 'mcp-edge-kv', version: 1, entries: {} })
+    writeFileSync(file, text)
+    linkSync(file, join(dir, 'other.json'))
+    expect(() => new FileKv(join(dir, 'other.json'), { warn: () => undefined })).toThrow(
+      `store file ${join(dir, 'other.json')} has 2 hard links (another path names the same file); give the edge a file of its own (copy it to a new path); it was left as it is`
+    )
+    expect(readdirSync(dir).sort()).toEqual(['kv.json', 'other.json'])
+    expect(readFileSync(file, 'utf8')).toBe(text)
+  })
+
+  it('a store file in a missing folder is refused naming the variable and the folder; nothing is created', () => {
+    const { dir } = fresh()
+    const file = join(dir, 'no', 'such', 'kv.json')
+    expect(() => new FileKv(file, { warn: () => undefined, variable: 'STORE_FILE' })).toThrow(
+      new StoreFileError(
+        `STORE_FILE=${file}: the folder ${join(dir, 'no', 'such')} does not exist; create it first (mkdir -p ${join(dir, 'no', 'such')}) or choose a path in an existing folder`
+      )
+    )
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('createFolder makes one level only (the default .edge-data), never the parents', async () => {
+    const { dir } = fresh()
+    const kv = new FileKv(join(dir, '.edge-data', 'kv.json'), { warn: () => undefined, createFolder: true })
+    await kv.close()
+    expect(readdirSync(join(dir, '.edge-data'))).toEqual([])
+    expect(() => new FileKv(join(dir, 'a', 'b', 'kv.json'), { warn: () => undefined, createFolder: true })).toThrow(`cannot create its folder ${join(dir, 'a', 'b')} (ENOENT)`)
+    expect(readdirSync(dir)).toEqual(['.edge-data'])
+  })
+
+  it('a file under /proc is refused (the missing-folder case under /proc is in file-kv-process.test.ts: the old recursive mkdir spun forever)', () => {
+    expect(() => new FileKv('/proc/self/status', { warn: () => undefined })).toThrow(StoreFileError)
+  })
+})
+
+describe('FileKv putMany', () => {
+  it('10,000 entries in one file write; a bad key anywhere changes nothing', async () => {
+    const { file } = fresh()
+    const kv = new FileKv(file, { warn: () => undefined })
+    await kv.put('before', '0')
+    const writes = kv.stats.writes
+    const entries = Array.from({ length: 10_000 }, (_, i) => ({ key: `tools:default:public:t${i}`, value: `{"name":"t${i}"}` }))
+    await kv.putMany(entries)
+    expect(kv.stats.writes - writes).toBe(1)
+    expect(Object.keys(onDisk(file)).length).toBe(10_001)
+    await expect(
+      kv.putMany([
+        { key: 'fine', value: '1' },
+        { key: 'x'.repeat(600), value: '2' },
+      ])
+    ).rejects.toThrow(RangeError)
+    expect(await kv.get('fine')).toBeNull()
+    expect(kv.stats.writes - writes).toBe(1)
+    await kv.close()
+  })
+
+  it('a failed write stores none of the batch on disk', async () => {
+    const { dir } = fresh()
+    mkdirSync(join(dir, 'sub'))
+    const file = join(dir, 'sub', 'kv.json')
+    const kv = new FileKv(file, { warn: () => undefined })
+    await kv.put('a', '1')
+    rmSync(join(dir, 'sub'), { recursive: true })
+    await expect(
+      kv.putMany([
+        { key: 'b', value: '2' },
+        { key: 'c', value: '3' },
+      ])
+    ).rejects.toThrow(`store file ${file} could not be written (ENOENT)`)
+    mkdirSync(join(dir, 'sub'))
+    expect(existsSync(file)).toBe(false)
+    await kv.close()
   })
 })

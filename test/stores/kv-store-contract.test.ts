@@ -3,7 +3,7 @@
  * FileKv (a file in a fresh temporary folder), RedisKv (a real redis-server this file starts) and
  * the Workers KV binding under Miniflare (what the Worker's TOOL_SCHEMAS is).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Miniflare } from 'miniflare'
@@ -32,6 +32,7 @@ kvStoreContract('FileKv', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'edge-filekv-'))
   dirs.push(dir)
   let now = Date.now()
+  mkdirSync(join(dir, 'data'))
   const kv = new FileKv(join(dir, 'data', 'kv.json'), { now: () => now, warn: () => undefined })
   return {
     kv,
