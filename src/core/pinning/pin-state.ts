@@ -21,7 +21,7 @@
  * value for `_meta["io.mcp-edge/catalogDigest"]` and for a manifest's `catalogDigest`. Pure; no I/O
  * besides Web Crypto hashing; never throws.
  */
-import { canonicalJson, sha256Digest, toolDigest, type JcsProblem, type ToolDigest } from './tool-digest'
+import { canonicalJson, sha256Digest, toolDigest, type DigestMemo, type JcsProblem, type ToolDigest } from './tool-digest'
 
 /** Who approved a pin: first sight (`tofu`), an imported manifest, or an operator (admin API or CLI). */
 export type PinSource = 'tofu' | 'manifest' | 'operator'
@@ -62,12 +62,13 @@ export interface ServedTool {
  * Digests every entry of a `tools/list` result's `tools` array that has a string `name`
  * (in order; an entry without one cannot be pinned by name, is skipped here, and pin-filter.ts drops it).
  * @param tools the `tools` array as parsed
+ * @param memo digests of definitions already seen (tool-digest.ts `DigestMemo`), to skip hashing them again
  */
-export async function servedTools(tools: readonly unknown[]): Promise<ServedTool[]> {
+export async function servedTools(tools: readonly unknown[], memo?: DigestMemo): Promise<ServedTool[]> {
   const named = tools.filter((t): t is Record<string, unknown> & { name: string } => typeof t === 'object' && t !== null && typeof (t as { name?: unknown }).name === 'string')
   return Promise.all(
     named.map(async (t): Promise<ServedTool> => {
-      const d = await toolDigest(t)
+      const d = await toolDigest(t, memo)
       return d.ok ? { name: t.name, digest: d.digest } : { name: t.name, digest: null, problem: d.problem }
     })
   )

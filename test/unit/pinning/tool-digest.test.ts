@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { canonicalJson, classifyChange, fieldClass, fieldDigests, isToolDigest, sha256Digest, toolDigest } from '../../../src/core/pinning/tool-digest'
+import { canonicalJson, classifyChange, DigestMemo, fieldClass, fieldDigests, isToolDigest, sha256Digest, toolDigest } from '../../../src/core/pinning/tool-digest'
 
 const sha = (text: string) => 'sha256:' + createHash('sha256').update(text, 'utf8').digest('hex')
 
@@ -103,6 +103,31 @@ describe('tool digest', () => {
     expect(await sha256Digest('')).toBe('sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
     expect(isToolDigest(EXAMPLE_DIGEST)).toBe(true)
     for (const bad of ['sha256:' + 'A'.repeat(64), 'sha256:' + 'a'.repeat(63), 'sha512:' + 'a'.repeat(64), 'a'.repeat(64), 7, null]) expect(isToolDigest(bad)).toBe(false)
+  })
+})
+
+describe('DigestMemo', () => {
+  it('gives the same digests as hashing, and keeps at most maxEntries texts and maxChars characters', async () => {
+    const memo = new DigestMemo(3, 100)
+    expect(await toolDigest(EXAMPLE_TOOL, memo)).toEqual({ ok: true, digest: EXAMPLE_DIGEST, jcs: EXAMPLE_JCS })
+    // The example's JCS text is longer than 100 characters: hashed, never kept.
+    expect(memo.size).toBe(0)
+    for (const t of ['a', 'b', 'c', 'd']) expect(await memo.digest(t)).toBe(sha(t))
+    expect(memo.size).toBe(3)
+    expect(await memo.digest('b')).toBe(sha('b'))
+    const big = 'x'.repeat(60)
+    await memo.digest(big)
+    await memo.digest(big + 'y')
+    // 60 + 61 > 100: the older long text went too, along with the short ones before it.
+    expect(memo.size).toBeLessThanOrEqual(2)
+    expect(await memo.digest(big + 'y')).toBe(sha(big + 'y'))
+  })
+
+  it('concurrent digests of one text are kept once', async () => {
+    const memo = new DigestMemo(10, 1000)
+    const all = await Promise.all([memo.digest('same'), memo.digest('same'), memo.digest('same')])
+    expect(new Set(all)).toEqual(new Set([sha('same')]))
+    expect(memo.size).toBe(1)
   })
 })
 
