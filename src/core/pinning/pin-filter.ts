@@ -239,9 +239,14 @@ export function decideCall(name: string, view: PinView, mode: PinningMode): Call
   if (mode === 'off') return { kind: 'allow' }
   if (!view.ok) return mode === 'enforce' ? { kind: 'block', denial: pinsUnavailableDenial('call', name) } : { kind: 'allow', state: 'unavailable' }
   const e = view.evaluation.tools.get(name)
+  // The common case first, with no closure or spread: it runs for every forwarded call.
+  if (e !== undefined && e.state === 'approved') return { kind: 'allow', state: 'approved', pin: e.pin! }
   const pin = e?.pin ?? view.evaluation.approvedSet.get(name)
-  const allow = (state: ToolPinState | 'unlisted'): CallPinVerdict => (pin ? { kind: 'allow', state, pin } : { kind: 'allow', state })
-  if (mode === 'audit') return allow(e ? e.state : 'unlisted')
-  if (e) return e.state === 'approved' ? allow('approved') : { kind: 'block', denial: notApprovedDenial(e), evaluation: e }
-  return pin ? allow('unlisted') : { kind: 'unknown' }
+  if (mode === 'audit') return allowed(e ? e.state : 'unlisted', pin)
+  if (e) return { kind: 'block', denial: notApprovedDenial(e), evaluation: e }
+  return pin ? allowed('unlisted', pin) : { kind: 'unknown' }
+}
+
+function allowed(state: ToolPinState | 'unlisted', pin: ApprovedPin | undefined): CallPinVerdict {
+  return pin ? { kind: 'allow', state, pin } : { kind: 'allow', state }
 }
