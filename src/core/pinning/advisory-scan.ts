@@ -54,7 +54,7 @@ export interface AdvisoryFinding {
 export interface AdvisoryReport {
   /** In walk order: members sorted by name, then array elements in order. */
   findings: AdvisoryFinding[]
-  /** Whether the scan stopped at {@link MAX_FINDINGS}. */
+  /** Whether more findings were found than {@link MAX_FINDINGS} (the scan stopped at the first one past it). */
   truncated: boolean
 }
 
@@ -156,13 +156,14 @@ export function scanToolDefinition(tool: unknown): AdvisoryReport {
   const scanText = (text: string, path: PathLink | null, where: 'key' | 'value'): void => {
     let normalized: string | undefined
     for (const rule of RULES) {
+      const subject = rule.normalized ? (normalized ??= normalizeForScan(text)) : text
+      const m = rule.pattern.exec(subject)
+      if (!m) continue
       if (findings.length >= MAX_FINDINGS) {
         truncated = true
         return
       }
-      const subject = rule.normalized ? (normalized ??= normalizeForScan(text)) : text
-      const m = rule.pattern.exec(subject)
-      if (m) findings.push({ kind: rule.kind, pointer: displayPointer(pathOf(path)), in: where, reason: rule.reason, excerpt: excerpt(subject, m.index, m[0].length) })
+      findings.push({ kind: rule.kind, pointer: displayPointer(pathOf(path)), in: where, reason: rule.reason, excerpt: excerpt(subject, m.index, m[0].length) })
     }
   }
   // A stack of values to walk and member names to scan (iterative: deep schemas cannot overflow the call stack).

@@ -129,6 +129,9 @@ describe('scanToolDefinition', () => {
     const r = scanToolDefinition({ name: 't', inputSchema: { properties: { p: { enum: enumValues } } } })
     expect(r.findings).toHaveLength(MAX_FINDINGS)
     expect(r.truncated).toBe(true)
+    // Exactly the bound: nothing was left out.
+    const exact = scanToolDefinition({ name: 't', inputSchema: { properties: { p: { enum: enumValues.slice(0, MAX_FINDINGS) } } } })
+    expect([exact.findings.length, exact.truncated]).toEqual([MAX_FINDINGS, false])
   })
 
   it('walks a deep definition without overflowing the stack', () => {
