@@ -72,10 +72,14 @@ export function createJwtVerifier(opts: JwtVerifierOptions): TokenVerifier {
   const algorithms = [...(opts.algorithms ?? DEFAULT_ALGORITHMS)]
   for (const a of algorithms)
     if (!ASYMMETRIC_ALGORITHMS.has(a))
-      throw new ConfigError(`AUTH_ALGORITHMS: ${JSON.stringify(a)} is not an asymmetric JWS algorithm; expected some of ${[...ASYMMETRIC_ALGORITHMS].join(', ')}`, 'AUTH_ALGORITHMS')
+      throw new ConfigError(
+        `AUTH_ALGORITHMS: ${JSON.stringify(a)} is not an asymmetric JWS algorithm; expected some of ${[...ASYMMETRIC_ALGORITHMS].join(', ')}`,
+        'AUTH_ALGORITHMS'
+      )
   const clockTolerance = opts.clockToleranceS ?? CLOCK_TOLERANCE_S
   if (!Number.isFinite(clockTolerance) || clockTolerance < 0 || clockTolerance > 300) throw new ConfigError('clock tolerance: expected 0 to 300 seconds', 'AUTH_CLOCK_TOLERANCE_S')
-  if ((opts.jwksUrl === undefined) === (opts.jwks === undefined)) throw new ConfigError('AUTH_JWKS_URL / AUTH_JWKS: set exactly one (the issuer JWKS URL, or the key set as JSON)', 'AUTH_JWKS_URL')
+  if ((opts.jwksUrl === undefined) === (opts.jwks === undefined))
+    throw new ConfigError('AUTH_JWKS_URL / AUTH_JWKS: set exactly one (the issuer JWKS URL, or the key set as JSON)', 'AUTH_JWKS_URL')
   let getKey: JWTVerifyGetKey
   if (opts.jwksUrl !== undefined) {
     let url: URL
@@ -94,7 +98,8 @@ export function createJwtVerifier(opts: JwtVerifierOptions): TokenVerifier {
       try {
         return await remote(header, token)
       } catch (e) {
-        if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys || e instanceof errors.JOSENotSupported || e instanceof errors.JOSEAlgNotAllowed) throw e
+        if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys || e instanceof errors.JOSENotSupported || e instanceof errors.JOSEAlgNotAllowed)
+          throw e
         throw new JwksUnavailable()
       }
     }
@@ -140,19 +145,26 @@ export function createJwtVerifier(opts: JwtVerifierOptions): TokenVerifier {
 
 /** A jose error (or ours) as a failure code and message; never the token or a claim value. */
 function classify(e: unknown, fresh: string, opts: JwtVerifierOptions): [TokenFailureCode, string] {
-  if (e instanceof JwksUnavailable) return ['jwks_unavailable', `The edge could not read the signing keys of ${opts.issuer} to check the token; try again shortly (the token itself may be fine).`]
+  if (e instanceof JwksUnavailable)
+    return ['jwks_unavailable', `The edge could not read the signing keys of ${opts.issuer} to check the token; try again shortly (the token itself may be fine).`]
   if (e instanceof errors.JWTExpired) {
     if (e.claim === 'iat') return ['expired', `The access token was issued too long ago; ${fresh}.`]
     return ['expired', `The access token has expired (exp is more than ${opts.clockToleranceS ?? CLOCK_TOLERANCE_S} s in the past); ${fresh}.`]
   }
   if (e instanceof errors.JWTClaimValidationFailed) {
     if (e.claim === 'iss') return ['wrong_issuer', `The access token was not issued by ${opts.issuer} (its iss differs); ${fresh}.`]
-    if (e.claim === 'aud') return ['wrong_audience', `The access token was not issued for this resource (its aud does not contain ${opts.audience}); request it with resource=${opts.audience} (RFC 8707).`]
-    if (e.claim === 'nbf' || e.claim === 'iat') return ['not_yet_valid', `The access token is not valid yet (its ${e.claim} is in the future beyond the edge clock leeway); check the clocks, or ${fresh}.`]
+    if (e.claim === 'aud')
+      return [
+        'wrong_audience',
+        `The access token was not issued for this resource (its aud does not contain ${opts.audience}); request it with resource=${opts.audience} (RFC 8707).`,
+      ]
+    if (e.claim === 'nbf' || e.claim === 'iat')
+      return ['not_yet_valid', `The access token is not valid yet (its ${e.claim} is in the future beyond the edge clock leeway); check the clocks, or ${fresh}.`]
     if (e.reason === 'missing') return ['malformed', `The access token lacks the ${e.claim} claim; ${fresh}.`]
     return ['malformed', `The access token has an unusable ${e.claim} claim; ${fresh}.`]
   }
-  if (e instanceof errors.JOSEAlgNotAllowed) return ['alg_not_allowed', `The access token is signed with an algorithm this edge does not accept (allowed: ${(opts.algorithms ?? DEFAULT_ALGORITHMS).join(', ')}); ${fresh}.`]
+  if (e instanceof errors.JOSEAlgNotAllowed)
+    return ['alg_not_allowed', `The access token is signed with an algorithm this edge does not accept (allowed: ${(opts.algorithms ?? DEFAULT_ALGORITHMS).join(', ')}); ${fresh}.`]
   if (e instanceof errors.JWSSignatureVerificationFailed) return ['bad_signature', `The access token signature does not verify with the issuer's key; ${fresh}.`]
   if (e instanceof errors.JWKSNoMatchingKey) return ['unknown_key', `The access token is signed with a key ${opts.issuer} does not publish (unknown kid); ${fresh}.`]
   if (e instanceof errors.JWKSMultipleMatchingKeys) return ['unknown_key', `The access token does not say which key signed it (no kid, and several keys fit); ${fresh}.`]

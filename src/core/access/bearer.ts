@@ -20,16 +20,7 @@ export interface AccessIdentity {
 
 /** Why a request's token was not accepted. */
 export type TokenFailureCode =
-  | 'missing'
-  | 'malformed'
-  | 'expired'
-  | 'not_yet_valid'
-  | 'bad_signature'
-  | 'wrong_issuer'
-  | 'wrong_audience'
-  | 'alg_not_allowed'
-  | 'unknown_key'
-  | 'jwks_unavailable'
+  'missing' | 'malformed' | 'expired' | 'not_yet_valid' | 'bad_signature' | 'wrong_issuer' | 'wrong_audience' | 'alg_not_allowed' | 'unknown_key' | 'jwks_unavailable'
 
 /**
  * A refused token: the code and a message safe to send to the client and log (it names what is
@@ -62,16 +53,38 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
  */
 export function bearerToken(authorization: string | null | undefined): { ok: true; token: string } | { ok: false; failure: TokenFailure } {
   if (authorization === null || authorization === undefined || authorization.trim() === '')
-    return { ok: false, failure: { code: 'missing', message: 'This edge needs an OAuth access token: send Authorization: Bearer <token> (the 401 answer names the resource metadata that says where to get one).' } }
+    return {
+      ok: false,
+      failure: {
+        code: 'missing',
+        message: 'This edge needs an OAuth access token: send Authorization: Bearer <token> (the 401 answer names the resource metadata that says where to get one).',
+      },
+    }
   const v = authorization.trim()
   const sp = v.indexOf(' ')
   const scheme = (sp < 0 ? v : v.slice(0, sp)).toLowerCase()
   if (scheme !== 'bearer')
-    return { ok: false, failure: { code: 'missing', message: 'This edge accepts only Bearer access tokens in the Authorization header (another scheme was sent): send Authorization: Bearer <token>.' } }
+    return {
+      ok: false,
+      failure: {
+        code: 'missing',
+        message: 'This edge accepts only Bearer access tokens in the Authorization header (another scheme was sent): send Authorization: Bearer <token>.',
+      },
+    }
   const token = sp < 0 ? '' : v.slice(sp + 1).trim()
-  if (token.length > MAX_TOKEN_LENGTH) return { ok: false, failure: { code: 'malformed', message: `The bearer token is longer than ${MAX_TOKEN_LENGTH} characters; send the access token the authorization server issued.` } }
+  if (token.length > MAX_TOKEN_LENGTH)
+    return {
+      ok: false,
+      failure: { code: 'malformed', message: `The bearer token is longer than ${MAX_TOKEN_LENGTH} characters; send the access token the authorization server issued.` },
+    }
   if (token === '' || !B64TOKEN.test(token))
-    return { ok: false, failure: { code: 'malformed', message: 'The Authorization header does not hold one bearer token (RFC 6750 §2.1: Bearer, one space, the token); send the access token as issued.' } }
+    return {
+      ok: false,
+      failure: {
+        code: 'malformed',
+        message: 'The Authorization header does not hold one bearer token (RFC 6750 §2.1: Bearer, one space, the token); send the access token as issued.',
+      },
+    }
   return { ok: true, token }
 }
 

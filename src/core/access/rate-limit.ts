@@ -73,7 +73,8 @@ export function parseRateLimits(value: string | undefined, variable = 'RATE_LIMI
   const budgets: RateBudget[] = []
   const seen = new Set<string>()
   entries.forEach((entry, i) => {
-    const fail = (why: string) => new ConfigError(`${variable}: entry ${i + 1} (${entry === '' ? 'empty' : showValue(entry)}) ${why}; expected ${EXPECTED}`, variable, showValue(value), EXPECTED)
+    const fail = (why: string) =>
+      new ConfigError(`${variable}: entry ${i + 1} (${entry === '' ? 'empty' : showValue(entry)}) ${why}; expected ${EXPECTED}`, variable, showValue(value), EXPECTED)
     if (entry === '') throw fail('is empty')
     const eq = entry.lastIndexOf('=')
     const toolPart = eq >= 0 ? entry.slice(0, eq).trim() : null

@@ -47,6 +47,9 @@ export interface ToolScopes {
   readonly allScopes: readonly string[]
 }
 
+/** A value in double quotes for a message: escaped and bounded ({@link showValue}). */
+const quoted = (s: string) => (s === '' ? '""' : `"${showValue(s)}"`)
+
 const EXPECTED = 'a JSON object from tool name or glob to a scope or a list of scopes, such as {"*":"mcp:tools","admin_*":["mcp:tools","mcp:admin"]}'
 
 /**
@@ -67,7 +70,7 @@ export function parseToolScopes(value: string | undefined, variable = 'TOOL_SCOP
   if (keys.length > MAX_SCOPE_ENTRIES) throw ConfigError.bad(variable, value, `at most ${MAX_SCOPE_ENTRIES} entries (${keys.length} given)`)
   const entries: { pattern: string; scopes: string[] }[] = []
   for (const key of keys) {
-    const fail = (why: string) => new ConfigError(`${variable}: entry ${JSON.stringify(showValue(key))} ${why}; expected ${EXPECTED}`, variable, showValue(value), EXPECTED)
+    const fail = (why: string) => new ConfigError(`${variable}: entry ${quoted(key)} ${why}; expected ${EXPECTED}`, variable, showValue(value), EXPECTED)
     const problem = patternProblem(key)
     if (problem) throw fail(`has a tool pattern that is ${problem}`)
     const v = (json as Record<string, unknown>)[key]
@@ -76,7 +79,7 @@ export function parseToolScopes(value: string | undefined, variable = 'TOOL_SCOP
     const rule = 'a scope name (printable ASCII without spaces, quotes or backslashes, RFC 6749 §3.3)'
     list.forEach((s, i) => {
       if (typeof s === 'string' && isScopeToken(s)) return
-      const shown = typeof s === 'string' ? JSON.stringify(showValue(s)) : s === null ? 'null' : Array.isArray(s) ? 'a list' : typeof s === 'object' ? 'an object' : `a ${typeof s}`
+      const shown = typeof s === 'string' ? quoted(s) : s === null ? 'null' : Array.isArray(s) ? 'a list' : typeof s === 'object' ? 'an object' : `a ${typeof s}`
       throw fail(typeof v === 'string' ? `maps to ${shown}, which is not ${rule}` : `has scope ${i + 1} (${shown}), which is not ${rule}`)
     })
     entries.push({ pattern: key, scopes: list as string[] })
