@@ -3,14 +3,14 @@
  * Remembers accepted tokens so that a client sending the same access token on every request pays
  * for one signature check, not one per request. Measured on Node 20 here
  * (scripts/bench/access-cost.ts, a busy 2-core machine): a jose verification with cached keys
- * costs 180-440 us of process CPU (RS256, ES256, EdDSA: Web Crypto runs on the thread pool), far above a forwarded
- * call's budget of a few microseconds; a hit here costs 0.5-0.75 us.
+ * costs 180-440 us of process CPU (RS256, ES256, EdDSA: Web Crypto runs on the thread pool),
+ * far above a forwarded call's budget of a few microseconds; a hit here costs 0.5-0.75 us.
  *
  * What is kept: the exact token text -> its identity, until the earliest of: the token's `exp`
  * (a cached token is never accepted past its own expiry; the leeway applies only to the first
  * check), {@link VerifiedTokenCacheOptions.maxAgeMs} after it was checked (default
- * 5 min, below the 10 min the JWKS is kept: a key withdrawn at the issuer stops working here
- * within the same bound as without this cache), and eviction. Refusals are not kept (a token
+ * 5 min: a key withdrawn at the issuer stops working here within 15 min at most, the JWKS's
+ * 10 min cache age plus this), and eviction. Refusals are not kept (a token
  * that fails is checked again each time; the cheap refusals, a bad `alg` or an unknown `kid`,
  * cost no signature check). Bounded: at most `maxEntries` tokens of at most `maxTokenLength`
  * characters (longer ones are checked every time), so at most 1000 x 4096 characters by default;
