@@ -9,7 +9,7 @@
  * public key as the secret is the classic key-confusion attack), the signature with the key the
  * `kid` names, `iss` equal to AUTH_ISSUER, `aud` containing AUTH_AUDIENCE (the edge's own
  * resource URL, RFC 8707; MCP: a server MUST reject tokens not issued for it), `exp` present and
- * not passed, `nbf` and `iat` not in the future, each with {@link CLOCK_TOLERANCE_S} of leeway for
+ * not passed, `nbf` (when present) not in the future, both with {@link CLOCK_TOLERANCE_S} of leeway for
  * clock skew between the authorization server and the edge.
  *
  * Keys: a remote JWKS (AUTH_JWKS_URL) through jose's createRemoteJWKSet, or an inline JWKS (a JSON
@@ -35,7 +35,7 @@ export const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'] as const
 /** Algorithms the allow-list may name: asymmetric JWS algorithms jose verifies on Node and Workers. */
 export const ASYMMETRIC_ALGORITHMS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'])
 
-/** Leeway for `exp`, `nbf` and `iat`, in seconds (clock skew between the authorization server and the edge). */
+/** Leeway for `exp` and `nbf`, in seconds (clock skew between the authorization server and the edge). */
 export const CLOCK_TOLERANCE_S = 30
 
 /** Remote JWKS figures (ms), passed to jose's createRemoteJWKSet. */
