@@ -1,0 +1,72 @@
+/**
+ * @module adapters/workers/rate-limit-binding
+ * The {@link RateLimiter} port on Cloudflare's Workers Rate Limiting binding
+ * (`[[ratelimits]]` in wrangler.toml; `env.X.limit({ key })` resolves to `{ success }`). The
+ * binding's limit and period (10 or 60 s) are set in wrangler.toml, not per call, and it counts
+ * per Cloudflare location, so it is the Workers counterpart of the in-memory limiter's fixed
+ * windows with looser accuracy (Cloudflare documents it as permissive and eventually consistent).
+ *
+ * Each budget of RATE_LIMIT needs a binding configured with the same rate: `60/min` a binding
+ * with `simple = { limit = 60, period = 60 }`; a per-second budget `n/s` a binding with
+ * `period = 10` and `limit = 10 * n` (the binding knows no 1 s period: the same average rate, with
+ * bursts of up to 10 n). {@link bindingFor} finds it, or says which binding is missing.
+ * The binding says nothing of the units left or the time to wait: `remaining` is null and a
+ * refusal's `retryAfterS` is the binding's period (an upper bound).
+ */
+import type { RateDecision, RateLimiter } from '../../core/access/rate-limit'
+
+/** The binding's runtime API (workers-types `RateLimit`). */
+export interface RateLimitBinding {
+  limit(options: { key: string }): Promise<{ success: boolean }>
+}
+
+/** A binding and the figures it is configured with in wrangler.toml. */
+export interface ConfiguredBinding {
+  /** The binding's name in `env`, for messages, e.g. `RATE_LIMITER`. */
+  name: string
+  binding: RateLimitBinding
+  /** `simple.limit` */
+  limit: number
+  /** `simple.period`, seconds: 10 or 60. */
+  periodS: 10 | 60
+}
+
+/** The wrangler.toml text that configures a binding for `limit` per `windowMs` (for error messages). */
+export function bindingConfigFor(limit: number, windowMs: number): { limit: number; periodS: 10 | 60 } {
+  return windowMs >= 60_000 ? { limit: Math.round((limit * 60_000) / windowMs), periodS: 60 } : { limit: Math.round((limit * 10_000) / windowMs), periodS: 10 }
+}
+
+/**
+ * The binding that counts `limit` per `windowMs`: same rate and the period {@link bindingConfigFor} picks.
+ * @throws Error naming the binding to add (`RATE_LIMIT 60/min needs a Rate Limiting binding with simple = { limit = 60, period = 60 } ...`)
+ */
+export function bindingFor(bindings: readonly ConfiguredBinding[], limit: number, windowMs: number): ConfiguredBinding {
+  const want = bindingConfigFor(limit, windowMs)
+  const b = bindings.find((x) => x.limit === want.limit && x.periodS === want.periodS)
+  if (b) return b
+  const rate = windowMs === 1000 ? `${limit}/s` : windowMs === 60_000 ? `${limit}/min` : `${limit} per ${windowMs} ms`
+  throw new Error(
+    `RATE_LIMIT ${rate} needs a Workers Rate Limiting binding with simple = { limit = ${want.limit}, period = ${want.periodS} } in wrangler.toml ([[ratelimits]]); configured: ${
+      bindings.map((x) => `${x.name} (${x.limit} per ${x.periodS} s)`).join(', ') || 'none'
+    }`
+  )
+}
+
+/**
+ * The limiter over one or more bindings. `take(key, cost, limit, windowMs)` calls the binding
+ * configured for that rate `cost` times with the key (the binding charges one per call; the edge
+ * charges one per request, so cost is 1 in practice), and refuses as soon as one call does.
+ * @throws (from `take`) the {@link bindingFor} error when no binding has the rate; rejects when the binding does
+ */
+export class WorkersRateLimiter implements RateLimiter {
+  constructor(private readonly bindings: readonly ConfiguredBinding[]) {}
+
+  async take(key: string, cost: number, limit: number, windowMs: number): Promise<RateDecision> {
+    const b = bindingFor(this.bindings, limit, windowMs)
+    for (let i = 0; i < cost; i++) {
+      const { success } = await b.binding.limit({ key })
+      if (!success) return { ok: false, retryAfterS: b.periodS, remaining: 0 }
+    }
+    return { ok: true, retryAfterS: 0, remaining: null }
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * @module core/access/tool-glob
+ * Tool-name patterns for the access settings (TOOLS_ALLOW, TOOLS_DENY, TOOL_SCOPES, RATE_LIMIT):
+ * a name, or a glob where `*` matches any run of characters (none included) and `?` exactly one.
+ * No other character is special: tool names are not paths, so `/`, `.` and `\` match themselves.
+ * Case-sensitive, like tool names (MCP 2025-11-25 Server Tools §Tool Names).
+ *
+ * Own code rather than a glob library: picomatch and minimatch treat `/` as a separator, add
+ * braces, extglobs and character classes that tool names do not want, and compile to a RegExp
+ * (backtracking engine). This matcher splits the pattern at `*` once and finds the pieces left to
+ * right; leftmost placement of each piece is optimal for `*`-separated pieces, so it never
+ * backtracks: the worst case is O(name length x pattern length) character comparisons (a 128-character
+ * name against a 128-character pattern: at most 16,384), and O(name length) for a pattern without `?`.
+ * Pure and runtime-neutral.
+ */
+
+/** Longest pattern accepted, in characters (a tool name SHOULD be at most 128: twice that leaves room). */
+export const MAX_PATTERN_LENGTH = 256
+
+/** A compiled pattern: `test(name)` is true when the name matches. */
+export interface ToolPattern {
+  /** The pattern as written, e.g. `search_*`. */
+  readonly source: string
+  /** True when the pattern has no `*` or `?` (an exact name). */
+  readonly exact: boolean
+  test(name: string): boolean
+}
+
+/**
+ * Why a pattern cannot be used, or null when it can: empty, too long, or containing whitespace,
+ * a control character, a comma or a quote (which would only be a typing mistake in a list).
+ */
+export function patternProblem(pattern: string): string | null {
+  if (pattern === '') return 'an empty name'
+  if (pattern.length > MAX_PATTERN_LENGTH) return `longer than ${MAX_PATTERN_LENGTH} characters`
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\u0000-\u001f\u007f,"']/.test(pattern)) return 'whitespace, a control character, a comma or a quote'
+  return null
+}
+
+/** Does `piece` (which may hold `?`) match `name` at offset `at`? */
+function pieceAt(name: string, at: number, piece: string): boolean {
+  if (at + piece.length > name.length) return false
+  for (let i = 0; i < piece.length; i++) {
+    const p = piece.charCodeAt(i)
+    if (p !== 63 /* ? */ && p !== name.charCodeAt(at + i)) return false
+  }
+  return true
+}
+
+/** First offset >= `from` where `piece` matches, or -1. */
+function findPiece(name: string, from: number, piece: string): number {
+  if (!piece.includes('?')) return name.indexOf(piece, from)
+  for (let at = from; at + piece.length <= name.length; at++) if (pieceAt(name, at, piece)) return at
+  return -1
+}
+
+/**
+ * Compiles a pattern. Call {@link patternProblem} first for a message; this function does not
+ * validate beyond what matching needs.
+ * @param pattern a name or a glob with `*` and `?`
+ */
+export function compilePattern(pattern: string): ToolPattern {
+  if (!pattern.includes('*') && !pattern.includes('?')) return { source: pattern, exact: true, test: (name) => name === pattern }
+  if (!pattern.includes('*')) return { source: pattern, exact: false, test: (name) => name.length === pattern.length && pieceAt(name, 0, pattern) }
+  const pieces = pattern.split('*')
+  const head = pieces[0]!
+  const tail = pieces[pieces.length - 1]!
+  const middle = pieces.slice(1, -1).filter((p) => p !== '')
+  const min = pieces.reduce((n, p) => n + p.length, 0)
+  return {
+    source: pattern,
+    exact: false,
+    test(name) {
+      if (name.length < min) return false
+      if (!pieceAt(name, 0, head)) return false
+      const end = name.length - tail.length
+      if (!pieceAt(name, end, tail)) return false
+      let at = head.length
+      for (const piece of middle) {
+        const found = findPiece(name, at, piece)
+        if (found < 0 || found + piece.length > end) return false
+        at = found + piece.length
+      }
+      return true
+    },
+  }
+}

@@ -1,0 +1,78 @@
+/** src/core/access/tool-glob.ts: `*` and `?` only, case-sensitive, no other special character; agrees with a regex reference on random input; bounded work on hostile patterns. */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { compilePattern, MAX_PATTERN_LENGTH, patternProblem } from '../../../src/core/access/tool-glob'
+
+/** Reference: the same glob as an anchored RegExp (test-only; the matcher itself uses none). */
+function reference(pattern: string): RegExp {
+  const body = [...pattern].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))).join('')
+  return new RegExp(`^${body}$`, 's')
+}
+
+describe('compilePattern', () => {
+  it.each([
+    ['get_forecast', 'get_forecast', true],
+    ['get_forecast', 'get_forecasts', false],
+    ['get_*', 'get_', true],
+    ['get_*', 'get_forecast', true],
+    ['get_*', 'Get_forecast', false],
+    ['*_admin', 'db_admin', true],
+    ['*_admin', 'db_admin2', false],
+    ['a*b*c', 'abc', true],
+    ['a*b*c', 'aXbYc', true],
+    ['a*b*c', 'acb', false],
+    ['ab*b', 'ab', false],
+    ['ab*b', 'abb', true],
+    ['?', 'x', true],
+    ['?', '', false],
+    ['?', 'xy', false],
+    ['fs.read?', 'fs.read1', true],
+    ['fs.read?', 'fsXread1', false],
+    ['*', '', true],
+    ['*', 'anything at all', true],
+    ['a/b*', 'a/b/c', true],
+    ['a\\b', 'a\\b', true],
+    ['a?*?', 'ab', false],
+    ['a?*?', 'abc', true],
+    ['*a?a*', 'xxaba', true],
+  ])('%s against %s: %s', (pattern, name, expected) => {
+    expect(compilePattern(pattern).test(name)).toBe(expected)
+  })
+
+  it('agrees with a RegExp reference on random patterns and names (small alphabet, so matches happen)', () => {
+    const ch = fc.constantFrom('a', 'b', '_', '*', '?')
+    const nameCh = fc.constantFrom('a', 'b', '_')
+    fc.assert(
+      fc.property(fc.array(ch, { maxLength: 8 }), fc.array(nameCh, { maxLength: 12 }), (p, n) => {
+        const pattern = p.join('')
+        if (pattern === '') return
+        const name = n.join('')
+        expect(compilePattern(pattern).test(name)).toBe(reference(pattern).test(name))
+      }),
+      { numRuns: 3000 }
+    )
+  })
+
+  it('a hostile pattern against a long near-miss name finishes (no exponential backtracking)', () => {
+    const pattern = '*a'.repeat(60) + 'b'
+    const name = 'a'.repeat(128)
+    const m = compilePattern(pattern)
+    expect(m.test(name)).toBe(false)
+    expect(m.test(name + 'b')).toBe(true)
+  })
+})
+
+describe('patternProblem', () => {
+  it.each([
+    ['', 'an empty name'],
+    ['a b', 'whitespace, a control character, a comma or a quote'],
+    ['a\tb', 'whitespace, a control character, a comma or a quote'],
+    ['a"b', 'whitespace, a control character, a comma or a quote'],
+    ['x'.repeat(MAX_PATTERN_LENGTH + 1), `longer than ${MAX_PATTERN_LENGTH} characters`],
+  ])('%j: %s', (p, why) => {
+    expect(patternProblem(p)).toBe(why)
+  })
+  it('accepts names with dots, dashes, slashes and colons', () => {
+    for (const p of ['fs.read', 'a-b', 'ns/tool', 'srv:tool*', '*']) expect(patternProblem(p)).toBeNull()
+  })
+})
