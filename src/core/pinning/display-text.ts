@@ -41,16 +41,28 @@ export function pointerToken(key: string | number): string {
 
 /**
  * A JSON Pointer (RFC 6901) for display: each reference token escaped per RFC 6901, then made safe
- * by {@link displayText} and cut to {@link MAX_POINTER_SEGMENT} characters. The result is the exact
- * pointer whenever no token holds an unsafe character and none was cut (every pointer into a
- * well-behaved definition); otherwise it is a faithful, bounded picture of it.
+ * by {@link displayText} and cut to {@link MAX_POINTER_SEGMENT} characters; a path deeper than
+ * 2 x {@link POINTER_ENDS} steps shows its first and last {@link POINTER_ENDS} steps around
+ * `/…N more…`. So a pointer is at most 16 x 65 characters plus the marker, whatever the value. The
+ * result is the exact pointer whenever no token holds an unsafe character, none was cut and the
+ * path is not that deep (every pointer into a well-behaved definition); otherwise it is a
+ * faithful, bounded picture of it.
  * @param path the member names and array indexes from the root; `[]` is the whole document (`""`)
  */
 export function displayPointer(path: readonly (string | number)[]): string {
+  if (path.length > 2 * POINTER_ENDS) {
+    // A very deep place: its first and last steps, with how many were left out.
+    const head = path.slice(0, POINTER_ENDS)
+    const tail = path.slice(path.length - POINTER_ENDS)
+    return displayPointer(head) + `/…${path.length - 2 * POINTER_ENDS} more…` + displayPointer(tail)
+  }
   let out = ''
   for (const key of path) out += '/' + displayText(pointerToken(key), MAX_POINTER_SEGMENT)
   return out
 }
+
+/** Steps shown at each end of a pointer deeper than twice this; the steps between are counted, not shown. */
+export const POINTER_ENDS = 8
 
 /**
  * A path from the root of a JSON value, one link per step (`null` is the root), so a walk over a

@@ -37,4 +37,10 @@ describe('displayPointer', () => {
     expect(p.length).toBeLessThanOrEqual('/inputSchema/properties/'.length + MAX_POINTER_SEGMENT)
     expect(displayPointer(['\u001b[2J'])).toBe('/\\u{001B}[2J')
   })
+
+  it('a very deep place shows its first and last steps and counts the rest', () => {
+    const deep = Array.from({ length: 20_000 }, () => 'items')
+    expect(displayPointer(deep)).toBe('/items'.repeat(8) + '/…19984 more…' + '/items'.repeat(8))
+    expect(displayPointer(Array(16).fill('a'))).toBe('/a'.repeat(16))
+  })
 })

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { buildManifest, duplicateMember, manifestPins, manifestText, parseManifest, type ExportablePin, type PinManifest } from '../../../src/core/pinning/manifest'
 import { fieldDigests, toolDigest, type ToolDigest } from '../../../src/core/pinning/tool-digest'
-import { catalogDigest } from '../../../src/core/pinning/pin-state'
+import { catalogDigest, evaluatePins, servedTools } from '../../../src/core/pinning/pin-state'
 
 const sha = (text: string) => ('sha256:' + createHash('sha256').update(text, 'utf8').digest('hex')) as ToolDigest
 const AT = '2026-12-01T21:15:32.000Z'
@@ -64,6 +64,22 @@ describe('buildManifest and manifestText', () => {
     const m = await sample()
     const pins = manifestPins(m, '2026-12-02T00:00:00.000Z')
     expect(pins.get('get_forecast')).toEqual({ digest: m.pins[1]!.digest, approvedAt: '2026-12-02T00:00:00.000Z', source: 'manifest' })
+  })
+})
+
+describe('a manifest as the baseline', () => {
+  it('export, parse, import: the same tools are approved, a changed one is changed, a new one pending, and the catalog digest is the manifest’s', async () => {
+    const text = manifestText(await sample())
+    const parsed = await parseManifest(text)
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
+    const pins = manifestPins(parsed.manifest, AT)
+    const e = evaluatePins({ baseline: true, pins }, await servedTools([forecast, { ...alerts, description: 'changed' }, { name: 'new_tool' }]), { complete: true, now: AT })
+    expect([...e.tools.values()].map((t) => [t.name, t.state])).toEqual([
+      ['get_forecast', 'approved'],
+      ['get_alerts', 'changed'],
+      ['new_tool', 'pending'],
+    ])
+    expect(await catalogDigest(e.approvedSet)).toBe(parsed.manifest.catalogDigest)
   })
 })
 

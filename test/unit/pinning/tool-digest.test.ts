@@ -221,6 +221,8 @@ describe('RFC 8785 serialization', () => {
     for (let i = 0; i < 20_000; i++) bad = [bad]
     const e = await toolDigest({ name: 'deep', inputSchema: bad })
     expect(e.ok === false && e.problem.reason).toBe('lone-surrogate')
+    // The pointer to it is bounded (first and last steps, the rest counted).
+    expect(e.ok === false && e.problem.pointer).toBe('/inputSchema' + '/0'.repeat(7) + '/…19985 more…' + '/0'.repeat(8))
   })
 })
 
