@@ -2,7 +2,8 @@
  * The access building blocks inside workerd (plain Miniflare 4, which implements the Rate
  * Limiting binding as `ratelimits: { NAME: { simple: { limit, period } } }`, counting per fixed
  * period in memory): the binding adapter behind the limiter port, RATE_LIMIT budgets charged
- * through it per caller and per tool, a missing binding named in the error, and the jose
+ * through it per caller and per tool, a missing binding named in the error, the in-memory
+ * limiter inside an isolate, and the jose
  * verifier reading a JWKS served on loopback (jose runs on Workers).
  */
 import { build } from 'esbuild'
@@ -78,6 +79,20 @@ describe('the Workers Rate Limiting binding behind the limiter port', () => {
     expect((await charge('carol', null)).ok).toBe(true)
     expect(await charge('carol', 'search_docs')).toEqual({ ok: false, refusedBy: '3/min', retryAfterS: 60 })
     expect((await charge('dave', 'search_docs')).ok).toBe(true)
+  })
+})
+
+describe('the in-memory limiter in workerd', () => {
+  it('2 per minute per key, then refused with the time left', async () => {
+    const take = (key: string) => post('/memory', { key, cost: 1, limit: 2, windowMs: 60_000 })
+    expect([await take('m'), await take('m')]).toEqual([
+      { ok: true, retryAfterS: 0, remaining: 1 },
+      { ok: true, retryAfterS: 0, remaining: 0 },
+    ])
+    const refused = await take('m')
+    expect(refused.ok).toBe(false)
+    expect(refused.retryAfterS).toBeGreaterThanOrEqual(1)
+    expect(refused.retryAfterS).toBeLessThanOrEqual(60)
   })
 })
 

@@ -5,11 +5,12 @@
  * on loopback. Routes (POST, JSON in and out):
  * - `/take` `{key, cost, limit, windowMs}` -> the limiter's decision, or `{error}`
  * - `/charge` `{caller, tool}` -> chargeRequest with env.RATE_LIMIT
+ * - `/memory` `{key, cost, limit, windowMs}` -> the in-memory limiter's decision (one per isolate)
  * - `/verify` `{token}` -> the verifier's answer (scopes as a sorted list)
  */
 import { createJwtVerifier } from '../../src/auth/jwt-verifier'
 import type { TokenVerifier } from '../../src/core/access/bearer'
-import { chargeRequest, parseRateLimits } from '../../src/core/access/rate-limit'
+import { chargeRequest, MemoryRateLimiter, parseRateLimits } from '../../src/core/access/rate-limit'
 import { WorkersRateLimiter, type RateLimitBinding } from '../../src/adapters/workers/rate-limit-binding'
 
 interface Env {
@@ -22,6 +23,8 @@ interface Env {
 }
 
 let verifier: TokenVerifier | undefined
+/** The in-memory limiter of this isolate (it counts per isolate). */
+const memory = new MemoryRateLimiter({ maxKeys: 100 })
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
@@ -33,6 +36,7 @@ export default {
     ])
     try {
       if (path === '/take') return Response.json(await limiter.take(body.key as string, body.cost as number, body.limit as number, body.windowMs as number))
+      if (path === '/memory') return Response.json(await memory.take(body.key as string, body.cost as number, body.limit as number, body.windowMs as number))
       if (path === '/charge') return Response.json(await chargeRequest(limiter, parseRateLimits(env.RATE_LIMIT), body.caller as string, (body.tool as string | null) ?? null))
       if (path === '/verify') {
         verifier ??= createJwtVerifier({ issuer: env.AUTH_ISSUER, audience: env.AUTH_AUDIENCE, jwksUrl: env.AUTH_JWKS_URL })

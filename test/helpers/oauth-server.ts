@@ -9,7 +9,9 @@
  * What this helper adds: it listens on 127.0.0.1 with the issuer `http://127.0.0.1:<port>`
  * (the package's default says `localhost`), and the access tokens of `/token` carry
  * `aud` = the request's RFC 8707 `resource` parameter (the package leaves it unset for
- * authorization_code) and `client_id`, as a resource-indicator-aware server issues them.
+ * authorization_code) and `client_id`, and an authorization-code token carries the scope asked
+ * for at `/authorize` (the package writes `dummy` unless the token request repeats it), as a
+ * resource-indicator-aware server issues them.
  * Package version 9.3.0 declares Node ^22.12 but runs on Node 20 (this suite checks it).
  */
 import { OAuth2Server } from 'oauth2-mock-server'
@@ -35,11 +37,26 @@ export async function startOAuthServer(opts: { alg?: string } = {}): Promise<OAu
   const issuer = `http://127.0.0.1:${server.address().port}`
   server.issuer.url = issuer
   let issued = 0
+  /** The scope asked for at /authorize, per code. */
+  const codeScopes = new Map<string, string>()
+  server.service.on('beforeAuthorizeRedirect', (redirect: { url: URL }, req: { url?: string }) => {
+    const scope = new URL(req.url ?? '/', issuer).searchParams.get('scope')
+    const code = redirect.url.searchParams.get('code')
+    if (code && scope) codeScopes.set(code, scope)
+  })
   server.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }, req: { body?: Record<string, unknown> }) => {
     issued++
     const body = req.body ?? {}
+    if (typeof body.code === 'string' && codeScopes.has(body.code) && typeof body.scope !== 'string') token.payload.scope = codeScopes.get(body.code)
     if (typeof body.resource === 'string') token.payload.aud = body.resource
     if (typeof body.client_id === 'string' && token.payload.client_id === undefined) token.payload.client_id = body.client_id
+  })
+  server.service.on('beforeResponse', (response: { body: Record<string, unknown> | '' }, req: { body?: Record<string, unknown> }) => {
+    const code = req.body?.code
+    if (typeof code === 'string' && codeScopes.has(code) && typeof response.body === 'object') {
+      if (typeof req.body?.scope !== 'string') response.body.scope = codeScopes.get(code)
+      codeScopes.delete(code)
+    }
   })
   return {
     issuer,

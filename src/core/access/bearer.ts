@@ -110,7 +110,7 @@ export function challengeValue(s: string): string {
  * The answer to a refused token (RFC 6750 §3, MCP Authorization §Error Handling):
  * - `missing`: 401 `Bearer resource_metadata="<url>"` without an error code (RFC 6750 §3.1: a
  *   request without credentials SHOULD NOT get one);
- * - `jwks_unavailable`: 503 with `Retry-After` and no challenge: the token may be fine, the edge
+ * - `jwks_unavailable`: 503 with `Retry-After: 5` (seconds; the JWKS read is bounded by 3 s) and no challenge: the token may be fine, the edge
  *   could not get the keys to check it (telling the client its token is invalid would be false);
  * - every other code: 401 `Bearer resource_metadata="<url>", error="invalid_token", error_description="<message>"`.
  * @param metadataUrl the protected resource metadata URL ({@link protectedResourceMetadataUrl})
