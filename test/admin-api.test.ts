@@ -135,7 +135,7 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
       { name: 'schema_not_object', inputSchema: 'SECRET-VALUE-1' },
       { name: 'bad_dialect', inputSchema: { $schema: 'http://example.com/my-dialect', type: 'object' } },
       { name: 'good_one', inputSchema: { type: 'object' } },
-      { name: 'x'.repeat(200), inputSchema: {} },
+      { name: 'x'.repeat(300), inputSchema: {} },
       { name: 'bad_output', inputSchema: { type: 'object' }, outputSchema: 7 },
     ]
     const res = await admin('PUT', '/admin/tools/default', { tools })
@@ -148,7 +148,7 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
     expect(Object.keys(byIndex).map(Number)).toEqual([1, 2, 3, 4, 5, 7, 8, 9])
     expect(byIndex[1]!.problem).toMatch(/must be an object/)
     expect(byIndex[2]!.problem).toMatch(/name must be a string/)
-    expect(byIndex[3]).toMatchObject({ name: '', problem: expect.stringMatching(/1 to 128 characters/) })
+    expect(byIndex[3]).toMatchObject({ name: '', problem: expect.stringMatching(/1 to 256 characters/) })
     expect(byIndex[4]).toMatchObject({ name: 'no_schema', problem: 'inputSchema is missing' })
     expect(byIndex[5]).toMatchObject({ name: 'schema_not_object', problem: expect.stringMatching(/JSON object/) })
     expect(byIndex[7]).toMatchObject({ name: 'good_one', problem: expect.stringMatching(/twice/) })

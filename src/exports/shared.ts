@@ -20,6 +20,7 @@ export {
   SchemaUnusableError,
   type CompiledValidator,
   type Defer,
+  type KvPut,
   type KvStore,
   type LogRecord,
   type Logger,

@@ -14,7 +14,7 @@
  * least 5 s, 10 s by default, per its documented `stale` option; the six kill -9 restarts of
  * test/stores/file-kv-process.test.ts take 2.9 s in all here, and would take 30 s or more), and an
  * event loop blocked longer than that period marks the lock compromised while the edge still
- * writes (issue 17 measured stalls of 12 s and more). The store is a local file, so the kernel's process table
+ * writes (stalls of 12 s and more were measured). The store is a local file, so the kernel's process table
  * answers "is the owner alive" exactly (`kill(pid, 0)`), and a restart after a crash takes over at
  * once. The cost: the lock is only for one machine (a lock held from another host name is refused,
  * never guessed stale); a network file system shared by hosts needs the shared store (Redis).
@@ -99,6 +99,9 @@ export function lockStoreFile(file: string, hint: string, shown = file, legacyLo
     // Read only: a user's file of that name (yarn.lock) is not JSON of this shape and is ignored.
     let found: ReturnType<typeof readOwner>
     try {
+      // A lock of the edge is a few dozen bytes; a FIFO or a large file of that name is not one (and is not read).
+      const st = statSync(old)
+      if (!st.isFile() || st.size > 4096) continue
       found = readOwner(old)
     } catch {
       continue

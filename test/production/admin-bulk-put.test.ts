@@ -88,7 +88,9 @@ describe('admin PUT on the file store: bulk', () => {
     const answer = (await res.json()) as { stored?: string[] }
     const ms = performance.now() - t0
     const cpu = cpuSeconds(edge.child.pid!) - cpu0
-    console.log(`admin PUT of 10,000 tools on the file store: answered in ${ms.toFixed(0)} ms, ${cpu.toFixed(2)} s of the edge's CPU (${JSON.stringify(body).length} bytes of body)`)
+    console.log(
+      `admin PUT of 10,000 tools on the file store: answered in ${ms.toFixed(0)} ms, ${cpu.toFixed(2)} s of the edge's CPU (${JSON.stringify(body).length} bytes of body)`
+    )
     expect(res.status, JSON.stringify(answer).slice(0, 300)).toBe(200)
     expect(answer.stored).toHaveLength(10_000)
     // The bound is the edge's own CPU time, not the wall clock: on this shared 2-core machine the

@@ -114,7 +114,7 @@ describe('file store: the user files beside STORE_FILE', () => {
 })
 
 describe('file store: one edge per file, whatever the path', () => {
-  it('a second edge on a symlink to the first one\'s store file is refused with one line; an acknowledged push survives a restart', async () => {
+  it("a second edge on a symlink to the first one's store file is refused with one line; an acknowledged push survives a restart", async () => {
     const dir = freshDir()
     const file = join(dir, 'kv.json')
     const first = await spawnEdge(bundle, env(file))
@@ -160,7 +160,7 @@ describe('file store: refusals leave everything as it was', () => {
     expect(readdirSync(dir)).toEqual([])
   })
 
-  it('a STORE_FILE under /proc in a missing folder is refused at once (Node 20\'s recursive mkdir spun at 100% CPU there)', async () => {
+  it("a STORE_FILE under /proc in a missing folder is refused at once (Node 20's recursive mkdir spun at 100% CPU there)", async () => {
     const run = await runEdgeToExit(bundle, env('/proc/mcp-edge-no-such/kv.json'), 8_000)
     expect(run.code, run.output).toBe(1)
     expect(run.output).toContain('STORE_FILE=/proc/mcp-edge-no-such/kv.json: the folder /proc/mcp-edge-no-such does not exist')

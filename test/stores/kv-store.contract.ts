@@ -4,7 +4,7 @@
  * redis-server) and the Workers KV binding under Miniflare. Each test gets a fresh, empty store.
  */
 import { describe, expect, it } from 'vitest'
-import type { KvListResult, KvStore } from '../../src/core/ports'
+import { putEntries, type KvListResult, type KvStore } from '../../src/core/ports'
 
 /** A fresh, empty store for one test. */
 export interface StoreUnderTest {
@@ -175,6 +175,39 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
           expect(await kv.get('t:none')).toBe('forever')
           expect((await kv.list({ prefix: 't:' })).keys.map((k) => k.name)).toEqual(['t:long', 't:none'])
         }
+      })
+    )
+
+    it(
+      'a batch write (putMany, or putEntries where the store has none: Workers KV) stores every entry; a bad key or TTL anywhere stores none',
+      withStore(async ({ kv }) => {
+        const entries = Array.from({ length: 60 }, (_, i) => ({ key: `b:${String(i).padStart(3, '0')}`, value: `v${i}`, ...(i % 7 === 0 ? { expirationTtl: 3600 } : {}) }))
+        await putEntries(kv, entries)
+        const { names } = await allKeys(kv, 'b:', 1000)
+        expect(names).toEqual(entries.map((e) => e.key))
+        expect(await kv.get('b:059')).toBe('v59')
+        const listed = await kv.list({ prefix: 'b:00' })
+        expect(listed.keys.find((k) => k.name === 'b:000')?.expiration).toBeGreaterThan(Date.now() / 1000)
+        if (typeof kv.putMany !== 'function') {
+          expect(name).toMatch(/Workers KV/)
+          return
+        }
+        for (const bad of [
+          [
+            { key: 'c:ok', value: '1' },
+            { key: '', value: '2' },
+          ],
+          [
+            { key: 'c:ok', value: '1' },
+            { key: 'c:ttl', value: '2', expirationTtl: 5 },
+          ],
+          [
+            { key: 'c:ok', value: '1' },
+            { key: 'c:'.padEnd(600, 'x'), value: '2' },
+          ],
+        ])
+          await expect(kv.putMany(bad)).rejects.toThrow()
+        expect(await kv.get('c:ok')).toBeNull()
       })
     )
 

@@ -4,6 +4,10 @@
  * and SSE streams in flight finish within `SHUTDOWN_GRACE_MS`, then answer whatever is still open
  * with its per-id gateway error (-31002, as when `ORIGIN_TIMEOUT_MS` passes: the origin did not
  * answer within the time the edge had left) and close the last connections.
+ *
+ * Admin API requests are requests in flight like calls: a PUT is waited for within the grace, and
+ * its store write is one batch (`putMany`: one file write, one Redis MULTI/EXEC) that the store's
+ * close (after this drain, RunningEdge.stop) flushes, so a PUT is stored whole or not at all.
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
 
