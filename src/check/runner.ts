@@ -138,7 +138,7 @@ export class ReplyTooLargeError extends Error {
  * `res` with its body stream bounded to {@link MAX_BODY_BYTES}: past it the stream fails with
  * {@link ReplyTooLargeError} and the connection is cancelled. For the SDK clients, which read a
  * JSON answer whole (`response.json()`), an error answer whole into their error message
- * (`response.text()`), and an SSE answer to its end: a 50 MB reply took the run's RSS to 505 MB
+ * (`response.text()`), and an SSE answer to its end: replies of 50 MB took the built command's peak RSS to 546-614 MB
  * before (measured with /usr/bin/time -v, docs/check.md).
  */
 function boundedResponse(res: Response): Response {
