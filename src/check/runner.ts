@@ -139,7 +139,7 @@ export class ReplyTooLargeError extends Error {
  * {@link ReplyTooLargeError} and the connection is cancelled. For the SDK clients, which read a
  * JSON answer whole (`response.json()`), an error answer whole into their error message
  * (`response.text()`), and an SSE answer to its end: replies of 50 MB took the built command's peak RSS to 546-614 MB
- * before (measured with /usr/bin/time -v, docs/check.md).
+ * before (the process's own maxRSS at exit, docs/check.md).
  */
 function boundedResponse(res: Response): Response {
   const source = res.body
