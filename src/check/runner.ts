@@ -302,8 +302,13 @@ function sdkError(err: unknown): string {
     if (typeof code === 'string' && Object.hasOwn(NETWORK_REASONS, code)) return `cannot connect: ${NETWORK_REASONS[code]} (${code})`
     e = (e as { cause?: unknown }).cause
   }
-  const msg = err instanceof Error ? err.message : String(err)
-  return printable(msg.replace(/^Error: /, ''), 80)
+  const msg = (err instanceof Error ? err.message : String(err)).replace(/^Error: /, '')
+  // The SDK v1 error of a non-2xx answer carries the status as `code` and the body it read in its
+  // message: `null` when the body could not be read (over 1 MiB: boundedResponse).
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined
+  if (typeof code === 'number' && code >= 100 && code <= 599 && !msg.includes(`HTTP ${code}`))
+    return printable(`HTTP ${code}: ${msg.replace(/: null$/, ': (body over 1 MiB or unreadable)')}`, 80)
+  return printable(msg, 80)
 }
 
 interface Session {
