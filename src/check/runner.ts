@@ -138,8 +138,8 @@ export class ReplyTooLargeError extends Error {
  * `res` with its body stream bounded to {@link MAX_BODY_BYTES}: past it the stream fails with
  * {@link ReplyTooLargeError} and the connection is cancelled. For the SDK clients, which read a
  * JSON answer whole (`response.json()`), an error answer whole into their error message
- * (`response.text()`), and an SSE answer to its end: a 50 MB reply took the run's RSS to 505 MB
- * before (measured with /usr/bin/time -v, docs/check.md).
+ * (`response.text()`), and an SSE answer to its end: replies of 50 MB took the built command's peak RSS to 546-614 MB
+ * before (the process's own maxRSS at exit, docs/check.md).
  */
 function boundedResponse(res: Response): Response {
   const source = res.body
@@ -302,8 +302,13 @@ function sdkError(err: unknown): string {
     if (typeof code === 'string' && Object.hasOwn(NETWORK_REASONS, code)) return `cannot connect: ${NETWORK_REASONS[code]} (${code})`
     e = (e as { cause?: unknown }).cause
   }
-  const msg = err instanceof Error ? err.message : String(err)
-  return printable(msg.replace(/^Error: /, ''), 80)
+  const msg = (err instanceof Error ? err.message : String(err)).replace(/^Error: /, '')
+  // The SDK v1 error of a non-2xx answer carries the status as `code` and the body it read in its
+  // message: `null` when the body could not be read (over 1 MiB: boundedResponse).
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined
+  if (typeof code === 'number' && code >= 100 && code <= 599 && !msg.includes(`HTTP ${code}`))
+    return printable(`HTTP ${code}: ${msg.replace(/: null$/, ': (body over 1 MiB or unreadable)')}`, 80)
+  return printable(msg, 80)
 }
 
 interface Session {

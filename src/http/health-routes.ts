@@ -1,7 +1,7 @@
 /**
  * @module http/health-routes
- * `GET /healthz` (liveness: the process answers) and `GET /readyz` (readiness: every origin
- * reachable and the store readable, src/observe/readiness.ts): 200 `{ ready: true, checks }` or
+ * `GET /healthz` (liveness: the process answers) and `GET /readyz` (readiness: every origin's MCP
+ * endpoint answers `initialize` and the store is readable, src/observe/readiness.ts): 200 `{ ready: true, checks }` or
  * 503 `{ ready: false, checks }` naming what failed. docs/observability.md.
  */
 import type { Context, Hono } from 'hono'

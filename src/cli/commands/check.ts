@@ -6,7 +6,7 @@
  * `--through`, the same check through an edge), prints the rows and sets the exit status.
  */
 import type { Command } from 'commander'
-import { printable } from '../../check/reply'
+import { printable, quoted } from '../../check/reply'
 import { exitStatus, formatLines, formatTable, pairRows, summaryLine, toJson } from '../../check/report'
 import { CHECK_VERSIONS, DEFAULT_MAX_REQUESTS, DEFAULT_TIMEOUT_MS, runCheck, type CheckOptions, type CheckProgress } from '../../check/runner'
 import type { ProtocolVersion } from '../../check/edge-rules'
@@ -29,7 +29,7 @@ interface RawOptions {
 const collect = (value: string, previous: string[]) => [...previous, value]
 
 /** A value as shown in an error message: quoted, one line, at most 80 characters. */
-const shown = (v: string) => JSON.stringify(printable(v, 80))
+const shown = (v: string) => quoted(v, 80)
 
 /** Narrowest terminal the table is printed on (columns). */
 const TABLE_MIN_COLUMNS = 100

@@ -13,6 +13,7 @@ import { Option, type Command } from 'commander'
 import { startEdge, type RunningEdge } from '../../adapters/node/index'
 import { loadNodeListenConfig } from '../../adapters/node/node-config'
 import { ConfigError, loadConfig } from '../../core/config'
+import { readiness, unreadyOrigins } from '../../observe/readiness'
 import { storeFileState } from '../store-file-check'
 
 /**
@@ -135,6 +136,13 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
   const graceMs = loadNodeListenConfig(env).shutdownGraceMs
   const target = env.ORIGIN_URL ? redactUrl(env.ORIGIN_URL) : 'ORIGINS'
   process.stderr.write(`mcp-edge-validator: ${edge.url} -> ${target}\n`)
+  // An origin URL with a wrong path answers 404 to every call: said once at start, not only by /readyz.
+  void readiness(edge.deps).then(
+    (report) => {
+      for (const o of unreadyOrigins(edge.deps, report)) process.stderr.write(`mcp-edge serve: warning: ${o.variable}=${o.url}: ${o.answered}\n`)
+    },
+    () => undefined
+  )
   await new Promise<void>((resolve) => {
     let stoppingSince = 0
     const onSignal = (signal: NodeJS.Signals) => {
