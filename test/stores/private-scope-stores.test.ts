@@ -145,7 +145,7 @@ describe('Redis shared by two edges', () => {
       expect(pttl).toBeGreaterThan(0)
       expect(pttl).toBeLessThanOrEqual(TTL_S * 1000)
       // The sorted-set index holds no member for a deleted key.
-      const members = await client.zrange(`${prefix}keys`, 0, -1)
+      const members = await client.zrange(`${prefix}keys`, '0', '-1')
       expect(scopesOf(members, 'tools').size).toBeLessThanOrEqual(BOUND)
     } finally {
       client.disconnect()
