@@ -271,10 +271,11 @@ export class ToolRegistry {
   }
 
   private fromMemory(originId: string, scope: string, name: string, now: number): ResolvedTool | null | undefined {
-    // A private scope this isolate no longer holds (MAX_PRIVATE_SCOPES) is not served from memory.
-    if (scope !== PUBLIC_SCOPE && !this.privateScopes.isHeld(originId, scope)) return undefined
     const hit = this.memory.get(toolKey(originId, scope, name))
     if (!hit || hit.expiresAt <= now) return undefined
+    // A tool of a private scope this isolate no longer holds (MAX_PRIVATE_SCOPES) is not served
+    // from memory; a remembered miss is (a caller whose scope has no list costs no KV read per call).
+    if (hit.tool && scope !== PUBLIC_SCOPE && !this.privateScopes.isHeld(originId, scope)) return undefined
     hit.used = true // LRU (CLOCK): kept on the next eviction pass
     return this.withFreshness(hit.tool, originId, scope, now)
   }
@@ -311,7 +312,9 @@ export class ToolRegistry {
     let until = record && typeof record.fetchedAt === 'number' ? Math.max(record.fetchedAt + this.ttlMs(record), now + 1000) : now + this.ttlMs(record)
     if (scope !== PUBLIC_SCOPE) {
       until = Math.min(until, this.privateScopes.holdUntil(now))
-      this.privateScopes.touch(originId, scope)
+      // Only a scope that has a list is held: callers with random Authorization values that have
+      // none cannot push real scopes out of the LRU (and out of the store).
+      if (record) this.privateScopes.touch(originId, scope)
     }
     // A change from another edge during the read may be newer than what was read: not cached.
     if (generation === this.generation) this.memory.set(key, { tool, expiresAt: until })
