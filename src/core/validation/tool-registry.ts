@@ -362,6 +362,9 @@ export class ToolRegistry {
    * @param tools the `result.tools` array; malformed entries are skipped
    * @param era the protocol version the list was fetched in (decides the default dialect)
    * @param ttlMs the origin's freshness hint, if any
+   * In a private scope every key is written with `expirationTtl` (`PRIVATE_SCOPE_TTL_S`) and the
+   * scope counts toward `MAX_PRIVATE_SCOPES` (private-scopes.ts); the promise also covers the
+   * store deletions and the sweep that may cause.
    * @param options `mustStore`: every record is written (none skipped as unchanged) and a failed
    *   write rejects (the admin API acknowledges a push only once it is in the store,
    *   docs/stores.md); otherwise a failed write is ignored (the next list writes it again)
