@@ -169,7 +169,9 @@ try {
   await new Promise((r) => setTimeout(r, 3_000))
   row('3 s later')
   console.log(`${N} callers in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${refused} invalid calls refused -32602 by the edge (validated in the caller's scope)`)
-  console.log(`the edge logged ${swept.sweeps} sweeps of private scopes: ${swept.evicted} scopes evicted (count bound), ${swept.expired} expired`)
+  console.log(
+    `the edge logged ${swept.sweeps} sweeps that removed scopes it did not hold: ${swept.evicted} past the bound, ${swept.expired} expired (scopes it dropped itself are deleted without a log line)`
+  )
   console.log(`settings: ${JSON.stringify(extra)}`)
 } finally {
   await pool.close()

@@ -25,13 +25,15 @@ export class BoundedMap<K, V extends { used?: boolean }> extends Map<K, V> {
   override set(key: K, value: V): this {
     if (this.has(key)) this.delete(key)
     super.set(key, value)
-    while (this.size > this.max) {
+    while (this.size > this.max && this.size > 1) {
       const [oldKey, oldValue] = this.entries().next().value as [K, V]
       this.delete(oldKey)
-      if (oldValue.used && oldKey !== key) {
-        oldValue.used = false
+      // The entry just set is never the one to go: when every older entry was used, each gets its
+      // second chance once and the sweep comes round to it again (it had dropped the new entry).
+      if (oldKey === key || oldValue.used) {
+        if (oldKey !== key) oldValue.used = false
         super.set(oldKey, oldValue)
-      } else if (oldKey !== key) this.onEvict?.(oldKey, oldValue)
+      } else this.onEvict?.(oldKey, oldValue)
     }
     return this
   }

@@ -271,10 +271,11 @@ export class ToolRegistry {
   }
 
   private fromMemory(originId: string, scope: string, name: string, now: number): ResolvedTool | null | undefined {
-    // A private scope this isolate no longer holds (MAX_PRIVATE_SCOPES) is not served from memory.
-    if (scope !== PUBLIC_SCOPE && !this.privateScopes.isHeld(originId, scope)) return undefined
     const hit = this.memory.get(toolKey(originId, scope, name))
     if (!hit || hit.expiresAt <= now) return undefined
+    // A tool of a private scope this isolate no longer holds (MAX_PRIVATE_SCOPES) is not served
+    // from memory; a remembered miss is (a caller whose scope has no list costs no KV read per call).
+    if (hit.tool && scope !== PUBLIC_SCOPE && !this.privateScopes.isHeld(originId, scope)) return undefined
     hit.used = true // LRU (CLOCK): kept on the next eviction pass
     return this.withFreshness(hit.tool, originId, scope, now)
   }
@@ -311,7 +312,9 @@ export class ToolRegistry {
     let until = record && typeof record.fetchedAt === 'number' ? Math.max(record.fetchedAt + this.ttlMs(record), now + 1000) : now + this.ttlMs(record)
     if (scope !== PUBLIC_SCOPE) {
       until = Math.min(until, this.privateScopes.holdUntil(now))
-      this.privateScopes.touch(originId, scope)
+      // Only a scope that has a list is held: callers with random Authorization values that have
+      // none cannot push real scopes out of the LRU (and out of the store).
+      if (record) this.privateScopes.touch(originId, scope)
     }
     // A change from another edge during the read may be newer than what was read: not cached.
     if (generation === this.generation) this.memory.set(key, { tool, expiresAt: until })
@@ -359,6 +362,9 @@ export class ToolRegistry {
    * @param tools the `result.tools` array; malformed entries are skipped
    * @param era the protocol version the list was fetched in (decides the default dialect)
    * @param ttlMs the origin's freshness hint, if any
+   * In a private scope every key is written with `expirationTtl` (`PRIVATE_SCOPE_TTL_S`) and the
+   * scope counts toward `MAX_PRIVATE_SCOPES` (private-scopes.ts); the promise also covers the
+   * store deletions and the sweep that may cause.
    * @param options `mustStore`: every record is written (none skipped as unchanged) and a failed
    *   write rejects (the admin API acknowledges a push only once it is in the store,
    *   docs/stores.md); otherwise a failed write is ignored (the next list writes it again)

@@ -140,3 +140,21 @@ describe('private scope count (MAX_PRIVATE_SCOPES)', () => {
     expect((await plain.list({ prefix: 'tools:o:u-' })).keys.every((k) => typeof k.expiration === 'number')).toBe(true)
   })
 })
+
+describe('BoundedMap (CLOCK)', () => {
+  it('never drops the entry just set, even when every older entry was used; evicts an older one and reports it', async () => {
+    const { BoundedMap } = await import('../../../src/core/validation/bounded-map')
+    const evicted: string[] = []
+    const m = new BoundedMap<string, { used?: boolean }>(3, (k) => evicted.push(k))
+    for (const k of ['a', 'b', 'c']) m.set(k, {})
+    for (const k of ['a', 'b', 'c']) m.get(k)!.used = true
+    m.set('d', {})
+    expect(m.has('d')).toBe(true)
+    expect(m.size).toBe(3)
+    expect(evicted).toEqual(['a'])
+    m.get('b')!.used = true
+    m.set('e', {})
+    expect([...m.keys()].sort()).toEqual(['b', 'd', 'e'])
+    expect(evicted).toEqual(['a', 'c'])
+  })
+})
