@@ -7,7 +7,7 @@
  */
 import { ConfigError, loadConfig, type Config } from './core/config'
 import type { EdgeDeps } from './core/grading/exchange'
-import type { KvStore, Logger, OriginClient, ValidatorEngine } from './core/ports'
+import type { EdgeTracer, KvStore, Logger, OriginClient, ValidatorEngine } from './core/ports'
 import type { ProtocolVersion } from './core/protocol/versions'
 
 /** How the edge answers and grades (the policies of docs/design.md section 8). */
@@ -62,9 +62,9 @@ export interface McpEdgeOptions {
   origins?: Record<string, string>
   /** Where tool schemas are kept (a Workers KV namespace fits). Default: in memory, per edge. */
   store?: KvStore
-  /** The JSON Schema engine. Default: the runtime build's `createDefaultEngine()` (Node: tiered; Workers: cfworker). */
+  /** The JSON Schema engine. Default: @cfworker/json-schema (`createDefaultEngine()`); the tiered engine with ajv: `mcp-edge-validator/engines/tiered`. */
   engine?: ValidatorEngine
-  /** How the edge reaches origins. Default: Node build undici, Workers build `fetch`. */
+  /** How the edge reaches origins. Default: the runtime's global `fetch`; undici's pool: `createUndiciOriginClient()` of `mcp-edge-validator/node`. */
   originClient?: OriginClient
   policies?: EdgePolicies
   limits?: EdgeLimits
@@ -84,8 +84,10 @@ export interface McpEdgeOptions {
    * JSON line on stdout (Node build: batched; Workers build: `console.log`).
    */
   logger?: Logger | false
-  /** The metrics port (served at `/metrics` by the standalone app). Default: a new set per edge (Node: prom-client; elsewhere TextMetrics). */
+  /** The metrics port (served at `/metrics` by the standalone app). Default: a new `TextMetrics` per edge; prom-client: `promMetrics()` of `mcp-edge-validator/prometheus`. */
   metrics?: EdgeDeps['metrics']
+  /** Spans for POSTs, origin calls and tool-list pulls. Default: none; OpenTelemetry: `createOtelTracer()` of `mcp-edge-validator/otel`. */
+  tracer?: EdgeTracer
   /**
    * The environment strings of docs/configuration.md (`ORIGIN_URL`, `MAX_BODY_BYTES`, ...), e.g.
    * `process.env` or a Worker's `env`; entries that are not strings (bindings) are ignored.

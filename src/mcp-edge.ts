@@ -46,12 +46,12 @@ export interface EdgeRuntime {
   /** True where Hono contexts carry a Workers `ExecutionContext`: deferred work then goes to `waitUntil`. */
   executionContext?: boolean
   /**
-   * The metrics when `options.metrics` is unset (Node: prom-client, src/observe/prom-metrics.ts);
-   * default: the dependency-free text (src/observe/text-metrics.ts). `registry` gives the tool
+   * The metrics when `options.metrics` is unset (the standalone Node server: prom-client when
+   * installed, src/observe/prom-metrics.ts); default: the dependency-free text (src/observe/text-metrics.ts). `registry` gives the tool
    * registry's figures at scrape time.
    */
   metrics?(registry: RegistryStats): EdgeMetrics
-  /** The tracer (Node: OpenTelemetry, src/observe/otel-tracer.ts); unset: no spans. */
+  /** The tracer when `options.tracer` is unset (the standalone Node server: OpenTelemetry when installed, src/observe/otel-tracer.ts); unset: no spans. */
   tracer?(): EdgeTracer
 }
 
@@ -91,7 +91,7 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
   const logger = options.logger === false ? () => undefined : (options.logger ?? runtime.logger())
   // Registry events (refresh, unusable schema) are log lines of their own (docs/observability.md).
   const registry = createToolRegistry(config, options.store ?? new MemoryKv(), options.engine ?? runtime.engine(), (r) => logger(r))
-  const tracer = runtime.tracer?.()
+  const tracer = options.tracer ?? runtime.tracer?.()
   return {
     config,
     registry,

@@ -1,16 +1,17 @@
 /**
  * @module exports/node
- * `mcp-edge-validator` as Node and Deno load it: the `node` condition of the package's
- * `exports`. The shared API (exports/shared.ts) plus the engines that compile to code: on Node a
- * tool's first calls are checked by @cfworker/json-schema, which compiles nothing, and ajv takes
- * over once the tool has been called {@link PROMOTE_AFTER} times (validators/tiered.ts;
- * docs/validation.md). The Workers build (exports/workers.ts) has the same API without ajv.
+ * `mcp-edge-validator/node`: the standalone Node server (`startEdge`, what `mcp-edge serve`
+ * runs), its `node:http` listener with the direct `POST /mcp` path, the undici origin client and
+ * the Node stores (the durable file store; `openNodeStore` picks the store `STORE_URL` /
+ * `STORE_FILE` select, docs/stores.md). Needs the optional peers @hono/node-server, undici and
+ * write-file-atomic; `startEdge` also uses ajv (tiered engine), prom-client and
+ * @opentelemetry/api when they are installed, and ioredis for `STORE_URL` (docs/library.md).
  */
-export * from './shared'
-export { createDefaultEngine, mcpEdge } from '../adapters/node/node-edge'
-export { createAjvEngine } from '../validators/ajv'
-export { createTieredEngine, PROMOTE_AFTER, type TieredOptions } from '../validators/tiered'
+export { startEdge, type RunningEdge, type StartEdgeOptions } from '../adapters/node/index'
+export { deferCompile, stdoutLogger } from '../adapters/node/node-edge'
+export { loadNodeListenConfig, ListenError, type NodeListenConfig } from '../adapters/node/node-config'
+export { createNodeListener, responseCloseSignal, writeEdgeResponse } from '../adapters/node/post-listener'
 export { createUndiciOriginClient } from '../adapters/node/origin-client'
-
-/** Which engine `createDefaultEngine` (and `mcpEdge` without `engine`) builds in this build of the package. */
-export const DEFAULT_ENGINE = 'tiered' as const
+export { FileKv, StoreFileError, type FileKvOptions } from '../stores/file-kv'
+export { StoreLockedError } from '../stores/store-lock'
+export { openNodeStore, type NodeStore } from '../stores/node-store'

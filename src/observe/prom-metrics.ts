@@ -14,15 +14,28 @@ import { collectDefaultMetrics, Registry, type Metric } from 'prom-client'
 import type { RegistryStats } from './metric-names'
 import { MetricState } from './metric-state'
 
+/** Options of {@link PromMetrics} and {@link promMetrics}. */
+export interface PromMetricsOptions {
+  /**
+   * The prom-client registry the edge's families are registered in (as @hono/prometheus takes
+   * it); default: a new one. A registry of the caller's keeps its own metrics, and gets no
+   * default metrics from the edge unless `defaultMetrics: true`.
+   */
+  registry?: Registry
+  /** prom-client's process and Node metrics (`collectDefaultMetrics`) in that registry; default: true for a new registry, false for a given one. */
+  defaultMetrics?: boolean
+}
+
 /** prom-client metrics on Node; `registryStats` gives the tool registry's figures at scrape time. */
 export class PromMetrics extends MetricState {
-  readonly register = new Registry()
+  readonly register: Registry
   readonly contentType: string
 
-  constructor(registryStats?: RegistryStats, opts: { defaultMetrics?: boolean } = {}) {
+  constructor(registryStats?: RegistryStats, opts: PromMetricsOptions = {}) {
     super(registryStats)
+    this.register = opts.registry ?? new Registry()
     this.contentType = this.register.contentType
-    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.register })
+    if (opts.defaultMetrics ?? opts.registry === undefined) collectDefaultMetrics({ register: this.register })
     for (const snap of this.snapshots) {
       const first = snap()
       // The shape prom-client's Registry reads from a metric: name, help, type and get().
@@ -43,4 +56,13 @@ export class PromMetrics extends MetricState {
   render(): Promise<string> {
     return this.register.metrics()
   }
+}
+
+/**
+ * The edge's metrics in a prom-client registry: `mcpEdge({ metrics: promMetrics({ registry }) })`.
+ * The tool registry's figures (`mcp_edge_registry_*`) need the edge's registry and are left out
+ * here; the standalone server (`startEdge`) has them.
+ */
+export function promMetrics(opts: PromMetricsOptions = {}): PromMetrics {
+  return new PromMetrics(undefined, opts)
 }

@@ -6,6 +6,9 @@
  */
 import type { KvListOptions } from '../core/ports'
 
+/** Default prefix of the Redis store's keys (`STORE_PREFIX`). */
+export const DEFAULT_REDIS_PREFIX = 'mcp-edge:'
+
 /** Longest key, in UTF-8 bytes (Workers KV: 512). */
 export const MAX_KEY_BYTES = 512
 /** Shortest `expirationTtl`, in seconds (Workers KV: 60). */

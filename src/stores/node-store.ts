@@ -11,8 +11,8 @@ import { dirname, resolve } from 'node:path'
 import { ConfigError, showValue } from '../core/config'
 import type { KvStore } from '../core/ports'
 import { FileKv, type FileKvOptions } from './file-kv'
+import { DEFAULT_REDIS_PREFIX } from './kv-rules'
 import { MemoryKv } from './memory-kv'
-import { DEFAULT_REDIS_PREFIX, RedisKv } from './redis-kv'
 import { redactUrl } from '../core/redact-url'
 
 /** The default `STORE_FILE`. */
@@ -32,11 +32,13 @@ export interface NodeStore {
 }
 
 /**
- * Opens the store the variables select (see the module comment).
+ * Opens the store the variables select (see the module comment). The Redis store is loaded with
+ * `import()` only when selected: ioredis is an optional peer dependency of the package (docs/library.md).
  * @throws ConfigError naming STORE_URL or STORE_PREFIX for a bad value, or both STORE_URL and STORE_FILE set
  * @throws StoreLockedError / StoreFileError from the file store (another edge holds the file, unreadable file)
+ * @throws ConfigError naming STORE_URL when ioredis (an optional peer dependency) is not installed
  */
-export function openNodeStore(env: Record<string, string | undefined>, fileOptions: FileKvOptions = {}): NodeStore {
+export async function openNodeStore(env: Record<string, string | undefined>, fileOptions: FileKvOptions = {}): Promise<NodeStore> {
   const url = env.STORE_URL
   if (url !== undefined && url !== '') {
     if (env.STORE_FILE !== undefined && env.STORE_FILE !== '')
@@ -54,6 +56,7 @@ export function openNodeStore(env: Record<string, string | undefined>, fileOptio
     if ((parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || parsed.hostname === '') throw ConfigError.bad('STORE_URL', redactUrl(url), expected)
     const prefix = env.STORE_PREFIX ?? DEFAULT_REDIS_PREFIX
     if (prefix === '' || /\s/.test(prefix)) throw ConfigError.bad('STORE_PREFIX', prefix, 'a non-empty prefix without white space, such as mcp-edge:')
+    const { RedisKv } = await peer('STORE_URL', 'ioredis', () => import('./redis-kv'))
     const kv = new RedisKv({ url, prefix })
     return {
       kv,
@@ -74,4 +77,19 @@ export function openNodeStore(env: Record<string, string | undefined>, fileOptio
   const createFolder = resolve(dirname(file)) === resolve(dirname(DEFAULT_STORE_FILE))
   const kv = new FileKv(file, { createFolder, variable: 'STORE_FILE', ...fileOptions })
   return { kv, description: `file ${kv.file}`, ready: async () => {}, flush: () => kv.flush(), close: () => kv.close() }
+}
+
+/**
+ * Loads the module of a store that needs the optional peer dependency `pkg`.
+ * @throws ConfigError naming `variable` and what to install when `pkg` is missing
+ */
+async function peer<T>(variable: string, pkg: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load()
+  } catch (e) {
+    const code = (e as { code?: unknown }).code
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((e as Error).message).includes(`'${pkg}`))
+      throw new ConfigError(`${variable}: this store needs the package ${pkg}, which is not installed (npm install ${pkg})`, variable)
+    throw e
+  }
 }

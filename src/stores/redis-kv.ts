@@ -21,7 +21,7 @@ import { redactUrl } from '../core/redact-url'
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import type { KvChangeListener, KvListOptions, KvListResult, KvPut, KvStore } from '../core/ports'
-import { checkKey, compareKeys, decodeCursor, encodeCursor, expiryOf, listLimit } from './kv-rules'
+import { checkKey, compareKeys, decodeCursor, DEFAULT_REDIS_PREFIX, encodeCursor, expiryOf, listLimit } from './kv-rules'
 
 /** Options of {@link RedisKv}. */
 export interface RedisKvOptions {
@@ -45,8 +45,8 @@ export class StoreConnectError extends Error {
   }
 }
 
-/** Default prefix of the Redis keys. */
-export const DEFAULT_REDIS_PREFIX = 'mcp-edge:'
+// The default prefix of the Redis keys is kept in kv-rules.ts (node-store.ts reads it without loading ioredis).
+export { DEFAULT_REDIS_PREFIX }
 
 /** Redis-backed KV namespace; see the module comment. Call {@link connect} before use. */
 export class RedisKv implements KvStore {

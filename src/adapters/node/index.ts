@@ -1,6 +1,7 @@
 /**
  * @module adapters/node
- * The standalone Node server: `mcpEdge()` (node-edge.ts) with the store STORE_URL / STORE_FILE
+ * The standalone Node server: `mcpEdge()` (node-edge.ts, with the tiered engine, prom-client
+ * metrics and OpenTelemetry spans where installed: server-runtime.ts) with the store STORE_URL / STORE_FILE
  * select (stores/node-store.ts: Redis, the durable file store, or memory), inside the
  * standalone app (`createApp`: `/mcp`, `/healthz`, `/metrics`, admin), served on `node:http` (the
  * POST hot path straight to the edge's front door, the rest through @hono/node-server;
@@ -15,9 +16,11 @@ import { isLoopbackHost } from '../../core/request/transport-checks'
 import { openNodeStore, type NodeStore } from '../../stores/node-store'
 import { drainServer, InFlightRequests, type StopReport } from './graceful-stop'
 import { listenError, loadNodeListenConfig } from './node-config'
-import { mcpEdge, stdoutLogger } from './node-edge'
+import { nodeRuntime, stdoutLogger } from './node-edge'
 import { createUndiciOriginClient } from './origin-client'
 import { createNodeListener } from './post-listener'
+import { loadServerParts } from './server-runtime'
+import { createMcpEdge, type McpEdge } from '../../mcp-edge'
 import { applyConnectionBounds } from './connection-bounds'
 
 /** Options of {@link startEdge}; anything unset comes from `env`. */
@@ -68,23 +71,29 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
   const host = opts.host ?? listen.host
   const store: Omit<NodeStore, 'kv'> & { kv: KvStore } = opts.kv
     ? { kv: opts.kv, description: 'given', ready: async () => {}, flush: async () => {}, close: async () => {} }
-    : openNodeStore(env)
+    : await openNodeStore(env)
+  // ajv (tiered engine), prom-client and OpenTelemetry when installed (server-runtime.ts).
+  const parts = await loadServerParts()
   const undiciClient = opts.origin ? null : createUndiciOriginClient()
   const closeOrigin = async () => {
     await undiciClient?.close()
   }
   const logger = opts.log ?? stdoutLogger()
-  let edge: ReturnType<typeof mcpEdge>
+  let edge: McpEdge
   try {
-    edge = mcpEdge({
-      env,
-      store: store.kv,
-      originClient: opts.origin ?? undiciClient!,
-      logger,
-      ...(opts.engine ? { engine: opts.engine } : {}),
-      // DNS-rebinding protection: an edge bound to loopback only answers loopback Host names.
-      ...(!env.ALLOWED_HOSTS && isLoopbackHost(host) ? { allowedHosts: ['localhost'] } : {}),
-    })
+    const runtime = { ...nodeRuntime, engine: parts.engine, ...(parts.metrics ? { metrics: parts.metrics } : {}), ...(parts.tracer ? { tracer: parts.tracer } : {}) }
+    edge = createMcpEdge(
+      {
+        env,
+        store: store.kv,
+        originClient: opts.origin ?? undiciClient!,
+        logger,
+        ...(opts.engine ? { engine: opts.engine } : {}),
+        // DNS-rebinding protection: an edge bound to loopback only answers loopback Host names.
+        ...(!env.ALLOWED_HOSTS && isLoopbackHost(host) ? { allowedHosts: ['localhost'] } : {}),
+      },
+      runtime
+    )
     // Redis: connected (and subscribed to changes) before the first request.
     await store.ready()
   } catch (e) {

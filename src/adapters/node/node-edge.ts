@@ -1,23 +1,22 @@
 /**
  * @module adapters/node/node-edge
- * `mcpEdge()` as the Node build of the package gives it (`mcp-edge-validator` under the `node`
- * condition): the tiered engine (@cfworker/json-schema for a tool's first calls, ajv once it is
- * called often; validators/tiered.ts), the undici origin client, a batched JSON-line logger on
- * stdout, and a client-gone signal built on the response's socket.
+ * `mcpEdge()` as the package's Node build gives it (`mcp-edge-validator` under the `node` and
+ * `bun` conditions, through the internal `#runtime` import): the @cfworker/json-schema engine,
+ * the runtime's global `fetch` to the origin, a batched JSON-line logger on stdout, and a
+ * client-gone signal built on the response's socket. Nothing here imports an optional peer
+ * dependency (undici, ajv, prom-client, @opentelemetry/api, @hono/node-server): a Hono-middleware
+ * install has none of them. The standalone server (index.ts, `startEdge`) adds them when
+ * installed (server-runtime.ts), and a host app opts in through the package's subpaths
+ * (`./node`, `./engines/tiered`, `./prometheus`, `./otel`; docs/library.md).
  */
-import { PromMetrics } from '../../observe/prom-metrics'
-import { createOtelTracer } from '../../observe/otel-tracer'
 import type { ServerResponse } from 'node:http'
 import type { Context } from 'hono'
 import type { ClientSignal } from '../../core/client-signal'
 import type { LogRecord, ValidatorEngine } from '../../core/ports'
 import { createMcpEdge, type EdgeRuntime, type McpEdge, type McpEdgeInit } from '../../mcp-edge'
-import { createAjvEngine } from '../../validators/ajv'
 import { createCfworkerEngine } from '../../validators/cfworker'
-import { createTieredEngine } from '../../validators/tiered'
 import { createFetchOriginClient } from '../workers/fetch-origin-client'
-import { createUndiciOriginClient } from './origin-client'
-import { responseCloseSignal } from './post-listener'
+import { responseCloseSignal } from './close-signal'
 
 /**
  * Runs slow deferred work (the tiered engine's ajv compile, 10-30 ms) from a 0 ms timer, not
@@ -28,12 +27,9 @@ export function deferCompile(task: () => void): void {
   setTimeout(task, 0)
 }
 
-/**
- * The engine the Node build uses when none is given: cfworker first, ajv from a tool's
- * PROMOTE_AFTER-th call on (validators/tiered.ts), its compile run from a 0 ms timer.
- */
+/** The engine the package's Node build uses when none is given: @cfworker/json-schema (the tiered engine with ajv is `mcp-edge-validator/engines/tiered`). */
 export function createDefaultEngine(): ValidatorEngine {
-  return createTieredEngine(createCfworkerEngine(), createAjvEngine(), { defer: deferCompile })
+  return createCfworkerEngine()
 }
 
 /** Longest a log line waits in the batch, in ms; a batch of {@link LOG_BATCH_LINES} lines is written at once. */
@@ -88,15 +84,12 @@ function socketCloseSignal(c: Context): ClientSignal | undefined {
   return outgoing ? responseCloseSignal(outgoing) : c.req.raw.signal
 }
 
-/** The Node build's defaults for what the options leave unset. */
+/** The Node build's defaults for what the options leave unset (metrics: TextMetrics; no tracer). */
 export const nodeRuntime: EdgeRuntime = {
   engine: createDefaultEngine,
-  originClient: () => createUndiciOriginClient(),
+  originClient: () => createFetchOriginClient(),
   logger: stdoutLogger,
   clientSignal: socketCloseSignal,
-  // prom-client with process and event-loop metrics; OpenTelemetry spans, no-op until a provider is registered.
-  metrics: (registry) => new PromMetrics(registry),
-  tracer: () => createOtelTracer(),
 }
 
 /**
@@ -107,20 +100,4 @@ export const nodeRuntime: EdgeRuntime = {
  */
 export function mcpEdge<E = unknown>(options: McpEdgeInit<E> = {}): McpEdge {
   return createMcpEdge(options, nodeRuntime)
-}
-
-/**
- * The Bun build's defaults (the `bun` condition): Node's, but `fetch` to the origin: Bun's
- * built-in `undici` does not carry the undici origin client's requests (each one failed, -31001,
- * under bun 1.4.4), and the request's own `AbortSignal` as the client-gone signal.
- */
-export const bunRuntime: EdgeRuntime = {
-  engine: createDefaultEngine,
-  originClient: () => createFetchOriginClient(),
-  logger: stdoutLogger,
-}
-
-/** `mcpEdge()` of the Bun build: see {@link mcpEdge}. */
-export function mcpEdgeForBun<E = unknown>(options: McpEdgeInit<E> = {}): McpEdge {
-  return createMcpEdge(options, bunRuntime)
 }

@@ -22,11 +22,11 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
 import type { Hono } from 'hono'
-import { LinkSignal } from '../../core/client-signal'
 import type { EdgeDeps } from '../../core/grading/exchange'
 import { originNameOf, servePost } from '../../core/front-door'
 import type { EdgeResponse, RequestHeaders } from '../../core/edge-response'
 import type { McpEdge } from '../../mcp-edge'
+import { responseCloseSignal } from './close-signal'
 import { corsResponseHeaders } from '../../core/request/cors-rule'
 
 /** `r` with `extra` headers added (the response owns its header record, EdgeResponse). */
@@ -65,19 +65,8 @@ function hasRepeatedHeader(req: IncomingMessage): boolean {
   return n * 2 !== req.rawHeaders.length
 }
 
-/**
- * The client-gone signal on Node (both routes): fires when the response's socket closes before
- * the response finished, and aborts the origin call. Built on the response's `close` event with a
- * plain listener list ({@link LinkSignal}), not on a web `request.signal`, whose AbortController
- * costs tens of microseconds per POST on Node 20 once listeners are attached (issue 7 profile).
- */
-export function responseCloseSignal(res: ServerResponse): LinkSignal {
-  const signal = new LinkSignal()
-  res.once('close', () => {
-    if (!res.writableFinished) signal.abort()
-  })
-  return signal
-}
+// The client-gone signal lives in close-signal.ts (the package's Node build uses it without @hono/node-server).
+export { responseCloseSignal }
 
 /** What {@link readSoon} gives when the read has not settled yet. */
 const NOT_YET = Symbol('not yet')

@@ -273,7 +273,7 @@ function checkStoreFile(file: string, mayCreate: boolean): void {
 async function storeBackend(env: Record<string, string | undefined>, what: string, origin: string): Promise<SchemaBackend> {
   let store
   try {
-    store = openNodeStore(env)
+    store = await openNodeStore(env)
   } catch (e) {
     // The flag's name instead of the variable's (the value is already redacted).
     if (e instanceof ConfigError && e.variable && e.shown !== undefined && e.expected !== undefined)

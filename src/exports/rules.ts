@@ -1,0 +1,27 @@
+/**
+ * @module exports/rules
+ * `mcp-edge-validator/rules`: the edge's own rules and tool-store helpers for tools built on it,
+ * chiefly the `mcp-edge` command (its `check` grades a server by these rules, its `schemas`
+ * manages the tool store). Runtime-neutral; not covered by the stability of the main import.
+ */
+export { hidesFailure } from '../core/grading/grade-reply'
+export { portabilityProblem } from '../core/validation/schema-portability'
+export {
+  dialectOf,
+  allowsBatches,
+  invalidArgsAsToolError,
+  isModern,
+  isKnownVersion,
+  DEFAULT_VERSION,
+  META_VERSION_KEY,
+  type Dialect,
+  type ProtocolVersion,
+} from '../core/protocol/versions'
+export { publicIssues, type PublicIssue } from '../core/validation/error-message'
+export { errorText, isObject, requestMessage, toRawId } from '../core/protocol/jsonrpc'
+export { SchemaUnusableError, type KvStore, type ValidatorEngine, type CompiledValidator, type ValidationIssue } from '../core/ports'
+export { ConfigError, loadConfig, showValue } from '../core/config'
+export { redactUrl } from '../core/redact-url'
+export { createToolRegistry, type ToolRecord } from '../core/validation/tool-registry'
+export { deleteStoredTool, getStoredTool, listStoredTools, portable, StoreCannotListError, type PortableTool } from '../core/validation/stored-tools'
+export { createCfworkerEngine } from '../validators/cfworker'
