@@ -18,8 +18,17 @@ const env = { ORIGIN_URL: 'http://127.0.0.1:1/mcp', ALLOWED_HOSTS: 'localhost', 
 const reply = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}'
 const origin = async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: async () => reply, stream: () => null, discard: () => undefined })
 // The Node build's deps as the edge builds them (mcpEdge since the library layout; nodeDeps before it).
+// The standalone server's engine (tiered: cfworker, then ajv); the package's Node build defaults to cfworker alone since the library split.
+const tieredEngine = async () =>
+  existsSync(`${resolve(root)}/src/exports/engines/tiered.ts`) ? { engine: (await import(`${resolve(root)}/src/exports/engines/tiered.ts`)).createTieredAjvEngine() } : {}
 const deps = existsSync(`${resolve(root)}/src/adapters/node/node-edge.ts`)
-  ? (await import(`${resolve(root)}/src/adapters/node/node-edge.ts`)).mcpEdge({ env, store: new MemoryKv(), originClient: origin, logger: () => undefined }).deps
+  ? (await import(`${resolve(root)}/src/adapters/node/node-edge.ts`)).mcpEdge({
+      env,
+      store: new MemoryKv(),
+      ...(await tieredEngine()),
+      originClient: origin,
+      logger: () => undefined,
+    }).deps
   : (await import(`${resolve(root)}/src/adapters/node/index.ts`)).nodeDeps((await import(`${resolve(root)}/src/core/config.ts`)).loadConfig(env), {
       kv: new MemoryKv(),
       origin,

@@ -14,6 +14,9 @@
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
+// The standalone server's engine (tiered: cfworker, then ajv); the package's Node build defaults to cfworker alone since the library split.
+const tieredEngine = async () =>
+  existsSync(`${root}/src/exports/engines/tiered.ts`) ? { engine: (await import(`${root}/src/exports/engines/tiered.ts`)).createTieredAjvEngine() } : {}
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -37,7 +40,8 @@ try {
   const env = { ORIGIN_URL: `http://127.0.0.1:${port}/mcp`, ALLOWED_HOSTS: 'localhost', STORE_FILE: 'memory', SCHEMA_RECHECK_MS: '3600000' }
   const client = createUndiciOriginClient()
   const deps = existsSync(`${root}/src/adapters/node/node-edge.ts`)
-    ? (await import(`${root}/src/adapters/node/node-edge.ts`)).mcpEdge({ env, store: new MemoryKv(), originClient: client, logger: () => undefined }).deps
+    ? (await import(`${root}/src/adapters/node/node-edge.ts`)).mcpEdge({ env, store: new MemoryKv(), ...(await tieredEngine()), originClient: client, logger: () => undefined })
+        .deps
     : (await import(`${root}/src/adapters/node/index.ts`)).nodeDeps((await import(`${root}/src/core/config.ts`)).loadConfig(env), {
         kv: new MemoryKv(),
         origin: client,

@@ -1,13 +1,18 @@
 /**
- * The package as published: `npm pack`, installed into an empty project outside the repo. Node
- * loads the `node` build (tiered engine), a Workers bundle of the same import takes the `workerd`
- * build (cfworker, no code generation), and the declarations type-check for a TypeScript user
- * with Node's own module resolution. Then a ten-line Hono app of that project mounts `mcpEdge` in
- * front of the demo origin (a real MCP SDK server) and runs on Node (@hono/node-server) and in
+ * The library as published: `npm pack`, installed into an empty project outside the repo with
+ * `hono` and nothing else: no CLI, no optional peer dependency (ajv comes only as ajv-formats'
+ * dependency; undici, prom-client, ioredis, @opentelemetry/api, @hono/node-server,
+ * write-file-atomic, commander and the MCP SDKs are absent). The install stays within 20 packages
+ * and 10 MB. Node loads the package (a failure to find an optional peer would throw here), a
+ * Workers bundle of the same import takes the Workers `#runtime` (no code generation), the
+ * declarations type-check under `moduleResolution` `bundler` and `nodenext` alike, and the API
+ * report (docs/api-report.md) matches the packed declarations. Then a ten-line Hono app of that
+ * project mounts `mcpEdge` in front of the demo origin (a real MCP SDK server) and runs on Node
+ * (served by `node:http` through a 20-line bridge: the project has no @hono/node-server) and in
  * workerd (its esbuild bundle under plain Miniflare), driven by the official SDK client.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -18,6 +23,23 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
 import { WORKER_BUILD } from './helpers/build-worker'
 import { packAndInstall, REPO, type PackedProject } from './helpers/packed-package'
+
+/** The most a Hono-middleware install may bring (the package and its dependencies, hono included). */
+const MAX_PACKAGES = 20
+const MAX_BYTES = 10 * 1024 * 1024
+/** What only the optional subpaths or the CLI need: none of it may be installed. */
+const ABSENT = [
+  'undici',
+  'prom-client',
+  'ioredis',
+  '@opentelemetry/api',
+  '@hono/node-server',
+  'write-file-atomic',
+  'commander',
+  '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/client',
+  'mcp-edge',
+]
 
 const run = promisify(execFile)
 let project: PackedProject
@@ -44,10 +66,26 @@ app.route('/mcp', mcpEdge((env) => ({ origin: env?.ORIGIN_URL ?? globalThis.proc
 export default app
 `
 
-/** Serves the app on Node; prints the port. */
-const NODE_SERVER = `import { serve } from '@hono/node-server'
+/**
+ * Serves the app on Node with `node:http` and a minimal request/response bridge (streamed both
+ * ways; the client going away aborts the request's signal); prints the port.
+ */
+const NODE_SERVER = `import { createServer } from 'node:http'
 import app from './app.mjs'
-serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => console.log('port=' + info.port))
+
+const server = createServer(async (req, res) => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+  const gone = new AbortController()
+  res.on('close', () => res.writableFinished || gone.abort())
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
+  const request = new Request('http://' + req.headers.host + req.url, { method: req.method, headers, signal: gone.signal, ...(hasBody ? { body: req, duplex: 'half' } : {}) })
+  const response = await app.fetch(request)
+  res.writeHead(response.status, [...response.headers].flat())
+  if (response.body) for await (const chunk of response.body) res.write(chunk)
+  res.end()
+})
+server.listen(0, '127.0.0.1', () => console.log('port=' + server.address().port))
 `
 
 const H = (version: string) => ({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version })
@@ -86,7 +124,7 @@ describe('a Hono app of the scratch project mounts mcpEdge', () => {
   })
   afterEach(async () => origin?.close())
 
-  it('on Node (@hono/node-server)', async () => {
+  it('on Node (node:http, no @hono/node-server)', async () => {
     writeFileSync(join(project.dir, 'server.mjs'), NODE_SERVER)
     let child: ChildProcess | undefined
     try {
@@ -131,18 +169,50 @@ describe('a Hono app of the scratch project mounts mcpEdge', () => {
   })
 })
 
-describe('npm pack, installed into an empty project', () => {
-  it('Node imports the node build: the tiered engine, the Node server under ./node', async () => {
-    const script = `
-      import * as edge from 'mcp-edge-validator'
-      import * as server from 'mcp-edge-validator/node'
-      const engine = edge.createDefaultEngine()
-      console.log(JSON.stringify({ engine: edge.DEFAULT_ENGINE, name: engine.name, startEdge: typeof server.startEdge, ajv: typeof edge.createAjvEngine }))`
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project.dir })
-    expect(JSON.parse(stdout)).toEqual({ engine: 'tiered', name: expect.stringContaining('cfworker') as string, startEdge: 'function', ajv: 'function' })
+describe('npm pack, installed into an empty project with hono alone', () => {
+  it(`brings at most ${MAX_PACKAGES} packages and ${MAX_BYTES / 1024 / 1024} MB, none of them an optional peer or the CLI`, () => {
+    console.log(
+      `middleware install: ${project.packages.length} packages, ${project.bytes} bytes; tarball ${project.pack.size} bytes (${project.pack.unpackedSize} unpacked, ${project.pack.entryCount} files)`
+    )
+    expect(project.packages.length).toBeLessThanOrEqual(MAX_PACKAGES)
+    expect(project.bytes).toBeLessThanOrEqual(MAX_BYTES)
+    expect(project.packages.filter((p) => ABSENT.includes(p))).toEqual([])
   })
 
-  it('a Workers bundle of the same import takes the workerd build: cfworker, no ajv, no code generation', async () => {
+  it('ships the library, its licence and the docs the README links to; no CLI, no sources, no tests', () => {
+    const files = project.pack.files.map((f) => f.path)
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/lib/exports/index.js', 'dist/lib/exports/index.d.ts']))
+    expect(files.filter((f) => /^(src|test|packages|dist\/lib\/(cli|check)|dist\/cli)/.test(f) || f.endsWith('.tgz'))).toEqual([])
+    const readme = readFileSync(join(project.dir, 'node_modules/mcp-edge-validator/README.md'), 'utf8')
+    const relative = [...readme.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l))
+    expect(relative.length).toBeGreaterThan(0)
+    expect(relative.filter((l) => !files.includes(l))).toEqual([])
+  })
+
+  it('Node imports the package without any optional peer; the subpaths that need one say which', async () => {
+    const script = `
+      import * as edge from 'mcp-edge-validator'
+      const engine = edge.createDefaultEngine()
+      const failed = {}
+      for (const sub of ['node', 'redis', 'prometheus', 'otel']) {
+        failed[sub] = await import('mcp-edge-validator/' + sub).then(() => 'loaded', (e) => e.code + ' ' + /Cannot find package '([^']+)'/.exec(e.message)?.[1])
+      }
+      console.log(JSON.stringify({ engine: edge.DEFAULT_ENGINE, name: engine.name, mcpEdge: typeof edge.mcpEdge({ origin: 'http://127.0.0.1:1/mcp' }).fetch, failed }))`
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project.dir })
+    expect(JSON.parse(stdout)).toEqual({
+      engine: 'cfworker',
+      name: expect.stringContaining('cfworker') as string,
+      mcpEdge: 'function',
+      failed: {
+        node: expect.stringMatching(/^ERR_MODULE_NOT_FOUND (@hono\/node-server|undici|write-file-atomic)$/) as string,
+        redis: 'ERR_MODULE_NOT_FOUND ioredis',
+        prometheus: 'ERR_MODULE_NOT_FOUND prom-client',
+        otel: 'ERR_MODULE_NOT_FOUND @opentelemetry/api',
+      },
+    })
+  })
+
+  it('a Workers bundle of the same import takes the Workers runtime: no node:*, ajv, undici or code generation', async () => {
     writeFileSync(
       join(project.dir, 'worker-entry.js'),
       `import { createDefaultEngine, DEFAULT_ENGINE } from 'mcp-edge-validator'\nexport default { fetch: () => new Response(DEFAULT_ENGINE + ' ' + createDefaultEngine().name) }\n`
@@ -150,47 +220,56 @@ describe('npm pack, installed into an empty project', () => {
     const out = await bundleForWorkerd('worker-entry.js')
     const text = out.outputFiles[0]!.text
     const inputs = Object.keys(out.metafile.inputs)
-    expect(inputs.some((p) => p.includes('mcp-edge-validator/dist/lib/exports/workers.js'))).toBe(true)
-    expect(inputs.filter((p) => /node_modules\/(ajv|undici)\//.test(p))).toEqual([])
-    expect(text).not.toMatch(/new Function\(|\beval\(/)
+    expect(inputs.some((p) => p.includes('mcp-edge-validator/dist/lib/exports/runtime-workers.js'))).toBe(true)
+    expect(inputs.filter((p) => /runtime-node\.js|node_modules\/(ajv|undici)\//.test(p))).toEqual([])
+    expect(text).not.toMatch(/new Function\(|\beval\(|from ['"]node:/)
     expect(text).toContain('"cfworker"')
   })
 
-  it('the declarations type-check under moduleResolution nodenext', async () => {
+  // The same check.ts under both resolutions: bundler used to see the Workers declarations and
+  // nodenext the Node ones (createAjvEngine was missing under bundler, TS2305). Now `.` has one
+  // declaration and the engines are subpaths.
+  it.each([
+    ['bundler', 'esnext'],
+    ['nodenext', 'nodenext'],
+  ])('the declarations type-check under moduleResolution %s', async (moduleResolution, module) => {
     writeFileSync(
       join(project.dir, 'check.ts'),
-      `import { createDefaultEngine, loadConfig, MemoryKv, type KvStore, type ValidatorEngine } from 'mcp-edge-validator'
-import { startEdge, type RunningEdge } from 'mcp-edge-validator/node'
+      `import { createDefaultEngine, loadConfig, mcpEdge, MemoryKv, TextMetrics, type KvStore, type McpEdge, type ValidatorEngine } from 'mcp-edge-validator'
+import { createAjvEngine } from 'mcp-edge-validator/engines/ajv'
 const store: KvStore = new MemoryKv()
 const engine: ValidatorEngine = createDefaultEngine()
+const ajv: ValidatorEngine = createAjvEngine()
+const edge: McpEdge = mcpEdge({ origin: 'http://127.0.0.1:1/mcp', store, engine: ajv, metrics: new TextMetrics(), limits: { maxBodyBytes: 1024 } })
 const maxBodyBytes: number = loadConfig({ ORIGIN_URL: 'http://127.0.0.1:1/mcp' }).maxBodyBytes
-const start: (o: { port: number; kv: KvStore; engine: ValidatorEngine }) => Promise<RunningEdge> = startEdge
 // @ts-expect-error the config has no such field
 loadConfig({}).noSuchField
-export { store, engine, maxBodyBytes, start }
+// @ts-expect-error not a policy value
+mcpEdge({ policies: { unknownTool: 'ignore' } })
+export { store, engine, edge, maxBodyBytes }
 `
     )
+    const tsconfig = `tsconfig.${moduleResolution}.json`
     writeFileSync(
-      join(project.dir, 'tsconfig.json'),
+      join(project.dir, tsconfig),
       JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          lib: ['es2022', 'dom'],
-          types: ['node'],
-          typeRoots: [join(REPO, 'node_modules/@types')],
-        },
+        compilerOptions: { module, moduleResolution, target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, lib: ['es2022', 'dom'], types: [] },
         files: ['check.ts'],
       })
     )
     const tsc = join(REPO, 'node_modules/typescript/bin/tsc')
-    const result = await run(process.execPath, [tsc, '-p', project.dir]).then(
+    const result = await run(process.execPath, [tsc, '-p', join(project.dir, tsconfig)]).then(
       () => '',
       (e: { stdout?: string }) => e.stdout ?? String(e)
+    )
+    expect(result).toBe('')
+  })
+
+  it('the API report (docs/api-report.md) is the packed declarations: a change of the public API changes the report', async () => {
+    const lib = join(project.dir, 'node_modules/mcp-edge-validator/dist/lib')
+    const result = await run(process.execPath, [join(REPO, 'scripts/build-api-report.mjs'), '--check', lib]).then(
+      () => '',
+      (e: { stderr?: string }) => e.stderr ?? String(e)
     )
     expect(result).toBe('')
   })
