@@ -9,7 +9,7 @@
  * user sees do not depend on the runtime or on TypeScript's module resolution.
  *
  * Nothing reachable from here imports an optional peer dependency (ajv, undici, prom-client,
- * @opentelemetry/api, ioredis, @hono/node-server, write-file-atomic): they are behind the
+ * @opentelemetry/api, ioredis, @hono/node-server): they are behind the
  * subpaths `./engines/ajv`, `./engines/tiered`, `./node`, `./redis`, `./prometheus` and `./otel`.
  * Every name is listed: the API report (api/mcp-edge-validator.api.md) is checked against the
  * built declarations by test/package.test.ts.

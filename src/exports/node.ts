@@ -3,8 +3,8 @@
  * `mcp-edge-validator/node`: the standalone Node server (`startEdge`, what `mcp-edge serve`
  * runs), its `node:http` listener with the direct `POST /mcp` path, the undici origin client and
  * the Node stores (the durable file store; `openNodeStore` picks the store `STORE_URL` /
- * `STORE_FILE` select, docs/stores.md). Needs the optional peers @hono/node-server, undici and
- * write-file-atomic; `startEdge` also uses ajv (tiered engine), prom-client and
+ * `STORE_FILE` select, docs/stores.md). Needs the optional peers @hono/node-server and undici;
+ * `startEdge` also uses ajv (tiered engine), prom-client and
  * @opentelemetry/api when they are installed, and ioredis for `STORE_URL` (docs/library.md).
  */
 export { startEdge, type RunningEdge, type StartEdgeOptions } from '../adapters/node/index'
