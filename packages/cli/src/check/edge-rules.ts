@@ -11,11 +11,11 @@
  * - {@link requestMessage} and {@link errorText}: the one writer of JSON-RPC envelopes (src/core/protocol/jsonrpc.ts).
  * - the two engines (ajv on Node, @cfworker/json-schema on Workers).
  */
-export { hidesFailure } from '../core/grading/grade-reply'
-export { portabilityProblem } from '../core/validation/schema-portability'
-export { dialectOf, allowsBatches, invalidArgsAsToolError, isModern, META_VERSION_KEY, type Dialect, type ProtocolVersion } from '../core/protocol/versions'
-export { publicIssues, type PublicIssue } from '../core/validation/error-message'
-export { errorText, isObject, requestMessage, toRawId } from '../core/protocol/jsonrpc'
-export { SchemaUnusableError, type ValidatorEngine, type CompiledValidator, type ValidationIssue } from '../core/ports'
-export { createAjvEngine } from '../validators/ajv'
-export { createCfworkerEngine } from '../validators/cfworker'
+export { hidesFailure } from 'mcp-edge-validator/rules'
+export { portabilityProblem } from 'mcp-edge-validator/rules'
+export { dialectOf, allowsBatches, invalidArgsAsToolError, isModern, META_VERSION_KEY, type Dialect, type ProtocolVersion } from 'mcp-edge-validator/rules'
+export { publicIssues, type PublicIssue } from 'mcp-edge-validator/rules'
+export { errorText, isObject, requestMessage, toRawId } from 'mcp-edge-validator/rules'
+export { SchemaUnusableError, type ValidatorEngine, type CompiledValidator, type ValidationIssue } from 'mcp-edge-validator/rules'
+export { createAjvEngine } from 'mcp-edge-validator/engines/ajv'
+export { createCfworkerEngine } from 'mcp-edge-validator/rules'

@@ -5,7 +5,7 @@
  * same server through the edge, `--through`) rows are paired by id and shown side by side.
  * Pure; never throws.
  */
-import { redactUrl } from '../core/redact-url'
+import { redactUrl } from 'mcp-edge-validator/rules'
 import { GRADE_ORDER, type CaseRow, type CheckGrade } from './cases'
 import type { CheckReport } from './runner'
 

@@ -6,7 +6,7 @@
  * such a file with one line and leave it as it is.
  */
 import { readFileSync, statSync } from 'node:fs'
-import { classifyStoreText } from '../stores/file-kv'
+import { classifyStoreText } from 'mcp-edge-validator/node'
 
 /**
  * - `missing`: no file there (the store may create it);

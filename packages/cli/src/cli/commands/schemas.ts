@@ -16,13 +16,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import type { Command } from 'commander'
-import { openNodeStore } from '../../stores/node-store'
-import { ConfigError, loadConfig, showValue } from '../../core/config'
-import type { KvStore } from '../../core/ports'
-import { DEFAULT_VERSION, isKnownVersion } from '../../core/protocol/versions'
-import { createToolRegistry, type ToolRecord } from '../../core/validation/tool-registry'
-import { deleteStoredTool, getStoredTool, listStoredTools, portable, StoreCannotListError, type PortableTool } from '../../core/validation/stored-tools'
-import { createCfworkerEngine } from '../../validators/cfworker'
+import { openNodeStore } from 'mcp-edge-validator/node'
+import { ConfigError, loadConfig, showValue } from 'mcp-edge-validator/rules'
+import type { KvStore } from 'mcp-edge-validator/rules'
+import { DEFAULT_VERSION, isKnownVersion } from 'mcp-edge-validator/rules'
+import { createToolRegistry, type ToolRecord } from 'mcp-edge-validator/rules'
+import { deleteStoredTool, getStoredTool, listStoredTools, portable, StoreCannotListError, type PortableTool } from 'mcp-edge-validator/rules'
+import { createCfworkerEngine } from 'mcp-edge-validator/rules'
 import { storeFileState } from '../store-file-check'
 
 /** Options shared by every `schemas` action. */

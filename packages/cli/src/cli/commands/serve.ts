@@ -8,12 +8,12 @@
  * Exit statuses: 0 after a graceful stop, 1 for a configuration or start-up error (one line on
  * stderr naming the variable or flag, the value and what is expected), 2 for a bad command line.
  */
-import { redactUrl } from '../../core/redact-url'
+import { redactUrl } from 'mcp-edge-validator/rules'
 import { Option, type Command } from 'commander'
-import { startEdge, type RunningEdge } from '../../adapters/node/index'
-import { loadNodeListenConfig } from '../../adapters/node/node-config'
-import { ConfigError, loadConfig } from '../../core/config'
-import { readiness, unreadyOrigins } from '../../observe/readiness'
+import { startEdge, type RunningEdge } from 'mcp-edge-validator/node'
+import { loadNodeListenConfig } from 'mcp-edge-validator/node'
+import { ConfigError, loadConfig } from 'mcp-edge-validator/rules'
+import { readiness, unreadyOrigins } from 'mcp-edge-validator/rules'
 import { storeFileState } from '../store-file-check'
 
 /**
