@@ -1,7 +1,10 @@
 /**
  * @module cli/main
  * The `mcp-edge` command: a commander program with one subcommand per file in ./commands.
- * Adding a subcommand is one line in {@link SUBCOMMANDS}. Runs when executed directly
+ * Adding a subcommand is one line in {@link SUBCOMMANDS}. Each subcommand's module is imported
+ * (`await import()`) only when the command line names it, or for the help that lists them all:
+ * `mcp-edge --version` loads none, `mcp-edge serve` neither the MCP SDKs nor `check`
+ * (the build splits them into chunks, scripts/build-node.mjs; measured in docs/cli.md). Runs when executed directly
  * (`node --import tsx src/cli/main.ts check <url>`, or a built bundle); importing it only builds
  * the program.
  *
@@ -12,25 +15,38 @@ import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
 import pkg from '../../package.json' with { type: 'json' }
-import { addCheckCommand } from './commands/check'
-import { addServeCommand } from './commands/serve'
-import { addSchemasCommand } from './commands/schemas'
 
 /** Status for a bad command line. */
 export const USAGE_EXIT = 2
 
-/** Each adds one subcommand to the program (`program.command(...)`, so settings are inherited). */
-export const SUBCOMMANDS: readonly ((program: Command) => void)[] = [addServeCommand, addCheckCommand, addSchemasCommand]
+/** Each loads the module that adds one subcommand to the program (`program.command(...)`, so settings are inherited). */
+export const SUBCOMMANDS: Readonly<Record<string, () => Promise<(program: Command) => void>>> = {
+  serve: async () => (await import('./commands/serve')).addServeCommand,
+  check: async () => (await import('./commands/check')).addCheckCommand,
+  schemas: async () => (await import('./commands/schemas')).addSchemasCommand,
+}
 
-/** Builds the `mcp-edge` program with `--help`, `--version` and every subcommand. */
-export function buildProgram(): Command {
+/**
+ * The subcommands `args` (the arguments after the program's name) needs: the one it names, none
+ * for a bare `--version`, every one otherwise (the help lists them; an unknown name is refused
+ * with the list).
+ */
+function subcommandsFor(args: readonly string[]): string[] {
+  const first = args.find((a) => !a.startsWith('-'))
+  if (first !== undefined && first in SUBCOMMANDS) return [first]
+  if (first === undefined && args.length > 0 && args.every((a) => a === '-V' || a === '--version')) return []
+  return Object.keys(SUBCOMMANDS)
+}
+
+/** Builds the `mcp-edge` program with `--help`, `--version` and the subcommands `argv` (process.argv form) needs. */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('mcp-edge')
     .description('MCP edge: run the validating gateway in front of MCP servers, manage its tool schemas, and grade any MCP server the way an agent would be fooled.')
     .version(pkg.version, '-V, --version', 'print the mcp-edge version')
     .enablePositionalOptions()
     .showHelpAfterError()
     .exitOverride()
-  for (const add of SUBCOMMANDS) add(program)
+  for (const name of subcommandsFor(argv.slice(2))) (await SUBCOMMANDS[name]!())(program)
   return program
 }
 
@@ -39,7 +55,7 @@ export function buildProgram(): Command {
  * @returns the exit status
  */
 export async function runCli(argv: readonly string[]): Promise<number> {
-  const program = buildProgram()
+  const program = await buildProgram(argv)
   try {
     await program.parseAsync([...argv])
     return typeof process.exitCode === 'number' ? process.exitCode : 0
