@@ -127,7 +127,7 @@ const originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/mc
 
 // ---------------------------------------------------------------- the edge
 
-const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/cli/main.ts', 'serve'], {
   env: { ...process.env, ORIGIN_URL: originUrl, PORT: '0', HOST: '127.0.0.1', STORE_FILE: 'memory', ORIGIN_TIMEOUT_MS: '1000' },
   stdio: ['ignore', 'ignore', 'pipe'],
 })

@@ -44,7 +44,7 @@ for (const kv of values.env as string[]) {
 /** Starts the edge in a child with its own fd limit; resolves its base URL. */
 function startChild(): Promise<{ base: string; kill(): void }> {
   const env = { ...process.env, ORIGIN_URL: 'http://127.0.0.1:9/mcp', STORE_FILE: 'memory', PORT: '0', HOST: '127.0.0.1', ...extra }
-  const child = spawn('sh', ['-c', `ulimit -n ${edgeFds} && exec node --import tsx src/cli/main.ts serve`], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn('sh', ['-c', `ulimit -n ${edgeFds} && exec node --import tsx packages/cli/src/cli/main.ts serve`], { env, stdio: ['ignore', 'ignore', 'pipe'] })
   return new Promise((resolve, reject) => {
     let err = ''
     child.stderr.on('data', (d: Buffer) => {

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net'
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser } from 'playwright-core'
-import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
+import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'

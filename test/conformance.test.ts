@@ -10,7 +10,7 @@
  * The runner installs the suite from the npm registry into /tmp on its first run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
+import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { startNodeEdge, type EdgeUnderTest } from './helpers/runtimes'
 import { runConformance, startNpmStart, startWranglerDev, type ConformanceRun, type Proc } from './helpers/peers-procs'
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mcpEdge } from '../src/adapters/node/node-edge'
 import { ConfigError } from '../src/core/config'
 import { TextMetrics } from '../src/observe/text-metrics'
-import { DEMO_TOOLS } from '../demo/origin'
+import { DEMO_TOOLS } from '../packages/cli/demo/origin'
 import { hostMiddlewareSeen, startMiddlewareEdge, startNodeEdge, startWorkerEdge, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 

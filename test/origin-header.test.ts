@@ -6,7 +6,7 @@
  * wants it. Both runtimes; the page side (a real Chromium) is test/browser-cors.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
+import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 

@@ -20,7 +20,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
+import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { WORKER_BUILD } from './helpers/build-worker'
 import { packAndInstall, REPO, type PackedProject } from './helpers/packed-package'
 

@@ -15,7 +15,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node'
 import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotocol/server'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
+import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 
 const WEATHER = { type: 'object' as const, properties: { location: { type: 'string' as const } }, required: ['location'] }

@@ -5,7 +5,7 @@
  * stated, bounded length; and the D12 output-schema check in its three modes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEMO_TOOLS } from '../demo/origin'
+import { DEMO_TOOLS } from '../packages/cli/demo/origin'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { call, eventually, rpc, serveMcp, toolCalls } from './helpers/mcp-script'

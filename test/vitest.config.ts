@@ -8,8 +8,19 @@ import { resolve } from 'node:path'
  * - `e2e`: everything else, through real Node servers, the Worker bundle under Miniflare and real
  *   MCP SDK peers (the global setup builds the Worker bundle once).
  */
+const root = resolve(import.meta.dirname, '..')
+
 export default defineConfig({
-  root: resolve(import.meta.dirname, '..'),
+  root,
+  // The mcp-edge command (packages/cli) imports the library by its package name: in the tests that
+  // name is the library's sources, as tsconfig.json's `paths` make it for tsc and tsx.
+  resolve: {
+    alias: [
+      { find: /^mcp-edge-validator$/, replacement: resolve(root, 'src/exports/index.ts') },
+      { find: /^mcp-edge-validator\/(.*)$/, replacement: resolve(root, 'src/exports/$1.ts') },
+      { find: /^#runtime$/, replacement: resolve(root, 'src/exports/runtime-node.ts') },
+    ],
+  },
   test: {
     // workerd and origins are real processes: keep the 2-core machine from thrashing.
     maxWorkers: 2,

@@ -4,12 +4,12 @@
  * terminal-safe text of server answers.
  */
 import { describe, expect, it } from 'vitest'
-import { DEMO_TOOLS } from '../../demo/origin'
-import { FIXTURE_TOOLS } from '../../demo/fixtures'
-import { requiredNames, stringForPattern, validArguments, wrongTypeArguments } from '../../src/check/arguments'
-import { echoes, hasStackTrace, printable, type HttpAnswer } from '../../src/check/reply'
-import { reportSchema } from '../../src/check/schemas'
-import { createAjvEngine, createCfworkerEngine } from '../../src/check/edge-rules'
+import { DEMO_TOOLS } from '../../packages/cli/demo/origin'
+import { FIXTURE_TOOLS } from '../../packages/cli/demo/fixtures'
+import { requiredNames, stringForPattern, validArguments, wrongTypeArguments } from '../../packages/cli/src/check/arguments'
+import { echoes, hasStackTrace, printable, type HttpAnswer } from '../../packages/cli/src/check/reply'
+import { reportSchema } from '../../packages/cli/src/check/schemas'
+import { createAjvEngine, createCfworkerEngine } from '../../packages/cli/src/check/edge-rules'
 
 const answer = (messages: unknown[], text = JSON.stringify(messages[0] ?? '')): HttpAnswer => ({
   status: 200,

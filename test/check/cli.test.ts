@@ -10,12 +10,11 @@ import type { ServerResponse } from 'node:http'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { serveMcp } from '../helpers/mcp-script'
 import { freePort, REPO } from '../helpers/peers-procs'
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { build } from 'esbuild'
 import { checkJson, row, runMcpEdge } from '../helpers/check-cli'
-import pkg from '../../package.json' with { type: 'json' }
+import pkg from '../../packages/cli/package.json' with { type: 'json' }
 
 const TOOL = { name: 'lookup', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }
 
@@ -70,17 +69,8 @@ describe('mcp-edge program', () => {
   it('the entry has no tsx-only tricks: bundled with esbuild it runs the same check', async () => {
     const outdir = mkdtempSync(join(REPO, 'node_modules', '.check-cli-bundle-'))
     try {
-      const outfile = join(outdir, 'mcp-edge.mjs')
-      await build({
-        entryPoints: [join(REPO, 'src/cli/main.ts')],
-        outfile,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        packages: 'external',
-        logLevel: 'silent',
-      })
+      const outfile = join(outdir, 'cli.js')
+      execFileSync(process.execPath, [join(REPO, 'scripts/build-node.mjs'), '--from-source', '--outdir', outdir], { cwd: REPO })
       const run = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
         const child = spawn(process.execPath, [outfile, 'check', honest.url, '--json', '--version', '2025-06-18'], { cwd: REPO, stdio: ['ignore', 'pipe', 'ignore'] })
         let stdout = ''

@@ -9,7 +9,7 @@
  * Through the edge, every one of those rows passes and check exits 0.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoOrigin, type RunningOrigin } from '../../demo/origin'
+import { startDemoOrigin, type RunningOrigin } from '../../packages/cli/demo/origin'
 import { startEdge, type RunningEdge } from '../../src/adapters/node/index'
 import { checkJson, row, runMcpEdge, type JsonReport } from '../helpers/check-cli'
 

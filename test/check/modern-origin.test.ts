@@ -7,8 +7,8 @@
  * speak 2026-07-28, and check says so with an info row instead of grading it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startV2Origin, type RunningV2Origin } from '../../demo/origin-v2'
-import { startDemoOrigin, type RunningOrigin } from '../../demo/origin'
+import { startV2Origin, type RunningV2Origin } from '../../packages/cli/demo/origin-v2'
+import { startDemoOrigin, type RunningOrigin } from '../../packages/cli/demo/origin'
 import { startEdge, type RunningEdge } from '../../src/adapters/node/index'
 import { checkJson, row } from '../helpers/check-cli'
 

@@ -1,6 +1,6 @@
 /**
  * Runs `mcp-edge check` as a real process, the way a user does before the package build exists:
- * `node --import tsx src/cli/main.ts check …` in the repository, stdin closed, stdout not a TTY.
+ * `node --import tsx packages/cli/src/cli/main.ts check …` in the repository, stdin closed, stdout not a TTY.
  */
 import { spawn } from 'node:child_process'
 import { REPO } from './peers-procs'
@@ -46,7 +46,7 @@ export interface JsonReport {
  */
 export function runMcpEdge(args: string[], killAfterMs = 60_000, env: Record<string, string> = {}): Promise<CliRun> {
   const started = Date.now()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/cli/main.ts', ...args], {
     cwd: REPO,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,8 @@
 /**
  * The built `mcp-edge` command as a real process: built once by the global setup into
- * dist/test/cli.js (what `npm run build` writes to dist/cli.js, apart from `npm start`'s copy so
- * a concurrent `npm start` never rewrites the file a test runs), run with `node`, its output kept.
+ * dist/test/cli.js (what `npm run build` writes to packages/cli/dist, but with the library bundled
+ * from its sources, and apart from `npm start`'s copy so a concurrent `npm start` never rewrites
+ * the file a test runs), run with `node`, its output kept.
  */
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { connect } from 'node:net'
@@ -11,9 +12,9 @@ export const REPO = resolve(import.meta.dirname, '../..')
 /** The command under test. */
 export const CLI = resolve(REPO, 'dist/test/cli.js')
 
-/** Builds dist/test/cli.js with the package's build script. */
+/** Builds dist/test/cli.js (and its chunks) with the command's build script, the library from its sources. */
 export function buildCli(): void {
-  execFileSync(process.execPath, ['scripts/build-node.mjs', '--outdir', 'dist/test'], { cwd: REPO, stdio: 'inherit' })
+  execFileSync(process.execPath, ['scripts/build-node.mjs', '--from-source', '--outdir', 'dist/test'], { cwd: REPO, stdio: 'inherit' })
 }
 
 /** What a finished run printed and how it ended. */

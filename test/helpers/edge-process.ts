@@ -5,28 +5,21 @@
  * `node <bundle> serve` with the given variables. Each child gets its own process group, and every
  * child a test started is killed by `killAll`.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { build } from 'esbuild'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
 
 const REPO = resolve(import.meta.dirname, '../..')
 
-/** Bundles the `mcp-edge` command to dist/test/<name>.js (one per test file: files run in parallel). */
+/** Bundles the `mcp-edge` command, library from source, to dist/test/<name>/cli.js (one per test file: files run in parallel). */
 export async function buildNodeEdge(name: string): Promise<string> {
-  const outfile = resolve(REPO, 'dist/test', `${name}.js`)
-  mkdirSync(resolve(outfile, '..'), { recursive: true })
-  await build({
-    entryPoints: [resolve(REPO, 'src/cli/main.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-  })
-  return outfile
+  const outdir = resolve(REPO, 'dist/test', name)
+  mkdirSync(outdir, { recursive: true })
+  await run(process.execPath, ['scripts/build-node.mjs', '--from-source', '--outdir', outdir], { cwd: REPO })
+  return resolve(outdir, 'cli.js')
 }
 
 /** A running (or exited) edge child. */

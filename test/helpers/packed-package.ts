@@ -6,7 +6,7 @@
  * test/production/production-install.test.ts.
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -48,12 +48,39 @@ export function npm(args: string[], cwd: string): Promise<{ stdout: string; stde
   })
 }
 
+/** Where {@link pack} holds its lock: packing rebuilds dist/lib (the library's `prepack`), which two test files must not do at once. */
+const PACK_LOCK = join(REPO, 'dist/.pack-lock')
+
+/** Runs `fn` holding the pack lock (a directory: `mkdir` is atomic), waiting for it in 250 ms steps; a lock older than 10 min is taken as left over. */
+async function withPackLock<T>(fn: () => Promise<T>): Promise<T> {
+  mkdirSync(join(REPO, 'dist'), { recursive: true })
+  for (;;) {
+    try {
+      mkdirSync(PACK_LOCK)
+      break
+    } catch {
+      try {
+        if (Date.now() - statSync(PACK_LOCK).mtimeMs > 600_000) rmSync(PACK_LOCK, { recursive: true, force: true })
+      } catch {
+        // released meanwhile
+      }
+      await new Promise((r) => setTimeout(r, 250))
+    }
+  }
+  try {
+    return await fn()
+  } finally {
+    rmSync(PACK_LOCK, { recursive: true, force: true })
+  }
+}
+
 /**
- * Packs the library (`workspace` unset) or a workspace of the repo into `dest`.
+ * Packs the library (`workspace` unset) or a workspace of the repo (`packages/cli`) into `dest`,
+ * never into the repository; its `prepack` builds it first.
  * @throws when `npm pack` fails (the message holds npm's output)
  */
 export async function pack(dest: string, workspace?: string): Promise<PackStats & { tarball: string }> {
-  const out = await npm(['pack', '--pack-destination', dest, '--json', ...(workspace ? ['--workspace', workspace] : [])], REPO)
+  const out = await withPackLock(() => npm(['pack', '--pack-destination', dest, '--json', ...(workspace ? ['--workspace', workspace] : [])], REPO))
   const [entry] = JSON.parse(out.stdout.slice(out.stdout.indexOf('['))) as PackStats[]
   if (!entry) throw new Error(`npm pack named no tarball: ${out.stdout.slice(0, 500)}`)
   return { ...entry, tarball: join(dest, entry.filename) }

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 // @ts-expect-error: the package ships JavaScript without type declarations
 import { createServer as createEverything } from '@modelcontextprotocol/server-everything/dist/server/index.js'
-import { DEMO_TOOLS } from '../../demo/origin'
+import { DEMO_TOOLS } from '../../packages/cli/demo/origin'
 
 export type Schema = Record<string, any>
 

@@ -1,24 +1,26 @@
 /**
- * A production install, as a user (or the Dockerfile's runtime stage) makes it: the package is
- * packed with `npm pack` (dist/cli.js built by the package's build script), installed into a fresh
- * folder with production dependencies only (no esbuild, tsx, vitest or wrangler there), and
- * `node_modules/.bin/mcp-edge serve` (what `npx mcp-edge serve` runs; a process manager runs the
- * bin itself, since npx does not pass SIGTERM on to it) runs in front of a real MCP server (the demo origin, an official-SDK
- * server). A real SDK client makes a valid and an invalid call; a schema is pushed through the
- * admin API; SIGTERM follows within 50 ms of its 200; the edge exits 0; a restart on the same
- * store file still validates against the pushed schema. This is the Dockerfile's proof (no
- * container engine runs here). Also the checkout path: a copy of the tracked files with dist/
- * built, `npm ci --omit=dev`, `npx mcp-edge serve`, a real call, Ctrl-C.
+ * A production install, as a user (or the Dockerfile's runtime stage) makes it: the library and
+ * the `mcp-edge` command (packages/cli) are packed with `npm pack` (each package's prepack builds
+ * it), installed together into a fresh folder with production dependencies only (no esbuild,
+ * tsx, vitest or wrangler there), and `node_modules/.bin/mcp-edge serve` (what `npx mcp-edge serve`
+ * runs; a process manager runs the bin itself, since npx does not pass SIGTERM on to it) runs in
+ * front of a real MCP server (the demo origin, an official-SDK server). A real SDK client makes a
+ * valid and an invalid call; a schema is pushed through the admin API; SIGTERM follows within
+ * 50 ms of its 200; the edge exits 0; a restart on the same store file still validates against the
+ * pushed schema. `mcp-edge check` from the same install grades the demo origin. This is the
+ * Dockerfile's proof (no container engine runs here). Also the checkout path: a copy of the
+ * tracked files with the built JavaScript, `npm ci --omit=dev`, `npx mcp-edge serve`, a real call, Ctrl-C.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoOrigin, type RunningOrigin } from '../../demo/origin'
-import { CLI, isListening, MCP_HEADERS, REPO, startServe, type ServeProcess } from '../helpers/cli-process'
+import { startDemoOrigin, type RunningOrigin } from '../../packages/cli/demo/origin'
+import { isListening, MCP_HEADERS, REPO, runCli, startServe, type ServeProcess } from '../helpers/cli-process'
+import { pack } from '../helpers/packed-package'
 
 let work: string
 let app: string
@@ -26,31 +28,21 @@ let origin: RunningOrigin
 const running: ServeProcess[] = []
 const TOKEN = 'prod-install-admin-token'
 
-/** npm with the npm of the Node running the tests (Node 20 or 22 alike). */
+/** npm with the npm of the Node running the tests (Node 20, 22 or 24 alike). */
 function npm(args: string[], cwd: string): string {
   return execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } })
 }
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'mcp-edge-prod-'))
-  // Pack: a staging copy of what the package ships (package.json, README, dist/cli.js from the
-  // build the global setup ran), so the test never rewrites the repo's dist/ under other tests.
-  // The bundle is self-contained apart from the package's dependencies, so it stands at whatever
-  // path package.json's `bin` names.
-  const stage = join(work, 'stage')
-  const bin = (JSON.parse(readFileSync(resolve(REPO, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-edge']!
-  mkdirSync(dirname(join(stage, bin)), { recursive: true })
-  for (const f of ['package.json', 'README.md']) copyFileSync(resolve(REPO, f), join(stage, f))
-  copyFileSync(CLI, join(stage, bin))
-  // --ignore-scripts: the package's prepack builds from the repo's sources, which the stage does not hold.
-  npm(['pack', '--silent', '--ignore-scripts', '--pack-destination', work], stage)
-  const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'))!
+  const library = await pack(work)
+  const cli = await pack(work, 'packages/cli')
   app = join(work, 'app')
   mkdirSync(app)
   // The store's folder, as the image's /data (the store refuses a STORE_FILE in a missing folder).
   mkdirSync(join(app, 'data'))
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'edge-app', version: '1.0.0', private: true }))
-  npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(work, tgz)], app)
+  npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', library.tarball, cli.tarball], app)
   origin = await startDemoOrigin({ port: 0 })
 }, 240_000)
 
@@ -81,12 +73,32 @@ async function serve(): Promise<ServeProcess> {
   return p
 }
 
-describe('production install of the packed package (the Dockerfile proof)', () => {
-  it('holds only production dependencies and runs the built JavaScript', () => {
+describe('production install of the packed packages (the Dockerfile proof)', () => {
+  it('holds only production dependencies and runs the built JavaScript; the command uses the installed library', () => {
     const mods = join(app, 'node_modules')
     expect(existsSync(join(mods, '.bin/mcp-edge'))).toBe(true)
     for (const dev of ['esbuild', 'tsx', 'typescript', 'vitest', 'wrangler', 'miniflare']) expect(existsSync(join(mods, dev)), dev).toBe(false)
     expect(existsSync(join(mods, 'mcp-edge-validator/src'))).toBe(false)
+    expect(existsSync(join(mods, 'mcp-edge/src'))).toBe(false)
+    // One copy of the library: the command's dependency is the installed tarball, not a second one.
+    expect(existsSync(join(mods, 'mcp-edge/node_modules/mcp-edge-validator'))).toBe(false)
+  })
+
+  it('mcp-edge --version answers without loading a subcommand; mcp-edge check from the install grades the demo origin', async () => {
+    const bin = join(app, 'node_modules/.bin/mcp-edge')
+    const version = await runCli(['--version'], {}, { cli: bin, spawn: { cwd: app } })
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(REPO, 'packages/cli/package.json'), 'utf8')) as { version: string }).version)
+    // A demo origin of its own: the check's cases call its tools, which the serve test below counts on the shared one.
+    const graded = await startDemoOrigin({ port: 0 })
+    try {
+      const check = await runCli(['check', graded.url, '--tool', 'get_forecast', '--version', '2025-06-18', '--json'], {}, { cli: bin, spawn: { cwd: app }, timeoutMs: 60_000 })
+      const report = JSON.parse(check.stdout) as { exitCode: number; rows: { grade: string; case: string }[] }
+      expect(check.code).toBe(report.exitCode)
+      expect(report.rows.some((r) => r.case === 'missing-required')).toBe(true)
+      expect(check.code).toBe(1) // the demo origin hides failures: rows mislead
+    } finally {
+      await graded.close()
+    }
   })
 
   it('mcp-edge serve from the install fronts a real MCP server: valid and invalid call, schema pushed, SIGTERM within 50 ms, restart keeps it', async () => {
@@ -145,7 +157,7 @@ describe('production install of the packed package (the Dockerfile proof)', () =
 
 describe('a checkout without dev tools: npm ci --omit=dev && npx mcp-edge serve', () => {
   it('runs the built JavaScript with production dependencies only and answers a real call', async () => {
-    // A copy of the checkout (the files git tracks) with dist/ built, as `npm ci && npm run build` leaves it.
+    // A copy of the checkout (the files git tracks) with the JavaScript built, as `npm ci && npm run build` leaves it.
     const checkout = join(work, 'checkout')
     const files = execFileSync('git', ['ls-files', '-z'], { cwd: REPO, encoding: 'utf8' })
       .split('\0')
@@ -154,9 +166,9 @@ describe('a checkout without dev tools: npm ci --omit=dev && npx mcp-edge serve'
       mkdirSync(dirname(join(checkout, f)), { recursive: true })
       copyFileSync(resolve(REPO, f), join(checkout, f))
     }
-    const bin = (JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-edge']!
-    mkdirSync(dirname(join(checkout, bin)), { recursive: true })
-    copyFileSync(CLI, join(checkout, bin))
+    // The build: the library's dist/lib and the command's dist, as the packed packages hold them.
+    cpSync(join(app, 'node_modules/mcp-edge-validator/dist'), join(checkout, 'dist'), { recursive: true })
+    cpSync(join(app, 'node_modules/mcp-edge/dist'), join(checkout, 'packages/cli/dist'), { recursive: true })
     npm(['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], checkout)
     for (const dev of ['esbuild', 'tsx', 'typescript', 'vitest', 'wrangler']) expect(existsSync(join(checkout, 'node_modules', dev)), dev).toBe(false)
 

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoOrigin, type RunningOrigin } from '../../demo/origin'
+import { startDemoOrigin, type RunningOrigin } from '../../packages/cli/demo/origin'
 import { MCP_HEADERS, runCli, startServe, type CliRun, type ServeProcess } from '../helpers/cli-process'
 import { freePort } from '../helpers/peers-procs'
 import { startRedisServer } from '../helpers/redis-server'

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REPO, runCli, startServe } from '../helpers/cli-process'
-import { SERVE_VARIABLES, flagOf } from '../../src/cli/commands/serve'
+import { SERVE_VARIABLES, flagOf } from '../../packages/cli/src/cli/commands/serve'
 
 const ORIGIN = 'http://127.0.0.1:9/mcp'
 let held: Server
