@@ -1,19 +1,21 @@
 # mcp-edge-validator on Node, production image (docs/deploy-docker.md).
 #
 # No container engine runs in this project's CI, so the same steps are proved without Docker by
-# test/production/production-install.test.ts: the package built with its build script and packed,
+# test/production/production-install.test.ts: the library and the command (packages/cli) packed, each built by its prepack,
 # installed into a fresh folder with production dependencies only, `mcp-edge serve` started in
 # front of a real MCP server, a valid and an invalid call, a schema pushed, SIGTERM, restart.
 
-# Node 22 LTS: the newest release line CI runs the whole suite on (.ci/run runs Node 20 and 22).
+# Node 22 LTS (.ci/run runs the whole suite on Node 20, 22 and 24).
 
 # --- build stage: dev dependencies, the build, then a pack of what the package ships ---------
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+COPY packages/cli/package.json packages/cli/
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build && npm pack --silent --pack-destination /tmp && mv /tmp/mcp-edge-validator-*.tgz /tmp/mcp-edge-validator.tgz
+RUN npm pack --silent --pack-destination /tmp && npm pack --silent --workspace mcp-edge --pack-destination /tmp \
+ && mv /tmp/mcp-edge-validator-*.tgz /tmp/mcp-edge-validator.tgz && mv /tmp/mcp-edge-[0-9]*.tgz /tmp/mcp-edge.tgz
 
 # --- runtime stage: production dependencies only, non-root -------------------------------------
 FROM node:22-bookworm-slim
@@ -23,10 +25,10 @@ ENV NODE_ENV=production \
     STORE_FILE=/data/kv.json \
     SHUTDOWN_GRACE_MS=10000
 WORKDIR /app
-COPY --from=build /tmp/mcp-edge-validator.tgz /tmp/
+COPY --from=build /tmp/mcp-edge-validator.tgz /tmp/mcp-edge.tgz /tmp/
 RUN echo '{"name":"edge-app","version":"1.0.0","private":true}' > package.json \
- && npm install --omit=dev --no-audit --no-fund /tmp/mcp-edge-validator.tgz \
- && rm /tmp/mcp-edge-validator.tgz && npm cache clean --force \
+ && npm install --omit=dev --no-audit --no-fund /tmp/mcp-edge-validator.tgz /tmp/mcp-edge.tgz \
+ && rm /tmp/mcp-edge-validator.tgz /tmp/mcp-edge.tgz && npm cache clean --force \
  && mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
