@@ -10,7 +10,7 @@
 // what `npm start` and the tests run, so they need no `npm run build` of dist/lib and never
 // see a stale one.
 import { build } from 'esbuild'
-import { existsSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 
 const root = resolve(import.meta.dirname, '..')
@@ -33,9 +33,13 @@ const librarySources = {
   },
 }
 
+const outdir = resolve(root, arg('--outdir') ?? 'packages/cli/dist')
+// Chunk names carry a hash: the previous build's chunks would stay beside the new ones.
+rmSync(resolve(outdir, 'chunks'), { recursive: true, force: true })
+
 await build({
   entryPoints: { cli: resolve(root, 'packages/cli/src/cli/main.ts') },
-  outdir: resolve(root, arg('--outdir') ?? 'packages/cli/dist'),
+  outdir,
   bundle: true,
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',

@@ -1,6 +1,6 @@
-// `npm run build` (after scripts/build-node.mjs, the command): the package's JavaScript and
-// declarations in dist/lib, one .js and one .d.ts per module of src/ but src/cli (bundled into
-// dist/cli.js instead) (docs/library.md, "How the package is built").
+// The library's build (`prepack`; `npm run build` runs it before the command's,
+// scripts/build-node.mjs): its JavaScript and declarations in dist/lib, one .js and one .d.ts per
+// module of src/ (docs/library.md, "How the package is built").
 //
 // Why tsc and tsc-alias: the project type-checks with TypeScript 7 (`tsc -p .`), so the same
 // compiler emits the JavaScript and the declarations, file for file. The sources import without

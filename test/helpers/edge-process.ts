@@ -1,7 +1,8 @@
 /**
  * The real Node edge as a child process, for tests that kill it: the `mcp-edge` command
- * (src/cli/main.ts, as scripts/build-node.mjs builds it) bundled once with esbuild into dist/test/
- * (packages stay external and resolve from the repository's node_modules), run as
+ * (packages/cli/src/cli/main.ts) bundled once by scripts/build-node.mjs into dist/test/<name>/
+ * (the library from its sources; other packages stay external and resolve from the repository's
+ * node_modules), run as
  * `node <bundle> serve` with the given variables. Each child gets its own process group, and every
  * child a test started is killed by `killAll`.
  */
