@@ -7,7 +7,7 @@
  * about once per READY_CACHE_MS, and the session the probe opened is ended.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
+import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { judgeInitializeAnswer, READY_CACHE_MS } from '../src/observe/readiness'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
