@@ -69,8 +69,8 @@ describe.each(RUNTIMES)('private scopes bounded on $name', ({ start }) => {
     }
     const kept = await scopesIn('tools')
     expect(kept.size).toBeGreaterThanOrEqual(MAX)
-    expect(kept.has(await expectedPrivateScope(`Bearer caller-${CALLERS - 1}`))).toBe(true)
-    expect(kept.has(await expectedPrivateScope('Bearer caller-0'))).toBe(false)
+    expect(kept.has(expectedPrivateScope(`Bearer caller-${CALLERS - 1}`))).toBe(true)
+    expect(kept.has(expectedPrivateScope('Bearer caller-0'))).toBe(false)
     const markers = await eventually(
       2_000,
       () => scopesIn('scopes'),

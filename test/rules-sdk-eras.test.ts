@@ -8,7 +8,7 @@
  *   to 2025-11-25; the edge learns the origin's era from the probe answer (D17), so the next
  *   client's 2026-07-28 probe is answered 400 -32022 by the edge and never reaches the origin.
  */
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { toNodeHandler } from '@modelcontextprotocol/node'
@@ -17,6 +17,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
+import { createAsyncServer } from './helpers/async-listener'
 
 const WEATHER = { type: 'object' as const, properties: { location: { type: 'string' as const } }, required: ['location'] }
 
@@ -30,7 +31,7 @@ async function startModernOrigin(): Promise<{ url: string; calls: () => number; 
     })
     return s
   })
-  const srv: Server = createServer(toNodeHandler(handler))
+  const srv: Server = createAsyncServer(toNodeHandler(handler))
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
   return {
     url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/mcp`,

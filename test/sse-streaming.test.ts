@@ -11,7 +11,7 @@
  * - a real SDK origin (event store, priming event with `id`/`retry`): resumption tokens, progress
  *   and log notifications reach the official SDK client through the edge.
  */
-import { createServer, type Server as HttpServer, type ServerResponse } from 'node:http'
+import type { Server as HttpServer, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -21,6 +21,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js'
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { RUNTIMES_AND_MIDDLEWARE, type EdgeUnderTest } from './helpers/runtimes'
+import { createAsyncServer } from './helpers/async-listener'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { ADMIN_TOKEN, gradesOf, mcpHeaders, nextLog, postLogs, pushTools } from './helpers/grading'
 
@@ -283,7 +284,7 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('SSE replies on $name', ({ name, start })
 /** A real SDK origin (McpServer, stateless Streamable HTTP, SSE replies, event store, retry). */
 async function startSdkOrigin(): Promise<{ url: string; close(): Promise<void>; eventIds: string[] }> {
   const eventIds: string[] = []
-  const http: HttpServer = createServer(async (req, res) => {
+  const http: HttpServer = createAsyncServer(async (req, res) => {
     const server = new McpServer({ name: 'sse-origin', version: '1.0.0' }, { capabilities: { logging: {} } })
     server.registerTool('steps', { description: 'Reports progress, logs, then answers.', inputSchema: {} }, async (_args, extra) => {
       const token = extra._meta?.progressToken

@@ -10,7 +10,7 @@
  */
 import { auth, extractWWWAuthenticateParams, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createJwtVerifier } from '../../src/auth/jwt-verifier'
@@ -26,6 +26,7 @@ import {
 import { parseToolScopes } from '../../src/core/access/tool-scopes'
 import { cachedVerifier } from '../../src/core/access/verified-token-cache'
 import { startOAuthServer, type OAuthServer } from '../helpers/oauth-server'
+import { createAsyncServer } from '../helpers/async-listener'
 
 let as: OAuthServer
 let rs: Server
@@ -35,7 +36,7 @@ const scopes = parseToolScopes('{"*":"mcp:tools","admin_*":["mcp:tools","mcp:adm
 
 beforeAll(async () => {
   as = await startOAuthServer({ alg: 'ES256' })
-  rs = createServer(async (req, res) => {
+  rs = createAsyncServer(async (req, res) => {
     const path = new URL(req.url ?? '/', resource).pathname
     if (req.method === 'GET' && protectedResourceMetadataPaths(resource).includes(path)) {
       const doc = protectedResourceMetadata({ resource, issuer: as.issuer, scopes: scopes.allScopes })

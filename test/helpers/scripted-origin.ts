@@ -3,8 +3,9 @@
  * and which records every request it received (method, headers, body text). It answers through a
  * handler, so a test can return JSON, SSE written over time, garbage, a status, or nothing at all.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createAsyncServer } from './async-listener'
 
 /** One request as the origin received it. */
 export interface ReceivedRequest {
@@ -40,7 +41,7 @@ export function sendJson(res: ServerResponse, body: unknown, status = 200, heade
 export async function startScriptedOrigin(): Promise<ScriptedOrigin> {
   const received: ReceivedRequest[] = []
   let handler: ScriptedHandler = (_req, res) => void res.writeHead(202).end()
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const server = createAsyncServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
     const body = Buffer.concat(chunks).toString('utf8')
