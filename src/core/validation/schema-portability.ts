@@ -348,14 +348,14 @@ export function portabilityProblem(schema: unknown, what = 'inputSchema'): strin
  * (process.cpuUsage), median of 5 runs over 1 Mi characters (scripts in test/unit/validation/validation-cost.test.ts
  * "cost weights" re-measure them):
  * - `subschema`: one subschema applied to one value: ajv 0.2-0.5 ns, cfworker 470-550 ns per
- *   character of an array of small integers (about 1 us per item per subschema): 1,000.
+ *   character of an array of small integers (0.9-1.3 us per item per subschema under load): 2,000.
  * - `pattern`: re2js per character of the string: ajv 47-143 ns, cfworker 55-99 ns
  *   (`^[a-z]*$`, `^(a|b|c\d)*$`; an unanchored or large pattern was faster): 200.
  * - `length`: `minLength`/`maxLength` count code points: ajv 4.3 ns, cfworker 6.7 ns: 10.
  * - `format`: the shared format checks: ajv 4.1 ns, cfworker 5.2 ns (`uri`): 10.
  * - `uniqueItems`: the canonical key of every item: ajv 126 ns, cfworker 95 ns per character: 200.
  */
-export const COST_WEIGHTS = { subschema: 1_000, pattern: 200, length: 10, format: 10, uniqueItems: 200 } as const
+export const COST_WEIGHTS = { subschema: 2_000, pattern: 200, length: 10, format: 10, uniqueItems: 200 } as const
 
 /**
  * What validating one call against a schema can cost, known before the call: `fixedNs + chars *
@@ -412,8 +412,8 @@ export function validationCost(schema: unknown): ValidationCost {
     p.fixed +=
       W.subschema *
       (1 + size(o.properties) + size(o.required) + size(o.enum) + size(o.dependentRequired) + (o.const !== undefined ? dataNodes(o.const, SCHEMA_LIMITS.maxNodes) : 0))
-    // Members and items are iterated once each (their characters are this value's).
-    if (o.properties !== undefined || o.additionalProperties !== undefined || o.patternProperties !== undefined || o.items !== undefined) p.perChar += W.subschema
+    // Members and items are iterated once each (a member or an item is at least 4 and 2 characters with its separator).
+    if (o.properties !== undefined || o.additionalProperties !== undefined || o.patternProperties !== undefined || o.items !== undefined) p.perChar += W.subschema / 2
     if (typeof o.pattern === 'string') p.perChar += W.pattern
     if (o.minLength !== undefined) p.perChar += W.length
     if (o.maxLength !== undefined) p.perChar += W.length
@@ -452,19 +452,34 @@ export function validationCost(schema: unknown): ValidationCost {
   visit(schema)
   let fixedNs = 0
   let maxFixed = 0
-  // Per shape (the path with names dropped): the costliest single path, plus every repeating path.
-  const exact = new Map<string, number>()
-  const repeating = new Map<string, number>()
-  for (const p of paths.values()) {
+  const byShape = new Map<string, { steps: string[]; ns: number }[]>()
+  for (const [k, p] of paths) {
     maxFixed = Math.max(maxFixed, p.fixed)
-    if (p.wild) repeating.set(p.shape, (repeating.get(p.shape) ?? 0) + p.perChar + p.fixed)
-    else {
-      fixedNs += p.fixed
-      exact.set(p.shape, Math.max(exact.get(p.shape) ?? 0, p.perChar))
-    }
+    // A value reached by names only occurs once; a repeating value (an item, a member) is at least 2 characters with its separator.
+    if (!p.wild) fixedNs += p.fixed
+    let group = byShape.get(p.shape)
+    if (!group) byShape.set(p.shape, (group = []))
+    group.push({ steps: k.split('/'), ns: p.perChar + (p.wild ? p.fixed / 2 : 0) })
   }
+  // The paths one value matches agree step by step (same name, or a wildcard on one side), so for
+  // any of them every other is compatible with it: the most any value meets is at most the largest
+  // sum over a path and the paths compatible with it. Past 512 paths of one shape, every path is added.
+  const compatible = (a: string[], b: string[]) => a.every((s, i) => s === b[i] || s === '{*}' || s === '[]' || b[i] === '{*}' || b[i] === '[]')
   let perCharNs = 0
-  for (const s of new Set([...exact.keys(), ...repeating.keys()])) perCharNs = Math.max(perCharNs, (exact.get(s) ?? 0) + (repeating.get(s) ?? 0))
+  for (const group of byShape.values()) {
+    if (group.length > 512) {
+      perCharNs = Math.max(
+        perCharNs,
+        group.reduce((n, q) => n + q.ns, 0)
+      )
+      continue
+    }
+    for (const q of group)
+      perCharNs = Math.max(
+        perCharNs,
+        group.reduce((n, r) => (compatible(q.steps, r.steps) ? n + r.ns : n), 0)
+      )
+  }
   perCharNs += W.uniqueItems * uniqueItems
   if (recursive) perCharNs = 2 * perCharNs + maxFixed
   return { fixedNs, perCharNs }
