@@ -61,7 +61,8 @@ describe('validation cost estimate', () => {
     const both = validationCost({ type: 'object', properties: { a: { pattern: 'x' } }, additionalProperties: { pattern: 'y' } })
     expect(both.perCharNs).toBeGreaterThanOrEqual(2 * COST_WEIGHTS.pattern)
     // Two different names never meet one value: a 100-property schema costs one property's figure per character.
-    expect(validationCost(TYPICAL).perCharNs).toBeLessThan(2 * validationCost(object({ p0: TYPICAL.properties.p0 })).perCharNs)
+    const costliest = Math.max(...Object.entries(TYPICAL.properties).map(([k, v]) => validationCost(object({ [k]: v })).perCharNs))
+    expect(validationCost(TYPICAL).perCharNs).toBeLessThanOrEqual(costliest)
     expect(estimateValidationMs({ fixedNs: 1e6, perCharNs: 100 }, 10_000)).toBe(2)
   })
 
@@ -83,7 +84,8 @@ describe('validation cost estimate', () => {
     ['uniqueItems over strings', object({ l: { type: 'array', items: { type: 'string' }, uniqueItems: true } }), (n) => ({ l: Array.from({ length: n / 8 }, (_, i) => `s${i}`) })],
   ]
   for (const [name, schema, make] of WORST) {
-    it(`the largest call the budget admits stays within it on both engines: ${name}`, () => {
+    // 30 s: compiling allOf of 4,096 subschemas on both engines takes seconds on a loaded 2-core machine (the figure asserted is the validation's CPU time).
+    it(`the largest call the budget admits stays within it on both engines: ${name}`, { timeout: 30_000 }, () => {
       const cost = validationCost(schema)
       // Largest size whose estimate is within the budget.
       const chars = Math.floor((DEFAULT_VALIDATION_BUDGET_MS * 1e6 - cost.fixedNs) / cost.perCharNs)
