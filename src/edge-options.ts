@@ -40,6 +40,8 @@ export interface EdgeLimits {
   originTimeoutMs?: number
   /** `TOOL_LIST_TIMEOUT_MS` (default 10000): overall deadline of one tool-list pull by the edge. */
   toolListTimeoutMs?: number
+  /** `VALIDATION_BUDGET_MS` (default 50): the CPU time one call's argument validation may be estimated to take; a call past it is answered as invalid arguments, never forwarded unchecked. */
+  validationBudgetMs?: number
   /** `SCHEMA_TTL_S` (default 300): tool schema freshness. */
   schemaTtlS?: number
   /** `REFRESH_MIN_INTERVAL_MS` (default 5000): at most one tool-list pull per origin and scope per interval. */
@@ -124,6 +126,7 @@ const OPTION_VARS: [path: string, variable: string, get: (o: McpEdgeOptions) => 
   ['limits.maxJsonDepth', 'MAX_JSON_DEPTH', (o) => o.limits?.maxJsonDepth, num],
   ['limits.originTimeoutMs', 'ORIGIN_TIMEOUT_MS', (o) => o.limits?.originTimeoutMs, num],
   ['limits.toolListTimeoutMs', 'TOOL_LIST_TIMEOUT_MS', (o) => o.limits?.toolListTimeoutMs, num],
+  ['limits.validationBudgetMs', 'VALIDATION_BUDGET_MS', (o) => o.limits?.validationBudgetMs, num],
   ['limits.schemaTtlS', 'SCHEMA_TTL_S', (o) => o.limits?.schemaTtlS, num],
   ['limits.refreshMinIntervalMs', 'REFRESH_MIN_INTERVAL_MS', (o) => o.limits?.refreshMinIntervalMs, num],
   ['limits.refreshBudgetPerMin', 'REFRESH_BUDGET_PER_MIN', (o) => o.limits?.refreshBudgetPerMin, num],

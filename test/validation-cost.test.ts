@@ -19,12 +19,16 @@
  *   `$ref` loops (`{"$ref":"#"}`, a -> b -> a): now refused at ingest, named in the admin PUT's
  *   `unusable` list and in one `registry.schema_unusable` log line; their calls are forwarded
  *   graded `unvalidated` (D8), or answered -32603 with `ON_SCHEMA_ERROR=reject`.
+ * - past the per-call validation budget (`VALIDATION_BUDGET_MS`, default 50; the second edge keeps
+ *   the default, the first runs the attacks above with a budget above them): a 3.5 MB string
+ *   against one pattern (about 300 ms of re2js), `allOf` of 64 `maxLength` over 1 MB (1.2 s at
+ *   4 MiB before): answered at once as invalid arguments, never validated nor forwarded.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { serveMcp } from './helpers/mcp-script'
-import { ADMIN_TOKEN, post, postLogs, type LoggedGrade } from './helpers/grading'
+import { ADMIN_TOKEN, mcpHeaders, post, postLogs, type LoggedGrade } from './helpers/grading'
 
 /** Both the attack and the concurrent call must be answered within this (the old code: 10 s and more). */
 const GENEROUS_MS = 5_000
@@ -54,6 +58,8 @@ const TOOLS = [
   { name: 'ref_root', inputSchema: { $ref: '#' } },
   { name: 'ref_loop', inputSchema: { $defs: { a: { $ref: '#/$defs/b' }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' } },
   { name: 'backreference', inputSchema: object({ s: { type: 'string', pattern: '^(a+)\\1$' } }) },
+  { name: 'one_pattern', inputSchema: object({ s: { type: 'string', pattern: '^[a-z]*$' } }) },
+  { name: 'many_max_length', inputSchema: object({ s: { allOf: Array.from({ length: 64 }, () => ({ maxLength: 1e9 })) } }) },
 ]
 const REFUSED = ['ref_fan_out', 'many_required', 'huge_enum', 'ref_root', 'ref_loop', 'backreference']
 
@@ -71,12 +77,12 @@ async function putTools(edge: EdgeUnderTest): Promise<{ status: number; body: { 
  * answers with the time each took. The cheap call is refused locally (-32602), so no origin
  * latency is in its figure.
  */
-async function withConcurrentCall(edge: EdgeUnderTest, attack: string) {
+async function withConcurrentCall(edge: EdgeUnderTest, attack: string, otherEdge = edge) {
   const t0 = performance.now()
   const slow = post(edge, attack).then((r) => ({ ...r, ms: performance.now() - t0 }))
   await new Promise((r) => setTimeout(r, 20))
   const t1 = performance.now()
-  const other = post(edge, call('other', 'cheap', { n: 'not an integer' })).then((r) => ({ ...r, ms: performance.now() - t1 }))
+  const other = post(otherEdge, call('other', 'cheap', { n: 'not an integer' })).then((r) => ({ ...r, ms: performance.now() - t1 }))
   const [a, b] = await Promise.all([slow, other])
   expect(JSON.parse(b.text)).toMatchObject({ id: 'other', error: { code: -32602 } })
   expect(a.ms).toBeLessThan(GENEROUS_MS)
@@ -93,7 +99,8 @@ describe.each(RUNTIMES)('bounded validation cost on $name', ({ name, start }) =>
   beforeAll(async () => {
     origin = await startScriptedOrigin()
     ;[edge, rejectEdge] = await Promise.all([
-      start({ ORIGIN_URL: origin.url, ADMIN_TOKEN, REFRESH_MIN_INTERVAL_MS: '60000' }),
+      // A budget above these attacks: what they test here is that the engines run in linear time.
+      start({ ORIGIN_URL: origin.url, ADMIN_TOKEN, REFRESH_MIN_INTERVAL_MS: '60000', VALIDATION_BUDGET_MS: '10000' }),
       start({ ORIGIN_URL: origin.url, ADMIN_TOKEN, REFRESH_MIN_INTERVAL_MS: '60000', ON_SCHEMA_ERROR: 'reject' }),
     ])
     serveMcp(origin, { pages: [TOOLS.map((t) => ({ name: t.name, inputSchema: { type: 'object' } }))] })
@@ -186,5 +193,30 @@ describe.each(RUNTIMES)('bounded validation cost on $name', ({ name, start }) =>
       expect(body.error.message).toMatch(new RegExp(`^Cannot validate tool "${tool}": its inputSchema `))
     }
     expect(origin.forwarded().filter((f) => f.body.includes('tools/call'))).toHaveLength(0)
+  })
+
+  it('past the validation budget (a 3.5 MB string against one pattern; allOf of 64 maxLength over 1 MB) the call is answered at once as invalid arguments, not validated or forwarded, while another call is answered', async () => {
+    origin.reset()
+    serveMcp(origin, { pages: [TOOLS.map((t) => ({ name: t.name, inputSchema: { type: 'object' } }))] })
+    for (const [id, tool, size] of [
+      [40, 'one_pattern', 3_500_000],
+      [41, 'many_max_length', 1_000_000],
+    ] as const) {
+      const { attack, other } = await withConcurrentCall(rejectEdge, call(id, tool, { s: 'a'.repeat(size) }), edge)
+      const body = JSON.parse(attack.text)
+      expect(body).toMatchObject({ id, error: { code: -32602, data: { tool, reason: 'validation-budget', budgetMs: 50 } } })
+      expect(body.error.message).toMatch(
+        new RegExp(
+          `^Invalid arguments for tool "${tool}": arguments of \\d+ characters are too large for this tool's schema to be checked within the edge's validation budget .*raise VALIDATION_BUDGET_MS\\.$`
+        )
+      )
+      expect(attack.text).not.toContain('aaaa')
+      figures.push(`${tool} over budget ${attack.ms.toFixed(0)}/${other.ms.toFixed(0)} ms`)
+    }
+    // From 2025-11-25 the same refusal is an isError result; small arguments are validated as before.
+    const modern = await post(rejectEdge, call(42, 'one_pattern', { s: 'a'.repeat(1_000_000) }), { ...mcpHeaders(), 'mcp-protocol-version': '2025-11-25' })
+    expect(JSON.parse(modern.text)).toMatchObject({ id: 42, result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/validation budget/) }] } })
+    expect(JSON.parse((await post(rejectEdge, call(43, 'one_pattern', { s: 'abc' }))).text)).toMatchObject({ id: 43, result: {} })
+    expect(origin.forwarded().filter((f) => f.body.includes('"id":40') || f.body.includes('"id":41') || f.body.includes('"id":42'))).toHaveLength(0)
   })
 })

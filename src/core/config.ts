@@ -53,6 +53,8 @@ export interface Config {
    * started) only after one refresh confirms it (`SCHEMA_RECHECK_MS`): no false reds.
    */
   schemaRecheckMs: number
+  /** CPU time one call's argument validation may be estimated to take, in ms, before it runs (`VALIDATION_BUDGET_MS`); a call past it is answered as invalid arguments. */
+  validationBudgetMs: number
   /** Milliseconds an SSE reply may go without a complete event or comment (`STREAM_IDLE_MS`; 0: no bound). */
   streamIdleMs: number
   /** Longest a relayed stream (SSE reply or standalone GET) may last, in ms (`STREAM_MAX_MS`; 0: no bound). */
@@ -229,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: { 
     refreshBudgetPerMin: int(env, 'REFRESH_BUDGET_PER_MIN', 30, 1),
     toolListTimeoutMs: int(env, 'TOOL_LIST_TIMEOUT_MS', 10_000, 1),
     schemaRecheckMs: int(env, 'SCHEMA_RECHECK_MS', 30_000, 0),
+    validationBudgetMs: int(env, 'VALIDATION_BUDGET_MS', 50, 1),
     streamIdleMs: int(env, 'STREAM_IDLE_MS', 300_000, 0),
     streamMaxMs: int(env, 'STREAM_MAX_MS', 3_600_000, 0),
     privateScopeTtlS: int(env, 'PRIVATE_SCOPE_TTL_S', 3_600, 60),

@@ -171,7 +171,7 @@ function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHea
     return typeof s === 'string' ? forward : s.then(() => forward)
   }
   if (typeof s !== 'string' || isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
-  const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, s)))
+  const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, s), c.text.length))
   return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
 }
 
@@ -218,7 +218,7 @@ async function decideCallAsync(c: Extract<Classified, { kind: 'request' }>, head
       if (r) return r
     }
   }
-  return fromVerdict(c, await traced(ex, c, () => validateToolsCall(c.id, c.params, ctx)))
+  return fromVerdict(c, await traced(ex, c, () => validateToolsCall(c.id, c.params, ctx, c.text.length)))
 }
 
 function fromVerdict(c: Extract<Classified, { kind: 'request' }>, verdict: CallVerdict): Decision {

@@ -7,7 +7,7 @@
  */
 import { dialectOf, type Dialect } from '../protocol/versions'
 import { SchemaUnusableError, type CompiledValidator, type LogRecord, type ValidatorEngine } from '../ports'
-import { portabilityProblem } from './schema-portability'
+import { portabilityProblem, validationCost, type ValidationCost } from './schema-portability'
 import { normaliseSchema } from './schema-normal-form'
 import type { ResolvedTool, ToolRecord } from './tool-registry'
 
@@ -54,6 +54,7 @@ export class CompiledValidators {
     else {
       out.validate = v
       out.messageSchema = normaliseSchema(record.inputSchema, record.dialect)
+      out.cost = this.costOf(record.inputSchema)
     }
     if (record.outputSchema !== undefined) {
       const od = record.outputDialect !== undefined ? record.outputDialect : dialectOf(record.outputSchema, '2025-11-25')
@@ -65,6 +66,16 @@ export class CompiledValidators {
       else if (od) out.outputMessageSchema = normaliseSchema(record.outputSchema, od)
     }
     return out
+  }
+
+  /** {@link validationCost} per schema object (one walk of the schema, as its compile). */
+  private readonly costs = new WeakMap<object, ValidationCost>()
+
+  private costOf(schema: unknown): ValidationCost {
+    if (typeof schema !== 'object' || schema === null) return validationCost(schema)
+    let c = this.costs.get(schema)
+    if (!c) this.costs.set(schema, (c = validationCost(schema)))
+    return c
   }
 
   private compile(schema: unknown, dialect: Dialect, what = 'inputSchema', tool = ''): CompiledValidator | SchemaUnusableError {

@@ -340,3 +340,153 @@ export function portabilityProblem(schema: unknown, what = 'inputSchema'): strin
   }
   return problem ?? refCostProblem(schema, rootId, what)
 }
+
+/**
+ * CPU time, in ns, one validation spends per unit of work, the larger of the two engines' figures
+ * (on Node the tiered engine serves a schema's first calls with @cfworker/json-schema, on Workers
+ * it serves them all), rounded up. Measured on the 2-core CI VM with Node 20, CPU time
+ * (process.cpuUsage), median of 5 runs over 1 Mi characters (scripts in test/unit/validation/validation-cost.test.ts
+ * "cost weights" re-measure them):
+ * - `subschema`: one subschema applied to one value: ajv 0.2-0.5 ns, cfworker 470-550 ns per
+ *   character of an array of small integers (0.9-1.3 us per item per subschema under load): 2,000.
+ * - `member`: a member `properties` does not name, skipped: ajv 0.0 ns, cfworker 45 ns per character
+ *   (100,000 members); with `additionalProperties: false` each is an issue: ajv 344 ns, cfworker 889 ns
+ *   per character, charged as `subschema / 2`: 100.
+ * - `pattern`: re2js per character of the string: ajv 47-143 ns, cfworker 55-99 ns
+ *   (`^[a-z]*$`, `^(a|b|c\d)*$`; an unanchored or large pattern was faster): 200.
+ * - `length`: `minLength`/`maxLength` count code points: ajv 4.3 ns, cfworker 6.7 ns: 10.
+ * - `format`: the shared format checks: ajv 4.1 ns, cfworker 5.2 ns (`uri`): 10.
+ * - `uniqueItems`: the canonical key of every item: ajv 126 ns, cfworker 95 ns per character: 200.
+ */
+export const COST_WEIGHTS = { subschema: 2_000, member: 100, pattern: 200, length: 10, format: 10, uniqueItems: 200 } as const
+
+/**
+ * What validating one call against a schema can cost, known before the call: `fixedNs + chars *
+ * perCharNs` bounds the CPU time of one validation of arguments whose JSON text is `chars` UTF-16
+ * units long (docs/validation.md "Validation budget").
+ * - `fixedNs`: the work on values that occur at most once (reached only through named properties
+ *   and `prefixItems` positions): the subschemas applied there and their `properties`,
+ *   `required`, `enum` sizes.
+ * - `perCharNs`: per character of the arguments: for every value path, the subschemas applied to
+ *   it with their per-character keywords (`pattern`, `minLength`/`maxLength`, `format`,
+ *   `patternProperties` names); every item or member reached through `items`, `additionalProperties`,
+ *   `patternProperties` is at least one character, so its fixed work is charged per character too.
+ *   Paths that can reach the same value (a named property and `additionalProperties`) are added.
+ */
+export interface ValidationCost {
+  fixedNs: number
+  perCharNs: number
+}
+
+/**
+ * The {@link ValidationCost} of a schema that {@link portabilityProblem} accepted (its expansion
+ * is bounded). Walks the schema with every `$ref` followed once per level, as the cost checks do.
+ * A recursive schema (trees) doubles the per-character figure and charges its largest fixed work
+ * per character: deeper values meet the same subschemas again.
+ * @param schema an inputSchema (any JSON value); a boolean schema costs nothing
+ */
+export function validationCost(schema: unknown): ValidationCost {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { fixedNs: 0, perCharNs: 0 }
+  const W = COST_WEIGHTS
+  const resolve = makeResolver(schema, rootDoc((schema as { $id?: unknown }).$id))
+  // Per value path ("/{a}/[]"): fixed ns per value, ns per character, whether it repeats (wildcard step).
+  const paths = new Map<string, { fixed: number; perChar: number; wild: boolean; shape: string }>()
+  const active = new Set<unknown>()
+  let recursive = false
+  let uniqueItems = 0
+  let visits = 0
+  let key = ''
+  let shape = ''
+  let wild = false
+  const size = (v: unknown): number => (Array.isArray(v) ? v.length : typeof v === 'object' && v !== null ? Object.keys(v).length : 0)
+  const descend = (step: string, isWild: boolean, sub: unknown) => {
+    const saved = [key, shape, wild] as const
+    key += '/' + step
+    shape += step.startsWith('{') ? '/{}' : '/[]'
+    wild ||= isWild
+    visit(sub)
+    ;[key, shape, wild] = saved
+  }
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || ++visits > SCHEMA_LIMITS.maxExpanded) return
+    const o = node as Record<string, unknown>
+    let p = paths.get(key)
+    if (!p) paths.set(key, (p = { fixed: 0, perChar: 0, wild, shape }))
+    p.fixed +=
+      W.subschema *
+      (1 + size(o.properties) + size(o.required) + size(o.enum) + size(o.dependentRequired) + (o.const !== undefined ? dataNodes(o.const, SCHEMA_LIMITS.maxNodes) : 0))
+    // Members and items are iterated once each (a member or an item is at least 4 and 2 characters with its separator).
+    // With only `properties`, an unnamed member is skipped (`member`); `additionalProperties`,
+    // `patternProperties` and `items` test every member or item, and a failing test makes an issue.
+    if (o.additionalProperties !== undefined || o.patternProperties !== undefined || o.items !== undefined) p.perChar += W.subschema / 2
+    else if (o.properties !== undefined) p.perChar += W.member
+    if (typeof o.pattern === 'string') p.perChar += W.pattern
+    if (o.minLength !== undefined) p.perChar += W.length
+    if (o.maxLength !== undefined) p.perChar += W.length
+    if (typeof o.format === 'string') p.perChar += W.format
+    // Every member name is matched against every patternProperties key.
+    p.perChar += W.pattern * size(o.patternProperties)
+    if (o.uniqueItems === true) uniqueItems++
+    if (typeof o.$ref === 'string') {
+      const target = resolve(o.$ref)
+      if (typeof target === 'object' && target !== null) {
+        if (active.has(target)) recursive = true
+        else {
+          active.add(target)
+          visit(target)
+          active.delete(target)
+        }
+      }
+    }
+    for (const k in o) {
+      if (!Object.prototype.hasOwnProperty.call(o, k)) continue
+      const v = o[k]
+      // propertyNames applies to member names: characters of this object.
+      if (IN_PLACE.has(k) || k === 'propertyNames') {
+        if (Array.isArray(v)) for (const s of v) visit(s)
+        else if ((k === 'dependentSchemas' || k === 'dependencies') && typeof v === 'object' && v !== null) for (const s of Object.values(v)) visit(s)
+        else visit(v)
+        continue
+      }
+      if (DESCENDING[k] === undefined) continue
+      if (k === 'properties' && typeof v === 'object' && v !== null && !Array.isArray(v)) for (const [name, s] of Object.entries(v)) descend(`{${name}}`, false, s)
+      else if (k === 'patternProperties' && typeof v === 'object' && v !== null && !Array.isArray(v)) for (const s of Object.values(v)) descend('{*}', true, s)
+      else if (Array.isArray(v)) v.forEach((s, i) => descend(`[${i}]`, k !== 'prefixItems', s))
+      else descend(DESCENDING[k]!.startsWith('{') ? '{*}' : '[]', true, v)
+    }
+  }
+  visit(schema)
+  let fixedNs = 0
+  let maxFixed = 0
+  const byShape = new Map<string, { steps: string[]; ns: number }[]>()
+  for (const [k, p] of paths) {
+    maxFixed = Math.max(maxFixed, p.fixed)
+    // A value reached by names only occurs once; a repeating value (an item, a member) is at least 2 characters with its separator.
+    if (!p.wild) fixedNs += p.fixed
+    let group = byShape.get(p.shape)
+    if (!group) byShape.set(p.shape, (group = []))
+    group.push({ steps: k.split('/'), ns: p.perChar + (p.wild ? p.fixed / 2 : 0) })
+  }
+  // The paths one value matches agree step by step (same name, or a wildcard on one side), so for
+  // any of them every other is compatible with it: the most any value meets is at most the largest
+  // sum over a path and the paths compatible with it. Past 512 paths of one shape, every path is added.
+  const compatible = (a: string[], b: string[]) => a.every((s, i) => s === b[i] || s === '{*}' || s === '[]' || b[i] === '{*}' || b[i] === '[]')
+  let perCharNs = 0
+  for (const group of byShape.values()) {
+    if (group.length > 512) {
+      perCharNs = Math.max(
+        perCharNs,
+        group.reduce((n, q) => n + q.ns, 0)
+      )
+      continue
+    }
+    for (const q of group)
+      perCharNs = Math.max(
+        perCharNs,
+        group.reduce((n, r) => (compatible(q.steps, r.steps) ? n + r.ns : n), 0)
+      )
+  }
+  perCharNs += W.uniqueItems * uniqueItems
+  if (recursive) perCharNs = 2 * perCharNs + maxFixed
+  return { fixedNs, perCharNs }
+}

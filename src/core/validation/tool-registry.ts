@@ -18,6 +18,7 @@
  * Shared stores: when the store can {@link KvStore.subscribe} (Redis), a record another edge put or
  * deleted drops this isolate's memory entry, so the next call reads the new one (docs/stores.md).
  */
+import type { ValidationCost } from './schema-portability'
 import type { Config } from '../config'
 import { dialectOf, type Dialect, type ProtocolVersion } from '../protocol/versions'
 import { isObject } from '../protocol/jsonrpc'
@@ -64,6 +65,8 @@ export interface ResolvedTool {
   unusable?: string
   /** The input schema in the normal form the engines compiled (issue locations point into it). */
   messageSchema?: unknown
+  /** What one validation with `validate` can cost (schema-portability.ts `validationCost`), for the per-call budget. */
+  cost?: ValidationCost
   /** Same for the output schema. */
   outputMessageSchema?: unknown
   /** The compiled `outputSchema` validator; null when the tool declares none or it is unusable. */

@@ -18,6 +18,7 @@ import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../proto
 import { ErrorCode, errorText, isObject, responseText, type RawId } from '../protocol/jsonrpc'
 import type { ValidationIssue } from '../ports'
 import { invalidArgumentsMessage } from './error-message'
+import type { ValidationCost } from './schema-portability'
 import type { CallAnswer } from '../local-answer'
 import { StoreUnavailableError, type ResolvedTool, type ToolListPuller, type ToolRegistry } from './tool-registry'
 
@@ -27,8 +28,13 @@ export interface ValidateContext {
   originId: string
   scope: string
   era: ProtocolVersion
-  config: Pick<Config, 'invalidArgs' | 'unknownTool' | 'onSchemaError' | 'schemaRecheckMs'>
+  config: Pick<Config, 'invalidArgs' | 'unknownTool' | 'onSchemaError' | 'schemaRecheckMs'> & Partial<Pick<Config, 'validationBudgetMs'>>
   pull: ToolListPuller
+  /**
+   * Length of the call's JSON-RPC message text in UTF-16 units (the parsed request's span; it
+   * holds `arguments`, so it bounds their text): the size the validation budget is estimated on.
+   */
+  textChars?: number
 }
 
 /** The verdict on one call: forward it (maybe unvalidated) or answer it locally ({@link CallAnswer}). */
@@ -77,10 +83,12 @@ function invalidParamsAnswer(id: RawId, message: string, tool?: string): CallVer
  * Checks one `tools/call`.
  * @param id the request id (echoed in a local answer)
  * @param params the request's `params` (already known to be an object or absent)
+ * @param textChars the request message's text length (UTF-16 units), for the validation budget ({@link ValidateContext.textChars})
  * @returns the verdict; a promise of it only when the tool has to be read from KV or pulled
  *   from the origin (a fresh tool in memory is checked synchronously)
  */
-export function validateToolsCall(id: RawId, params: Record<string, unknown> | undefined, ctx: ValidateContext): CallVerdict | Promise<CallVerdict> {
+export function validateToolsCall(id: RawId, params: Record<string, unknown> | undefined, ctx: ValidateContext, textChars?: number): CallVerdict | Promise<CallVerdict> {
+  if (textChars !== undefined) ctx = { ...ctx, textChars }
   if (!params) return invalidParamsAnswer(id, 'Invalid params: tools/call needs params with a tool name')
   if (typeof params.name !== 'string' || params.name === '') return invalidParamsAnswer(id, 'Invalid params: params.name must be the tool name (a string)')
   const name = params.name
@@ -185,6 +193,8 @@ function checkWithTool(
     if (ctx.config.onSchemaError === 'reject') return cannotValidate(id, name, tool.unusable ?? 'no usable schema')
     return { kind: 'forward', tool: name, unvalidated: true }
   }
+  const over = overBudget(tool, ctx)
+  if (over !== null) return invalidArgsAnswer(id, name, ctx, taskAugmented, over)
   let issues
   try {
     issues = tool.validate(args)
@@ -195,13 +205,56 @@ function checkWithTool(
   if (!issues) return { kind: 'forward', tool: name, unvalidated: false, resolved: tool }
   if (!rechecked && ctx.registry.needsRecheck(tool, ctx.config.schemaRecheckMs)) return recheckBeforeRejecting(id, name, args, ctx, taskAugmented, tool)
 
+  return invalidArgsAnswer(id, name, ctx, taskAugmented, (form) => rejectionBody(tool, name, issues, form))
+}
+
+type AnswerForm = 'error' | 'result' | 'result-modern'
+
+/** The era's answer to invalid arguments: -32602, or an isError result (see the module comment); `body` gives the JSON without the id. */
+function invalidArgsAnswer(id: RawId, name: string, ctx: ValidateContext, taskAugmented: boolean, body: (form: AnswerForm) => string): CallVerdict {
   // A task-augmented call (params.task, MCP 2025-11-25 tasks) expects a CreateTaskResult, which an
   // isError CallToolResult is not: a JSON-RPC -32602 is the answer every client can read there.
   const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era) && !taskAugmented)
   const form = asToolError ? (isModern(ctx.era) ? 'result-modern' : 'result') : 'error'
-  const body = rejectionBody(tool, name, issues, form)
-  if (asToolError) return { kind: 'call', id, tool: name, isError: true, text: responseText(id, 'result', body) }
-  return { kind: 'call', id, tool: name, code: ErrorCode.InvalidParams, text: responseText(id, 'error', body) }
+  if (asToolError) return { kind: 'call', id, tool: name, isError: true, text: responseText(id, 'result', body(form)) }
+  return { kind: 'call', id, tool: name, code: ErrorCode.InvalidParams, text: responseText(id, 'error', body(form)) }
+}
+
+/** Default of `VALIDATION_BUDGET_MS`. */
+export const DEFAULT_VALIDATION_BUDGET_MS = 50
+
+/**
+ * Decided before validating, so the bound holds by construction: the CPU time one validation of
+ * this call can take is estimated from the tool's {@link ResolvedTool.cost} (computed once per
+ * schema) and the message's length, and a call past `VALIDATION_BUDGET_MS` is not validated. It is
+ * not forwarded unvalidated either (padding the arguments would skip validation): it is answered
+ * as invalid arguments, with a text that names the size and the setting, never a value.
+ * @returns the answer body per form, or null when the call is within the budget
+ */
+function overBudget(tool: ResolvedTool, ctx: ValidateContext): ((form: AnswerForm) => string) | null {
+  if (!tool.cost || ctx.textChars === undefined) return null
+  const budgetMs = ctx.config.validationBudgetMs ?? DEFAULT_VALIDATION_BUDGET_MS
+  const estimateMs = estimateValidationMs(tool.cost, ctx.textChars)
+  if (estimateMs <= budgetMs) return null
+  const name = clip(tool.record.name)
+  const text =
+    `Invalid arguments for tool "${name}": arguments of ${ctx.textChars} characters are too large for this tool's schema to be checked within the edge's validation budget ` +
+    `(estimated ${Math.ceil(estimateMs)} ms of CPU, budget ${budgetMs} ms). Send smaller arguments, or an operator can raise VALIDATION_BUDGET_MS.`
+  return (form) => {
+    if (form === 'error') return JSON.stringify({ code: ErrorCode.InvalidParams, message: text, data: { tool: name, reason: 'validation-budget', budgetMs } })
+    const result: Record<string, unknown> = { content: [{ type: 'text', text }], isError: true }
+    if (form === 'result-modern') result.resultType = 'complete'
+    return JSON.stringify(result)
+  }
+}
+
+/**
+ * The estimated CPU time of one validation, in ms: `fixedNs + chars * perCharNs`
+ * (schema-portability.ts {@link ValidationCost}).
+ * @param chars the length of the JSON text that holds the arguments (UTF-16 units)
+ */
+export function estimateValidationMs(cost: ValidationCost, chars: number): number {
+  return (cost.fixedNs + chars * cost.perCharNs) / 1e6
 }
 
 /** Rejection bodies remembered per tool (at most this many issue lists each, oldest dropped first). */
@@ -214,7 +267,7 @@ const REJECTIONS_PER_TOOL = 32
  * remembered on the compiled tool (`ResolvedTool.rejections`): an agent repeating the same mistake is the common case, and
  * building the message was most of the edge's CPU per rejected call (issue 7 profile).
  */
-function rejectionBody(tool: ResolvedTool, name: string, issues: ValidationIssue[], form: 'error' | 'result' | 'result-modern'): string {
+function rejectionBody(tool: ResolvedTool, name: string, issues: ValidationIssue[], form: AnswerForm): string {
   let key = form
   for (const i of issues) key += `\n${i.path}\t${i.keyword}\t${i.schemaPath}\t${i.property ?? ''}`
   let memo = tool.rejections

@@ -41,6 +41,7 @@ export const SERVE_VARIABLES: readonly { name: string; arg: string; help: string
   { name: 'REFRESH_MIN_INTERVAL_MS', arg: 'ms', help: 'least time between two tool-list pulls per origin and scope (default 5000)' },
   { name: 'REFRESH_BUDGET_PER_MIN', arg: 'n', help: 'tool-list pulls per origin per minute (default 30)' },
   { name: 'TOOL_LIST_TIMEOUT_MS', arg: 'ms', help: "deadline of the edge's own tool-list pull (default 10000)" },
+  { name: 'VALIDATION_BUDGET_MS', arg: 'ms', help: 'a call whose argument validation is estimated past this CPU time is answered as invalid arguments (default 50)' },
   { name: 'SCHEMA_RECHECK_MS', arg: 'ms', help: 'a rejection by a schema older than this is confirmed by one refresh first (default 30000)' },
   { name: 'STREAM_IDLE_MS', arg: 'ms', help: 'an SSE reply completing nothing for this long ends, open ids -31002 (default 300000; 0: no bound)' },
   { name: 'STREAM_MAX_MS', arg: 'ms', help: 'longest a relayed stream may last, open ids -31002 (default 3600000; 0: no bound)' },
