@@ -25,6 +25,7 @@
 import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './protocol/versions'
 import { DEFAULT_MAX_JSON_DEPTH } from './request/json-scan'
 import { isOriginName } from './front-door'
+import { redactUrl } from './redact-url'
 import { B64TOKEN, B64TOKEN_EXPECTED, ConfigError, INTEGER_TEXT, NOT_SHOWN, ORIGIN_URL_EXPECTED, csvList, originUrlOf, showValue } from './config-rules'
 
 /** A value a rule refuses: what is expected, and for one part of a compound value (`ORIGINS.weather`) the part's key and text. */
@@ -813,15 +814,19 @@ export function flagHelp(s: Setting): string {
   return `${s.help} (default ${defaultText(s).replaceAll('`', '')}) [${s.variable}]`
 }
 
-/** A typed value as a message shows it: a string as it is (redacted, bounded), anything else as JSON. */
-function shownTyped(value: unknown): string {
-  if (typeof value === 'string') return showValue(value)
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined) return String(value)
+/** A typed value as a message shows it: a string as it is (redacted, bounded) where a string is expected, anything else as JSON (`"5"` for a number option). */
+function shownTyped(kind: Kind, value: unknown): string {
+  if (typeof value === 'string' && kind.isEmpty?.('')) return showValue(value)
+  let json: string
   try {
-    return showValue(JSON.stringify(value) ?? String(value))
+    json = JSON.stringify(value) ?? String(value)
   } catch {
-    return showValue(Object.prototype.toString.call(value))
+    json = Object.prototype.toString.call(value)
   }
+  if (typeof value === 'number' || typeof value === 'bigint') json = String(value)
+  // JSON has its control characters escaped already: only the URLs' credentials hidden and the length bounded.
+  const v = redactUrl(json)
+  return v.length > 80 ? `${v.slice(0, 80)}...` : v
 }
 
 /**
@@ -854,7 +859,7 @@ export function readTyped(s: Setting, value: unknown): unknown {
     if (!(e instanceof Refused)) throw e
     const variable = e.part ? `${s.variable}.${e.part.key}` : s.variable
     const at = e.part ? `${s.option}.${e.part.key}` : s.option
-    const shown = s.secret ? NOT_SHOWN : e.part ? showValue(e.part.text) : shownTyped(value)
+    const shown = s.secret ? NOT_SHOWN : e.part ? showValue(e.part.text) : shownTyped(s.kind, value)
     throw new ConfigError(`${at}=${shown} (${variable}): expected ${e.expected}`, variable, shown, e.expected)
   }
 }
