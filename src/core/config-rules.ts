@@ -47,6 +47,16 @@ export function showValue(value: string): string {
   return v.length > 80 ? `${v.slice(0, 80)}...` : v
 }
 
+/**
+ * The path rule for an origin name (the segment after the mount point): URL-unreserved
+ * characters only (RFC 3986 section 2.3), and not a dot segment (`.`, `..`), which URL parsing
+ * removes. `ORIGINS` names are held to the same rule, so every configured origin is reachable at
+ * `<mount>/<name>` (core/front-door.ts routes by it).
+ */
+export function isOriginName(name: string): boolean {
+  return /^[A-Za-z0-9._~-]+$/.test(name) && name !== '.' && name !== '..'
+}
+
 /** What an origin URL must be (`ORIGIN_URL`, each URL of `ORIGINS`). */
 export const ORIGIN_URL_EXPECTED = 'an http:// or https:// URL with a host, such as http://127.0.0.1:3000/mcp'
 

@@ -24,9 +24,8 @@
  */
 import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './protocol/versions'
 import { DEFAULT_MAX_JSON_DEPTH } from './request/json-scan'
-import { isOriginName } from './front-door'
 import { redactUrl } from './redact-url'
-import { B64TOKEN, B64TOKEN_EXPECTED, ConfigError, INTEGER_TEXT, NOT_SHOWN, ORIGIN_URL_EXPECTED, csvList, originUrlOf, showValue } from './config-rules'
+import { B64TOKEN, B64TOKEN_EXPECTED, ConfigError, INTEGER_TEXT, NOT_SHOWN, ORIGIN_URL_EXPECTED, csvList, isOriginName, originUrlOf, showValue } from './config-rules'
 
 /** A value a rule refuses: what is expected, and for one part of a compound value (`ORIGINS.weather`) the part's key and text. */
 export class Refused {
@@ -181,7 +180,7 @@ const originsKind: Kind<Record<string, string>> = {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Refused(ORIGINS_EXPECTED)
     const out: Record<string, string> = {}
     for (const [name, url] of Object.entries(v)) {
-      // The path rule (core/front-door.ts): a name outside it could never be reached at /mcp/<name>.
+      // The path rule (config-rules.ts): a name outside it could never be reached at /mcp/<name>.
       if (!isOriginName(name)) throw new Refused(`origin names of letters, digits, '_', '.', '~' and '-', other than . and .. (not ${showValue(name)})`)
       if (typeof url !== 'string') throw new Refused(`a URL string for origin ${name}`)
       if (originUrlOf(url) === null) throw new Refused(ORIGIN_URL_EXPECTED, { key: name, text: url })
