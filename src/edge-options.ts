@@ -6,7 +6,7 @@
  * either is checked by the row's rule, so a value is checked by one rule whichever way it was given.
  */
 import { ConfigError, showValue, type Config } from './core/config'
-import { readSettings, settingsOf, type Setting } from './core/settings'
+import { readSettings, settingsOf, type Setting, type SettingOption } from './core/settings'
 import type { EdgeDeps } from './core/grading/exchange'
 import type { KvStore, Logger, OriginClient, ValidatorEngine } from './core/ports'
 import type { ProtocolVersion } from './core/protocol/versions'
@@ -109,6 +109,16 @@ export interface McpEdgeOptions {
  * them (`limits`, `policies`).
  */
 const NON_SETTING_OPTIONS = new Set(['store', 'engine', 'originClient', 'logger', 'metrics', 'tracer', 'env'])
+
+/** The option keys holding a group of settings (`limits.maxBatch`). */
+type OPTION_GROUPS = 'policies' | 'limits'
+/** Every typed option path of {@link McpEdgeOptions} (groups expanded). */
+type OptionPath = { [K in keyof McpEdgeOptions & string]: K extends OPTION_GROUPS ? `${K}.${keyof NonNullable<McpEdgeOptions[K]> & string}` : K }[keyof McpEdgeOptions & string]
+// Every row's option is a field of McpEdgeOptions, and every field of it a row or one of NON_SETTING_OPTIONS.
+type NoField = Exclude<SettingOption<'all'>, OptionPath>
+type NoRow = Exclude<OptionPath, SettingOption<'all'> | 'store' | 'engine' | 'originClient' | 'logger' | 'metrics' | 'tracer' | 'env'>
+const _everyOptionHasARow: [NoField, NoRow] extends [never, never] ? true : { noField: NoField; noRow: NoRow } = true
+void _everyOptionHasARow
 
 /** The settings read from typed options, by option path. */
 const BY_OPTION = new Map<string, Setting>(settingsOf('all').map((s) => [s.option, s]))

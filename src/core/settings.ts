@@ -16,7 +16,8 @@
  *    below, or `custom({ ... })` around an existing parser that throws ConfigError), `default`,
  *    `runtime`, `arg`, `help`, `example`, `doc` (and `secret: true` for a credential);
  * 2. add its field to `Config` (config.ts; the Node entry's: `NodeConfig` in node-config.ts) and, for
- *    a typed option, to `McpEdgeOptions` (edge-options.ts): the type checks fail until both exist;
+ *    its typed option to `McpEdgeOptions` (edge-options.ts; a new group such as `access` also to
+ *    `OPTION_GROUPS` there): the type checks fail until both exist;
  * 3. run `npm run docs:settings` to write its doc row.
  * The flag, the env reader, the typed option's check and the doc row then exist.
  *
@@ -254,7 +255,7 @@ export interface Setting<T = unknown> {
 }
 
 /** A row, its `key` and `runtime` kept as literal types (for {@link SettingKey}). */
-function row<K extends string, R extends 'all' | 'node', T>(s: Setting<T> & { key: K; runtime: R }): Setting<T> & { key: K; runtime: R } {
+function row<K extends string, O extends string, R extends 'all' | 'node', T>(s: Setting<T> & { key: K; option: O; runtime: R }): Setting<T> & { key: K; option: O; runtime: R } {
   return s
 }
 
@@ -887,3 +888,6 @@ export function readSettings(rows: readonly Setting[], env: Record<string, unkno
 
 /** The keys of the table's rows for one runtime (for the type checks in config.ts and node-config.ts). */
 export type SettingKey<R extends 'all' | 'node'> = Extract<(typeof SETTINGS)[number], { runtime: R }>['key']
+
+/** The typed option paths of the table's rows for one runtime (for the type check in edge-options.ts). */
+export type SettingOption<R extends 'all' | 'node'> = Extract<(typeof SETTINGS)[number], { runtime: R }>['option']
