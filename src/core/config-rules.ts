@@ -1,7 +1,7 @@
 /**
  * @module config-rules
- * The error and the value rules every setting is read with ({@link ConfigError}, URL, integer and
- * bearer-token rules), below the settings table (settings.ts) and the readers built on it
+ * The error and the value rules every setting is read with ({@link ConfigError}, the origin URL,
+ * integer and bearer-token rules), below the settings table (settings.ts) and the readers built on it
  * (config.ts, the Node entry's node-config.ts), so any module that refuses a value (access/,
  * stores/) can import them without loading the table.
  */
@@ -85,22 +85,6 @@ export function parseOriginUrl(variable: string, value: string): URL {
 export const INTEGER_TEXT = /^\s*-?\d+\s*$/
 
 /**
- * An integer variable read outside the settings table (settings.ts has the rule of every table
- * row): unset or empty gives `def`; otherwise a safe integer written in decimal digits
- * (surrounding blanks allowed) from `min` to `max`.
- * @param opts.expected what the error says is expected (default `an integer >= <min>`)
- * @throws ConfigError naming the variable and the value otherwise
- */
-export function intVar(env: Record<string, string | undefined>, name: string, def: number, opts: { min?: number; max?: number; expected?: string } = {}): number {
-  const v = env[name]
-  if (v === undefined || v === '') return def
-  const { min = 0, max = Number.MAX_SAFE_INTEGER } = opts
-  const n = Number(v)
-  if (!INTEGER_TEXT.test(v) || !Number.isSafeInteger(n) || n < min || n > max) throw ConfigError.bad(name, v, opts.expected ?? `an integer >= ${min}`)
-  return n
-}
-
-/**
  * The characters of a bearer token (RFC 6750 §2.1 `b64token`: `A-Z a-z 0-9 - . _ ~ + /`, then any
  * `=`), the only ones a client can send in `Authorization: Bearer <token>` and the ones hono's
  * bearer-auth accepts; a token outside them would make every authenticated request fail.
@@ -113,18 +97,6 @@ export const B64TOKEN_EXPECTED =
 
 /** The shown value of a secret in every message. */
 export const NOT_SHOWN = '(value not shown)'
-
-/**
- * A bearer-token variable (`ADMIN_TOKEN`, `METRICS_TOKEN`): unset or empty gives null; otherwise it
- * must be an RFC 6750 b64token.
- * @throws ConfigError naming the variable and the characters allowed, never showing the value (a secret)
- */
-export function tokenVar(env: Record<string, string | undefined>, name: string): string | null {
-  const v = env[name]
-  if (v === undefined || v === '') return null
-  if (B64TOKEN.test(v)) return v
-  throw new ConfigError(`${name} ${NOT_SHOWN}: expected ${B64TOKEN_EXPECTED}`, name, NOT_SHOWN, B64TOKEN_EXPECTED)
-}
 
 /** A comma-separated list: entries trimmed, empty ones dropped. */
 export function csvList(v: string | undefined): string[] {

@@ -8,7 +8,7 @@ import type { ProtocolVersion } from './protocol/versions'
 import { parseOriginUrl } from './config-rules'
 import { readSettings, settingsOf, type SettingKey } from './settings'
 
-export { ConfigError, intVar, parseOriginUrl, showValue, tokenVar } from './config-rules'
+export { ConfigError, parseOriginUrl, showValue } from './config-rules'
 
 /** The edge's configuration. Units are in the names (Bytes, Ms, S). */
 export interface Config {
