@@ -356,7 +356,7 @@ export const SETTINGS = [
     arg: 'path',
     help: 'the embedded store on disk, one process per file ("memory" for none)',
     example: '/var/lib/mcp-edge/kv.json',
-    doc: 'the embedded store on disk (one edge process per file, durable before each write is acknowledged); `memory` keeps nothing',
+    doc: 'the embedded store on disk (one edge process per file, durable before each write is acknowledged), in an existing folder (only the default `.edge-data` is created); `memory` keeps nothing',
   }),
   row({
     variable: 'STORE_URL',
