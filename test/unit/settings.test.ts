@@ -4,7 +4,7 @@
  * the rows' rules on the values themselves (wrong types and unknown keys refused by name), and
  * docs/configuration.md is what the table generates.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../../src/core/config'
@@ -14,7 +14,9 @@ import { loadNodeConfig } from '../../src/adapters/node/node-config'
 import { CONFIGURATION_DOC, renderSettingsDoc } from '../../scripts/settings-docs'
 
 const ROWS = SETTINGS as readonly Setting[]
-const SRC = resolve(import.meta.dirname, '../../src')
+const REPO = resolve(import.meta.dirname, '../..')
+/** The library's sources and, once the command is a package of its own, the command's. */
+const SOURCES = ['src', 'packages/cli/src'].map((d) => resolve(REPO, d)).filter((d) => existsSync(d))
 
 function errorOf(f: () => unknown): ConfigError {
   try {
@@ -115,13 +117,13 @@ describe('the settings table', () => {
     )
   })
 
-  it('every variable src/ reads by name is a row of the table (or a binding, or a terminal setting of the CLI)', () => {
+  it('every variable the sources read by name is a row of the table (or a binding, or a terminal setting of the CLI)', () => {
     const notSettings = new Set(['TOOL_SCHEMAS', 'COLUMNS', 'NO_COLOR'])
     const files: string[] = []
     const walk = (dir: string) => {
       for (const e of readdirSync(dir, { withFileTypes: true })) e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') && files.push(join(dir, e.name))
     }
-    walk(SRC)
+    for (const dir of SOURCES) walk(dir)
     const variables = new Set(ROWS.map((s) => s.variable))
     const found = new Set<string>()
     for (const f of files) {
@@ -129,7 +131,7 @@ describe('the settings table', () => {
       for (const m of source.matchAll(/\benv\??\.([A-Z][A-Z0-9_]+)\b|\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]|\(env, ['"]([A-Z][A-Z0-9_]+)['"]/g)) found.add((m[1] ?? m[2] ?? m[3])!)
     }
     expect(found.size).toBeGreaterThanOrEqual(8)
-    for (const name of found) if (!notSettings.has(name)) expect(variables.has(name), `${name} is read in src/ but is no row of src/core/settings.ts`).toBe(true)
+    for (const name of found) if (!notSettings.has(name)) expect(variables.has(name), `${name} is read by name but is no row of src/core/settings.ts`).toBe(true)
   })
 })
 
