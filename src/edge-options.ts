@@ -2,10 +2,11 @@
  * @module edge-options
  * The typed options of `mcpEdge()` (docs/library.md, "Options") and how they become the edge's
  * {@link Config}: each typed option is the typed form of one environment variable of
- * docs/configuration.md, the two are merged (the typed option wins) and read by {@link loadConfig},
- * so a value is checked by one rule whichever way it was given.
+ * docs/configuration.md (one row of core/settings.ts); the typed option wins over the variable, and
+ * either is checked by the row's rule, so a value is checked by one rule whichever way it was given.
  */
-import { ConfigError, loadConfig, type Config } from './core/config'
+import { ConfigError, showValue, type Config } from './core/config'
+import { readSettings, settingsOf, type Setting, type SettingOption } from './core/settings'
 import type { EdgeDeps } from './core/grading/exchange'
 import type { EdgeTracer, KvStore, Logger, OriginClient, ValidatorEngine } from './core/ports'
 import type { ProtocolVersion } from './core/protocol/versions'
@@ -40,16 +41,22 @@ export interface EdgeLimits {
   originTimeoutMs?: number
   /** `TOOL_LIST_TIMEOUT_MS` (default 10000): overall deadline of one tool-list pull by the edge. */
   toolListTimeoutMs?: number
-  /** `VALIDATION_BUDGET_MS` (default 50): the CPU time one call's argument validation may be estimated to take; a call past it is answered as invalid arguments, never forwarded unchecked. */
-  validationBudgetMs?: number
   /** `SCHEMA_TTL_S` (default 300): tool schema freshness. */
   schemaTtlS?: number
+  /** `SCHEMA_RECHECK_MS` (default 30000): a rejection by a schema learned longer ago than this is confirmed by one refresh first. */
+  schemaRecheckMs?: number
+  /** `STREAM_IDLE_MS` (default 300000; 0: no bound): an SSE reply completing nothing for this long ends, open ids -31002. */
+  streamIdleMs?: number
+  /** `STREAM_MAX_MS` (default 3600000; 0: no bound): longest a relayed stream may last. */
+  streamMaxMs?: number
   /** `REFRESH_MIN_INTERVAL_MS` (default 5000): at most one tool-list pull per origin and scope per interval. */
   refreshMinIntervalMs?: number
   /** `REFRESH_BUDGET_PER_MIN` (default 30): tool-list pulls per origin per minute, over every caller. */
   refreshBudgetPerMin?: number
   /** `VALIDATOR_CACHE_SIZE` (default 1000): compiled validators and tool entries kept in memory. */
   validatorCacheSize?: number
+  /** `VALIDATION_BUDGET_MS` (default 50): the CPU time one call's argument validation may be estimated to take; a call past it is answered as invalid arguments, never forwarded unchecked. */
+  validationBudgetMs?: number
   /** `PRIVATE_SCOPE_TTL_S` (default 3600, at least 60): seconds the store keeps a private tool-list scope after its last write. */
   privateScopeTtlS?: number
   /** `MAX_PRIVATE_SCOPES` (default 1000): private tool-list scopes kept per origin, in memory and in the store, least recently used out first. */
@@ -81,6 +88,8 @@ export interface McpEdgeOptions {
   allowedHosts?: string[]
   /** `ADMIN_TOKEN`: bearer token of the admin API of the standalone app (`createApp`). */
   adminToken?: string
+  /** `METRICS_TOKEN`: bearer token `GET /metrics` of the standalone app requires; default: open (behind the Host check). */
+  metricsToken?: string
   /**
    * One record per POST (the grade table, docs/design.md section 6); `false` for none. Default: one
    * JSON line on stdout (Node build: batched; Workers build: `console.log`).
@@ -98,69 +107,106 @@ export interface McpEdgeOptions {
   env?: Record<string, unknown>
 }
 
-type Conv = (v: never) => string
-// String(): a JavaScript caller's number or object is then refused by loadConfig's rule, by name, not a TypeError.
-const text: Conv = (v: string) => String(v)
-const num: Conv = (v: number) => String(v)
-const csv: Conv = (v: string[]) => (Array.isArray(v) ? v.join(',') : String(v))
-const json: Conv = (v: Record<string, string>) => JSON.stringify(v)
-const onOff: Conv = (v: boolean) => (v === true ? 'on' : v === false ? 'off' : String(v))
+/**
+ * The options of {@link McpEdgeOptions} that are not settings of the table (core/settings.ts):
+ * objects the edge is built with. Every other key must be a setting's option path or a group of
+ * them (`limits`, `policies`).
+ */
+const NON_SETTING_OPTIONS = new Set(['store', 'engine', 'originClient', 'logger', 'metrics', 'tracer', 'env'])
 
-/** Each typed option: its path in {@link McpEdgeOptions}, the variable it stands for, and how it is written as that variable. */
-const OPTION_VARS: [path: string, variable: string, get: (o: McpEdgeOptions) => unknown, conv: Conv][] = [
-  ['origin', 'ORIGIN_URL', (o) => o.origin, text],
-  ['origins', 'ORIGINS', (o) => o.origins, json],
-  ['allowedOrigins', 'ALLOWED_ORIGINS', (o) => o.allowedOrigins, csv],
-  ['allowedHosts', 'ALLOWED_HOSTS', (o) => o.allowedHosts, csv],
-  ['forwardOriginHeader', 'FORWARD_ORIGIN_HEADER', (o) => o.forwardOriginHeader, onOff],
-  ['adminToken', 'ADMIN_TOKEN', (o) => o.adminToken, text],
-  ['policies.invalidArgs', 'INVALID_ARGS', (o) => o.policies?.invalidArgs, text],
-  ['policies.unknownTool', 'UNKNOWN_TOOL', (o) => o.policies?.unknownTool, text],
-  ['policies.onSchemaError', 'ON_SCHEMA_ERROR', (o) => o.policies?.onSchemaError, text],
-  ['policies.outputSchema', 'OUTPUT_SCHEMA', (o) => o.policies?.outputSchema, text],
-  ['policies.hiddenFailures', 'HIDDEN_FAILURES', (o) => o.policies?.hiddenFailures, onOff],
-  ['policies.supportedVersions', 'SUPPORTED_VERSIONS', (o) => o.policies?.supportedVersions, csv],
-  ['limits.maxBodyBytes', 'MAX_BODY_BYTES', (o) => o.limits?.maxBodyBytes, num],
-  ['limits.maxReplyBytes', 'MAX_REPLY_BYTES', (o) => o.limits?.maxReplyBytes, num],
-  ['limits.maxBatch', 'MAX_BATCH', (o) => o.limits?.maxBatch, num],
-  ['limits.maxJsonDepth', 'MAX_JSON_DEPTH', (o) => o.limits?.maxJsonDepth, num],
-  ['limits.originTimeoutMs', 'ORIGIN_TIMEOUT_MS', (o) => o.limits?.originTimeoutMs, num],
-  ['limits.toolListTimeoutMs', 'TOOL_LIST_TIMEOUT_MS', (o) => o.limits?.toolListTimeoutMs, num],
-  ['limits.validationBudgetMs', 'VALIDATION_BUDGET_MS', (o) => o.limits?.validationBudgetMs, num],
-  ['limits.schemaTtlS', 'SCHEMA_TTL_S', (o) => o.limits?.schemaTtlS, num],
-  ['limits.refreshMinIntervalMs', 'REFRESH_MIN_INTERVAL_MS', (o) => o.limits?.refreshMinIntervalMs, num],
-  ['limits.refreshBudgetPerMin', 'REFRESH_BUDGET_PER_MIN', (o) => o.limits?.refreshBudgetPerMin, num],
-  ['limits.validatorCacheSize', 'VALIDATOR_CACHE_SIZE', (o) => o.limits?.validatorCacheSize, num],
-  ['limits.privateScopeTtlS', 'PRIVATE_SCOPE_TTL_S', (o) => o.limits?.privateScopeTtlS, num],
-  ['limits.maxPrivateScopes', 'MAX_PRIVATE_SCOPES', (o) => o.limits?.maxPrivateScopes, num],
-]
+/** The option keys holding a group of settings (`limits.maxBatch`). */
+type OPTION_GROUPS = 'policies' | 'limits'
+/** Every typed option path of {@link McpEdgeOptions} (groups expanded). */
+type OptionPath = { [K in keyof McpEdgeOptions & string]: K extends OPTION_GROUPS ? `${K}.${keyof NonNullable<McpEdgeOptions[K]> & string}` : K }[keyof McpEdgeOptions & string]
+// Every row's option is a field of McpEdgeOptions, and every field of it a row or one of NON_SETTING_OPTIONS.
+type NoField = Exclude<SettingOption<'all'>, OptionPath>
+type NoRow = Exclude<OptionPath, SettingOption<'all'> | 'store' | 'engine' | 'originClient' | 'logger' | 'metrics' | 'tracer' | 'env'>
+const _everyOptionHasARow: [NoField, NoRow] extends [never, never] ? true : { noField: NoField; noRow: NoRow } = true
+void _everyOptionHasARow
+
+/** The settings read from typed options, by option path. */
+const BY_OPTION = new Map<string, Setting>(settingsOf('all').map((s) => [s.option, s]))
+
+/** The groups of nested option paths (`limits` -> its keys). */
+const GROUPS = new Map<string, Set<string>>()
+for (const path of BY_OPTION.keys()) {
+  const dot = path.lastIndexOf('.')
+  if (dot < 0) continue
+  const group = path.slice(0, dot)
+  if (!GROUPS.has(group)) GROUPS.set(group, new Set())
+  GROUPS.get(group)!.add(path.slice(dot + 1))
+}
+
+/** Edit distance (insertions, deletions, substitutions), for "did you mean". */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1))
+    prev = cur
+  }
+  return prev[b.length]!
+}
+
+/** The known key closest to `key`, when close enough to be a misspelling. */
+function closest(key: string, known: Iterable<string>): string | undefined {
+  let best: string | undefined
+  let bestD = Infinity
+  for (const k of known) {
+    const d = distance(key, k)
+    if (d < bestD) [best, bestD] = [k, d]
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined
+}
 
 /**
- * The {@link Config} for a set of options: `env`'s strings, overridden by the typed options
- * written as their variables, read by {@link loadConfig}.
+ * Refuses a key no option has, at any depth (plain JavaScript has no type check: `orign` would be
+ * silently ignored and the edge would run without its origin).
+ * @throws ConfigError `unknown option limits.maxBodyByte (did you mean limits.maxBodyBytes?)`
+ */
+function refuseUnknownKeys(options: McpEdgeOptions): void {
+  const top = new Set([...NON_SETTING_OPTIONS, ...[...BY_OPTION.keys()].map((p) => p.split('.')[0]!)])
+  const walk = (obj: object, prefix: string, known: Set<string>) => {
+    for (const key of Object.keys(obj)) {
+      const path = prefix ? `${prefix}.${key}` : key
+      if (!known.has(key)) {
+        const near = closest(key, known)
+        const hint = near === undefined ? `the options are ${[...known].sort().join(', ')}` : `did you mean ${prefix ? `${prefix}.` : ''}${near}?`
+        throw new ConfigError(`unknown option ${showValue(path)} of mcpEdge() (${hint})`)
+      }
+      const group = GROUPS.get(path)
+      if (group === undefined) continue
+      const value = (obj as Record<string, unknown>)[key]
+      if (value === undefined) continue
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(`${path}: expected an object of ${[...group].join(', ')}`)
+      walk(value, path, group)
+    }
+  }
+  walk(options, '', top)
+}
+
+/** The value at an option path (`limits.maxBodyBytes`), undefined when any step is missing. */
+function at(options: McpEdgeOptions, path: string): unknown {
+  let v: unknown = options
+  for (const step of path.split('.')) {
+    if (typeof v !== 'object' || v === null) return undefined
+    v = (v as Record<string, unknown>)[step]
+  }
+  return v
+}
+
+/**
+ * The {@link Config} for a set of options: each setting from its typed option (checked by the
+ * setting's rule on the value itself, no string round trip), else from `env`'s string, else its
+ * default (core/settings.ts).
+ * @throws ConfigError for an unknown option key (nested ones too), naming it and the closest known one
  * @throws ConfigError for an unusable value; when it came from a typed option the message names
- *   the option and its variable, e.g. `limits.maxBodyBytes=0 (MAX_BODY_BYTES): expected an integer >= 1`
+ *   the option and its variable, e.g. `limits.maxBodyBytes=0 (MAX_BODY_BYTES): expected an integer >= 1`;
+ *   a value of the wrong type is refused the same way (`limits.maxBatch="5" (MAX_BATCH): ...`)
  */
 export function resolveConfig(options: McpEdgeOptions): Config {
-  const vars: Record<string, string | undefined> = {}
-  for (const [name, value] of Object.entries(options.env ?? {})) if (typeof value === 'string') vars[name] = value
-  const fromOption = new Map<string, string>()
-  for (const [path, variable, get, conv] of OPTION_VARS) {
-    const value = get(options)
-    if (value === undefined) continue
-    vars[variable] = (conv as (v: unknown) => string)(value)
-    fromOption.set(variable, path)
-  }
-  try {
-    return loadConfig(vars)
-  } catch (e) {
-    // Name the option the value came from (`ORIGINS.<name>` for one origin of `origins`).
-    const variable = e instanceof ConfigError ? e.variable : undefined
-    const base = variable?.startsWith('ORIGINS.') ? 'ORIGINS' : variable
-    const path = base === undefined ? undefined : fromOption.get(base)
-    if (!(e instanceof ConfigError) || path === undefined || variable === undefined) throw e
-    const at = base === variable ? path : `${path}${variable.slice(base!.length)}`
-    const message = e.shown !== undefined && e.expected !== undefined ? `${at}=${e.shown} (${variable}): expected ${e.expected}` : `${at} (${variable}): ${e.message}`
-    throw new ConfigError(message, variable, e.shown, e.expected)
-  }
+  refuseUnknownKeys(options)
+  const env = options.env ?? {}
+  const config = readSettings(settingsOf('all'), env, (s) => at(options, s.option)) as unknown as Config
+  return config
 }

@@ -21,15 +21,11 @@ import { edgeFault, type EdgeDeps, type OriginTarget } from './grading/exchange'
 import { localResponse } from './local-answer'
 import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline'
 import { observeAnswer } from './observe/answer-bytes'
+import { isOriginName } from './config-rules'
 
-/**
- * The path rule for an origin name (the segment after the mount point): URL-unreserved
- * characters only (RFC 3986 section 2.3), and not a dot segment (`.`, `..`), which URL parsing
- * removes. `ORIGINS` names are held to the same rule (src/core/config.ts).
- */
-export function isOriginName(name: string): boolean {
-  return /^[A-Za-z0-9._~-]+$/.test(name) && name !== '.' && name !== '..'
-}
+// The path rule for an origin name lives with the other configuration rules, which hold `ORIGINS`
+// names to it: importing it from here made loading the configuration load the whole POST path.
+export { isOriginName }
 
 /**
  * The path rule on a raw request path (with or without a query): `<base>` names the default

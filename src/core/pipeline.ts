@@ -152,6 +152,7 @@ function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: string) 
         timeoutMs: deps.config.originTimeoutMs,
         deadlineMs: deps.config.toolListTimeoutMs,
         maxReplyBytes: deps.config.maxReplyBytes,
+        maxJsonDepth: deps.config.maxJsonDepth,
       }),
   }
 }

@@ -9,7 +9,7 @@
  */
 export { startEdge, type RunningEdge, type StartEdgeOptions } from '../adapters/node/index'
 export { deferCompile, stdoutLogger } from '../adapters/node/node-edge'
-export { loadNodeListenConfig, ListenError, type NodeListenConfig } from '../adapters/node/node-config'
+export { loadNodeConfig, loadNodeListenConfig, ListenError, type NodeConfig, type NodeListenConfig, type NodeServerOptions } from '../adapters/node/node-config'
 export { createNodeListener, responseCloseSignal, writeEdgeResponse } from '../adapters/node/post-listener'
 export { createUndiciOriginClient } from '../adapters/node/origin-client'
 export { classifyStoreText, FileKv, StoreFileError, type FileKvOptions, type StoreText } from '../stores/file-kv'

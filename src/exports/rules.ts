@@ -21,6 +21,7 @@ export { publicIssues, type PublicIssue } from '../core/validation/error-message
 export { errorText, isObject, requestMessage, toRawId } from '../core/protocol/jsonrpc'
 export { SchemaUnusableError, type KvStore, type ValidatorEngine, type CompiledValidator, type ValidationIssue } from '../core/ports'
 export { ConfigError, loadConfig, showValue } from '../core/config'
+export { SETTINGS, flagHelp, flagOf, type Setting } from '../core/settings'
 export { redactUrl } from '../core/redact-url'
 export { createToolRegistry, type ToolRecord } from '../core/validation/tool-registry'
 export { deleteStoredTool, getStoredTool, listStoredTools, portable, StoreCannotListError, type PortableTool } from '../core/validation/stored-tools'

@@ -356,6 +356,7 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
         timeoutMs: deps.config.originTimeoutMs,
         deadlineMs: deps.config.toolListTimeoutMs,
         maxReplyBytes: deps.config.maxReplyBytes,
+        maxJsonDepth: deps.config.maxJsonDepth,
       })
     )
     if (!ok && deps.registry.stats.refreshesRefused > refused)

@@ -19,7 +19,8 @@
  * 5 s ({@link checkingIntervalMs}), so a deadline is enforced at most 25% late.
  */
 import type { Server } from 'node:http'
-import { ConfigError, intVar } from '../../core/config'
+import { ConfigError } from '../../core/config'
+import { loadNodeConfig } from './node-config'
 
 /** The connection bounds of one Node edge, in connections and ms. */
 export interface ConnectionBounds {
@@ -29,22 +30,15 @@ export interface ConnectionBounds {
   keepAliveTimeoutMs: number
 }
 
-function positiveInt(env: Record<string, string | undefined>, name: string, def: number): number {
-  return intVar(env, name, def, { min: 1, expected: name === 'MAX_CONNECTIONS' ? 'an integer >= 1 (connections)' : 'an integer >= 1 (milliseconds)' })
-}
-
 /**
  * Reads the four variables (unset or empty: the default).
  * @throws ConfigError naming the variable for a value that is not a positive integer, or for
  *   REQUEST_TIMEOUT_MS below HEADERS_TIMEOUT_MS (the request deadline includes the headers)
  */
 export function loadConnectionBounds(env: Record<string, string | undefined>): ConnectionBounds {
-  const b = {
-    maxConnections: positiveInt(env, 'MAX_CONNECTIONS', 10_000),
-    headersTimeoutMs: positiveInt(env, 'HEADERS_TIMEOUT_MS', 10_000),
-    requestTimeoutMs: positiveInt(env, 'REQUEST_TIMEOUT_MS', 30_000),
-    keepAliveTimeoutMs: positiveInt(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000),
-  }
+  // The rules and defaults are the table's (core/settings.ts); the cross-check is this module's.
+  const { maxConnections, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = loadNodeConfig(env)
+  const b = { maxConnections, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs }
   if (b.requestTimeoutMs < b.headersTimeoutMs)
     throw ConfigError.bad('REQUEST_TIMEOUT_MS', String(b.requestTimeoutMs), `at least HEADERS_TIMEOUT_MS (${b.headersTimeoutMs}): the request deadline includes the headers`)
   return b

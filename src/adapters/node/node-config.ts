@@ -1,16 +1,16 @@
 /**
  * @module adapters/node/node-config
- * The Node entry's own variables (where it listens, how long a stop may take, the demo origin's
- * port) and the one-line errors it starts with (docs/configuration.md). The edge's policies are
- * read by core/config.ts; the store's variables by the store module.
+ * The Node entry's own settings (where it listens, how long a stop may take, the demo origin's
+ * port, the store, the connection bounds: the `node` rows of core/settings.ts) and the one-line
+ * errors it starts with (docs/configuration.md). The edge's policies are read by core/config.ts.
  */
-import { ConfigError, intVar } from '../../core/config'
+import { readSettings, settingsOf, type SettingKey } from '../../core/settings'
 
 /** Default of `SHUTDOWN_GRACE_MS`: how long a stop waits for requests and SSE streams in flight. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
 
-/** Where and how the Node edge runs. */
-export interface NodeListenConfig {
+/** The Node entry's own settings (the `node` rows of core/settings.ts). Units in the names. */
+export interface NodeConfig {
   /** Interface to listen on (`HOST`, default 127.0.0.1). */
   host: string
   /** TCP port (`PORT`, default 8787; 0 picks a free one). */
@@ -19,23 +19,50 @@ export interface NodeListenConfig {
   shutdownGraceMs: number
   /** Port of the bundled demo origin (`DEMO_PORT`, default 3000; `--demo` only). */
   demoPort: number
+  /** The embedded store's file, or `memory` (`STORE_FILE`, default .edge-data/kv.json). */
+  storeFile: string
+  /** The shared Redis store (`STORE_URL`); null: the embedded one. */
+  storeUrl: string | null
+  /** Prefix of the Redis keys (`STORE_PREFIX`, default mcp-edge:). */
+  storePrefix: string
+  /** Client connections held at once (`MAX_CONNECTIONS`). */
+  maxConnections: number
+  /** Request line and headers deadline, ms (`HEADERS_TIMEOUT_MS`). */
+  headersTimeoutMs: number
+  /** Whole request deadline, ms (`REQUEST_TIMEOUT_MS`). */
+  requestTimeoutMs: number
+  /** Idle kept-alive connection bound, ms (`KEEP_ALIVE_TIMEOUT_MS`). */
+  keepAliveTimeoutMs: number
 }
 
-function port(env: Record<string, string | undefined>, name: string, def: number): number {
-  return intVar(env, name, def, { min: 0, max: 65535, expected: 'a TCP port number from 0 to 65535' })
+/** The typed form of the Node entry's settings: each key the option of one `node` row of core/settings.ts. */
+export type NodeServerOptions = Partial<NodeConfig>
+
+// Every NodeConfig field is a `node` row of the table and every `node` row a NodeConfig field.
+type MissingRow = Exclude<keyof NodeConfig, SettingKey<'node'>>
+type MissingField = Exclude<SettingKey<'node'>, keyof NodeConfig>
+const _everyFieldHasARow: [MissingRow, MissingField] extends [never, never] ? true : { missingRow: MissingRow; missingField: MissingField } = true
+void _everyFieldHasARow
+
+/**
+ * Reads the Node entry's settings: each from its typed option when given, else its variable
+ * (unset or empty: the default), by the rules of core/settings.ts.
+ * @throws ConfigError naming the variable (or the option and its variable) and the value
+ */
+export function loadNodeConfig(env: Record<string, unknown>, options: NodeServerOptions = {}): NodeConfig {
+  return readSettings(settingsOf('node'), env, (s) => (options as Record<string, unknown>)[s.option]) as unknown as NodeConfig
 }
+
+/** Where and how the Node edge runs. */
+export type NodeListenConfig = Pick<NodeConfig, 'host' | 'port' | 'shutdownGraceMs' | 'demoPort'>
 
 /**
  * Reads `HOST`, `PORT`, `SHUTDOWN_GRACE_MS` and `DEMO_PORT` (unset or empty: the default).
  * @throws ConfigError naming the variable and the value
  */
 export function loadNodeListenConfig(env: Record<string, string | undefined>): NodeListenConfig {
-  const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST
-  // An IPv6 literal, or a host name / IPv4 address as `new URL` accepts it.
-  const hostOk = host.includes(':') ? /^[0-9a-fA-F:.]+$/.test(host) : URL.canParse(`http://${host}/`) && !/[/?#@\s]/.test(host)
-  if (!hostOk) throw ConfigError.bad('HOST', host, 'an interface address or host name, such as 127.0.0.1, 0.0.0.0 or ::')
-  const shutdownGraceMs = intVar(env, 'SHUTDOWN_GRACE_MS', DEFAULT_SHUTDOWN_GRACE_MS, { min: 0, expected: 'an integer >= 0 (milliseconds)' })
-  return { host, port: port(env, 'PORT', 8787), shutdownGraceMs, demoPort: port(env, 'DEMO_PORT', 3000) }
+  const { host, port, shutdownGraceMs, demoPort } = loadNodeConfig(env)
+  return { host, port, shutdownGraceMs, demoPort }
 }
 
 /**

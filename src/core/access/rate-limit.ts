@@ -23,7 +23,7 @@
  * in any span of one window. `Retry-After` is the time left in the window, rounded up to seconds.
  * Pure and runtime-neutral (the clock is passed in).
  */
-import { ConfigError, showValue } from '../config'
+import { ConfigError, showValue } from '../config-rules'
 import { compilePattern, patternProblem, type ToolPattern } from './tool-glob'
 
 /** One budget: at most `limit` units per `windowMs`. */

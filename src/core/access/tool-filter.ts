@@ -7,7 +7,7 @@
  * results and a call to it is answered as an unknown tool, so a denied tool and a missing one look
  * the same to a client (no enumeration of what exists). Pure and runtime-neutral.
  */
-import { ConfigError, showValue } from '../config'
+import { ConfigError, showValue } from '../config-rules'
 import { compilePattern, patternProblem, type ToolPattern } from './tool-glob'
 
 /** Most entries in one list (a list longer than this is a mistake, and matching is linear in it). */

@@ -9,7 +9,7 @@
  * tool no entry matches needs no scope beyond a valid token. Scope names follow RFC 6749 §3.3
  * (`scope-token`: printable ASCII without space, `"` and `\`). Pure and runtime-neutral.
  */
-import { ConfigError, showValue } from '../config'
+import { ConfigError, showValue } from '../config-rules'
 import { compilePattern, patternProblem, type ToolPattern } from './tool-glob'
 
 /** Most entries in TOOL_SCOPES (matching is linear in them). */

@@ -31,19 +31,24 @@ export interface PullOptions {
   maxReplyBytes?: number
   /** Upper bound of pages followed. */
   maxPages?: number
+  /** Deepest nesting of arrays and objects accepted in a reply (`MAX_JSON_DEPTH`); default 64. */
+  maxJsonDepth?: number
 }
 
 const ACCEPT = 'application/json, text/event-stream'
 
-/** Reads the JSON-RPC response with `id` from a JSON or SSE reply. Throws when there is none. */
-export async function readRpcResponse(reply: OriginReply, id: number): Promise<Record<string, unknown>> {
+/**
+ * Reads the JSON-RPC response with `id` from a JSON or SSE reply; a reply (or SSE event) nesting
+ * deeper than `maxDepth` is not parsed. Throws when there is none.
+ */
+export async function readRpcResponse(reply: OriginReply, id: number, maxDepth = DEFAULT_MAX_JSON_DEPTH): Promise<Record<string, unknown>> {
   const ct = reply.headers['content-type'] ?? ''
   if (ct.includes('text/event-stream')) {
     const body = reply.stream()
     if (!body) throw new Error('empty stream')
     for await (const ev of readSseEvents(body)) {
       if (!ev.data) continue
-      if (nestsDeeperThan(ev.data, DEFAULT_MAX_JSON_DEPTH)) continue
+      if (nestsDeeperThan(ev.data, maxDepth)) continue
       let msg: unknown
       try {
         msg = JSON.parse(ev.data)
@@ -55,7 +60,7 @@ export async function readRpcResponse(reply: OriginReply, id: number): Promise<R
     throw new Error('stream ended without the response')
   }
   const text = await reply.text()
-  if (nestsDeeperThan(text, DEFAULT_MAX_JSON_DEPTH)) throw new Error('the reply nests too deep')
+  if (nestsDeeperThan(text, maxDepth)) throw new Error('the reply nests too deep')
   const msg: unknown = JSON.parse(text)
   if (isObject(msg) && msg.id === id) return msg
   throw new Error('no response for the id')
@@ -132,7 +137,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
       const id = nextId++
       const reply = await post(requestMessage('initialize', { protocolVersion: era, capabilities: {}, clientInfo: { name: 'mcp-edge-validator', version: '0.1.0' } }, id), true)
       sessionId = reply!.headers['mcp-session-id'] || undefined
-      const init = await readRpcResponse(reply!, id)
+      const init = await readRpcResponse(reply!, id, opts.maxJsonDepth)
       if (!isObject(init.result)) throw new Error('initialize failed')
       const v = init.result.protocolVersion
       if (isKnownVersion(v)) era = v
@@ -155,7 +160,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
           'io.modelcontextprotocol/clientInfo': { name: 'mcp-edge-validator', version: '0.1.0' },
         }
       const reply = await post(requestMessage('tools/list', params, id), true)
-      const msg = await readRpcResponse(reply!, id)
+      const msg = await readRpcResponse(reply!, id, opts.maxJsonDepth)
       const result = msg.result
       if (!isObject(result) || !Array.isArray(result.tools)) throw new Error('tools/list failed')
       tools.push(...result.tools)

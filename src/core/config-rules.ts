@@ -1,0 +1,107 @@
+/**
+ * @module config-rules
+ * The error and the value rules every setting is read with ({@link ConfigError}, the origin URL,
+ * integer and bearer-token rules), below the settings table (settings.ts) and the readers built on it
+ * (config.ts, the Node entry's node-config.ts), so any module that refuses a value (access/,
+ * stores/) can import them without loading the table.
+ */
+import { redactUrl } from './redact-url'
+
+/**
+ * A configuration value that cannot be used. The message is one line naming the variable, the
+ * value and what is expected (`MAX_BATCH=abc: expected an integer >= 1`); a password in a URL is
+ * shown as `***` and secrets (ADMIN_TOKEN) are never shown. `variable` and `expected` let a CLI
+ * name its flag instead (`--max-batch abc: expected ...`, docs/configuration.md).
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+  constructor(
+    message: string,
+    /** The variable concerned, e.g. `MAX_BATCH` (unset for errors that concern several). */
+    readonly variable?: string,
+    /** The value as shown (bounded, password redacted). */
+    readonly shown?: string,
+    /** What is expected, e.g. `an integer >= 1`. */
+    readonly expected?: string
+  ) {
+    super(message)
+  }
+
+  /** `<variable>=<value>: expected <expected>`, with the value bounded to 80 characters. */
+  static bad(variable: string, value: string, expected: string): ConfigError {
+    const shown = showValue(value)
+    return new ConfigError(`${variable}=${shown}: expected ${expected}`, variable, shown, expected)
+  }
+}
+
+/**
+ * A value as a configuration message shows it: the credentials of every URL in it hidden
+ * ({@link redactUrl}: passwords, bare tokens, query values; a URL anywhere in the value, the URLs
+ * inside `ORIGINS`' JSON too), control characters escaped, at most 80 characters (then `...`); an
+ * empty value as `""`.
+ */
+export function showValue(value: string): string {
+  let v = redactUrl(value)
+  v = JSON.stringify(v).slice(1, -1)
+  if (v === '') return '""'
+  return v.length > 80 ? `${v.slice(0, 80)}...` : v
+}
+
+/**
+ * The path rule for an origin name (the segment after the mount point): URL-unreserved
+ * characters only (RFC 3986 section 2.3), and not a dot segment (`.`, `..`), which URL parsing
+ * removes. `ORIGINS` names are held to the same rule, so every configured origin is reachable at
+ * `<mount>/<name>` (core/front-door.ts routes by it).
+ */
+export function isOriginName(name: string): boolean {
+  return /^[A-Za-z0-9._~-]+$/.test(name) && name !== '.' && name !== '..'
+}
+
+/** What an origin URL must be (`ORIGIN_URL`, each URL of `ORIGINS`). */
+export const ORIGIN_URL_EXPECTED = 'an http:// or https:// URL with a host, such as http://127.0.0.1:3000/mcp'
+
+/** An http: or https: URL with a host, or null. */
+export function originUrlOf(value: string): URL | null {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return null
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' ? url : null
+}
+
+/**
+ * Parses an origin URL with `new URL`: http or https, with a host.
+ * @throws ConfigError naming `variable` otherwise (`ORIGIN_URL=http://` is refused here)
+ */
+export function parseOriginUrl(variable: string, value: string): URL {
+  const url = originUrlOf(value)
+  if (url === null) throw ConfigError.bad(variable, value, ORIGIN_URL_EXPECTED)
+  return url
+}
+
+/** Decimal digits, surrounding blanks allowed: the text form of every integer setting. */
+export const INTEGER_TEXT = /^\s*-?\d+\s*$/
+
+/**
+ * The characters of a bearer token (RFC 6750 §2.1 `b64token`: `A-Z a-z 0-9 - . _ ~ + /`, then any
+ * `=`), the only ones a client can send in `Authorization: Bearer <token>` and the ones hono's
+ * bearer-auth accepts; a token outside them would make every authenticated request fail.
+ */
+export const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/
+
+/** What a bearer-token setting must be (`ADMIN_TOKEN`, `METRICS_TOKEN`). */
+export const B64TOKEN_EXPECTED =
+  'a bearer token of the characters A-Z a-z 0-9 - . _ ~ + / and trailing = (RFC 6750 b64token: no spaces, quotes or !), such as the output of openssl rand -hex 32'
+
+/** The shown value of a secret in every message. */
+export const NOT_SHOWN = '(value not shown)'
+
+/** A comma-separated list: entries trimmed, empty ones dropped. */
+export function csvList(v: string | undefined): string[] {
+  return (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+}
