@@ -6,9 +6,9 @@
  * so a value is checked by one rule whichever way it was given.
  */
 import { ConfigError, loadConfig, type Config } from './core/config'
-import type { EdgeDeps } from './core/grading/exchange'
+import type { EdgeDeps } from './core/exchange'
 import type { KvStore, Logger, OriginClient, ValidatorEngine } from './core/ports'
-import type { ProtocolVersion } from './core/protocol/versions'
+import type { ProtocolVersion } from './core/jsonrpc/versions'
 
 /** How the edge answers and grades (the policies of docs/design.md section 8). */
 export interface EdgePolicies {

@@ -5,8 +5,8 @@
  * never per request.
  */
 import { redactUrl } from './redact-url'
-import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './protocol/versions'
-import { DEFAULT_MAX_JSON_DEPTH } from './request/json-scan'
+import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './jsonrpc/versions'
+import { DEFAULT_MAX_JSON_DEPTH } from './jsonrpc/json-scan'
 import { isOriginName } from './front-door'
 
 /** The edge's configuration. Units are in the names (Bytes, Ms, S). */

@@ -1,24 +1,24 @@
 /**
- * @module core/grading/exchange
+ * @module core/exchange
  * What one POST carries through the stages: the ports ({@link EdgeDeps}), the origin it is for,
  * the requests forwarded and still open, and the per-id grade table written as one log line
  * (docs/design.md §6). Also the builders of whole-response errors (D2, D9, D13).
  */
-import type { Config } from '../config'
-import type { ProtocolVersion } from '../protocol/versions'
-import { errorText, type RawId, type RpcError } from '../protocol/jsonrpc'
-import type { Defer, EdgeMetrics, EdgeTracer, Logger, OriginClient, TraceSpan } from '../ports'
-import type { OriginCause } from '../observe/origin-cause'
-import { requestIdOf } from '../observe/request-id'
-import type { RequestHeaders } from '../edge-response'
-import { gradeHeader, type ForwardedRequest, type GradeRow } from './grade-reply'
-import type { ToolRegistry } from '../validation/tool-registry'
-import type { ClientSignal } from '../client-signal'
-import { OriginEras } from '../protocol/origin-eras'
-import { HeaderMemos } from '../request/transport-checks'
-import { type EdgeResponse } from '../edge-response'
-import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from '../local-answer'
-import type { ResolvedTool } from '../validation/tool-registry'
+import type { Config } from './config'
+import type { ProtocolVersion } from './jsonrpc/versions'
+import { errorText, type RawId, type RpcError } from './jsonrpc/jsonrpc'
+import type { Defer, EdgeMetrics, EdgeTracer, Logger, OriginClient, TraceSpan } from './ports'
+import type { OriginCause } from './observe/origin-cause'
+import { requestIdOf } from './observe/request-id'
+import type { RequestHeaders } from './edge-response'
+import { gradeHeader, type ForwardedRequest, type GradeRow } from './grading/grade-reply'
+import type { ToolRegistry } from './validation/tool-registry'
+import type { ClientSignal } from './client-signal'
+import { OriginEras } from './protocol/origin-eras'
+import { HeaderMemos } from './request/transport-checks'
+import { type EdgeResponse } from './edge-response'
+import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from './local-answer'
+import type { ResolvedTool } from './validation/tool-registry'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {

@@ -17,7 +17,7 @@
 import type { ClientSignal } from './client-signal'
 import type { Config } from './config'
 import type { EdgeResponse, RequestHeaders } from './edge-response'
-import { edgeFault, type EdgeDeps, type OriginTarget } from './grading/exchange'
+import { edgeFault, type EdgeDeps, type OriginTarget } from './exchange'
 import { localResponse } from './local-answer'
 import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline'
 import { observeAnswer } from './observe/answer-bytes'

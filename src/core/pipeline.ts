@@ -6,9 +6,9 @@
  * the injected ports, so it runs unchanged on Node and on Workers. Never throws to the caller for
  * bad input or origin faults; every request id gets exactly one answer.
  */
-import { DEFAULT_VERSION, isKnownVersion, isModern, MODERN_VERSION } from './protocol/versions'
+import { DEFAULT_VERSION, isKnownVersion, isModern, MODERN_VERSION } from './jsonrpc/versions'
 import { classify, type Classified } from './request/classify'
-import { ErrorCode, isObject } from './protocol/jsonrpc'
+import { ErrorCode, isObject } from './jsonrpc/jsonrpc'
 import { parseBody } from './request/parse-body'
 import { decideBatchEra, decideEra, headerVersion, type EraContext } from './protocol/era-decision'
 import { checkStandardHeaders } from './protocol/standard-headers'
@@ -16,7 +16,7 @@ import { checkParamHeaders } from './protocol/param-headers'
 import { gradeHeader } from './grading/grade-reply'
 import { pullToolList } from './forwarding/tool-list-pull'
 import { findTool, validateToolsCall, type CallVerdict } from './validation/tools-call'
-import { answerRow, Exchange, headerMemos, JSON_HEADERS, originEras, type EdgeDeps, type OriginTarget, type Pending } from './grading/exchange'
+import { answerRow, Exchange, headerMemos, JSON_HEADERS, originEras, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { localResponse, toWire, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
 import { callOrigin, forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { knownPrivateScope, privateScope } from './validation/caller-scope'

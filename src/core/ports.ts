@@ -3,7 +3,7 @@
  * What the runtime entries implement and hand to the core. The core only sees these shapes, so
  * the same pipeline runs on Node (undici, file store, ajv) and Workers (fetch, KV, cfworker).
  */
-import type { Dialect } from './protocol/versions'
+import type { Dialect } from './jsonrpc/versions'
 import type { ClientSignal } from './client-signal'
 import type { ByteSource } from './edge-response'
 

@@ -9,7 +9,7 @@ export { createMcpEdge, missingStore, type EdgeRuntime, type McpEdge, type McpEd
 export type { EdgeLimits, EdgePolicies, McpEdgeOptions } from '../edge-options'
 export { servePost, type McpPost } from '../core/front-door'
 export { ConfigError, loadConfig, type Config } from '../core/config'
-export type { EdgeDeps, OriginTarget } from '../core/grading/exchange'
+export type { EdgeDeps, OriginTarget } from '../core/exchange'
 // The metrics port's dependency-free implementation; `GradeCounters` is its former name, kept for embedders.
 export { TextMetrics, TextMetrics as GradeCounters } from '../observe/text-metrics'
 export type { EdgeMetrics, EdgeTracer, PostFigures, TraceSpan } from '../core/ports'
@@ -29,7 +29,7 @@ export {
   type ValidationIssue,
   type ValidatorEngine,
 } from '../core/ports'
-export { ALL_VERSIONS, type Dialect, type ProtocolVersion } from '../core/protocol/versions'
+export { ALL_VERSIONS, type Dialect, type ProtocolVersion } from '../core/jsonrpc/versions'
 export { createToolRegistry, type ToolRegistry } from '../core/validation/tool-registry'
 export { MemoryKv } from '../stores/memory-kv'
 export { createCfworkerEngine } from '../validators/cfworker'

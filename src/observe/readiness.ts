@@ -6,9 +6,9 @@
  * isolate, and concurrent probes share one computation, so a storm of probes reaches each origin
  * about once per interval. Runtime-neutral: it uses the origin client and KV ports only.
  */
-import type { EdgeDeps } from '../core/grading/exchange'
+import type { EdgeDeps } from '../core/exchange'
 import { originCause } from '../core/observe/origin-cause'
-import { requestMessage } from '../core/protocol/jsonrpc'
+import { requestMessage } from '../core/jsonrpc/jsonrpc'
 
 /** Longest wait for one origin's answer, in ms (bounded by ORIGIN_TIMEOUT_MS too). */
 export const READY_TIMEOUT_MS = 2000

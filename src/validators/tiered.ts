@@ -13,7 +13,7 @@
  * test/differential.test.ts holds them to it. When the second engine cannot use a schema the
  * first one took, the first one stays (the tool keeps being validated).
  */
-import type { Dialect } from '../core/protocol/versions'
+import type { Dialect } from '../core/jsonrpc/versions'
 import type { CompiledValidator, SchemaUnusableError, ValidatorEngine } from '../core/ports'
 
 /**

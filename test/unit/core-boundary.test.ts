@@ -79,7 +79,7 @@ describe('the core boundary', () => {
     const file = join(CORE, 'request', 'x.ts')
     expect(specifiers(src).map((s) => violation(file, s) !== null)).toEqual([true, false, true, true, true, true, true, true])
     expect(violation(file, '../../adapters/node/file-kv')).toMatch(/leaves src\/core/)
-    expect(violation(file, '../protocol/jsonrpc')).toBeNull()
+    expect(violation(file, '../jsonrpc/jsonrpc')).toBeNull()
     expect(violation(file, 'eventsource-parser')).toBeNull()
   })
 
@@ -98,7 +98,7 @@ describe('the core boundary', () => {
 
 describe('one writer of JSON-RPC envelopes', () => {
   const SRC = resolve(CORE, '..')
-  const WRITER = join(CORE, 'protocol', 'jsonrpc.ts')
+  const WRITER = join(CORE, 'jsonrpc', 'jsonrpc.ts')
   /** An envelope written as text (`"jsonrpc":"2.0"`) or as an object member (`jsonrpc: '2.0'`). */
   const ENVELOPE = /"jsonrpc"\s*:\s*"2\.0"|\bjsonrpc\s*:\s*['"`]2\.0['"`]|['"]jsonrpc['"]\s*:\s*['"`]2\.0/
 
@@ -108,7 +108,7 @@ describe('one writer of JSON-RPC envelopes', () => {
     expect(ENVELOPE.test("if (v.jsonrpc !== '2.0') return")).toBe(false)
   })
 
-  it('only src/core/protocol/jsonrpc.ts writes "jsonrpc":"2.0"', () => {
+  it('only src/core/jsonrpc/jsonrpc.ts writes "jsonrpc":"2.0"', () => {
     const found = coreFiles(SRC)
       .filter((f) => f !== WRITER)
       .flatMap((f) =>

@@ -23,7 +23,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { getRequestListener } from '@hono/node-server'
 import type { Hono } from 'hono'
 import { LinkSignal } from '../../core/client-signal'
-import type { EdgeDeps } from '../../core/grading/exchange'
+import type { EdgeDeps } from '../../core/exchange'
 import { originNameOf, servePost } from '../../core/front-door'
 import type { EdgeResponse, RequestHeaders } from '../../core/edge-response'
 import type { McpEdge } from '../../mcp-edge'

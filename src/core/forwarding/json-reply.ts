@@ -4,10 +4,10 @@
  * `MAX_JSON_DEPTH`), each response in it graded per id, the local answers merged in front, one
  * JSON answer with `MCP-Edge-Grade`. Also a refusing origin (non-2xx) and a client that left.
  */
-import { nestsDeeperThan, scanJsonText } from '../request/json-scan'
+import { nestsDeeperThan, scanJsonText } from '../jsonrpc/json-scan'
 import { OriginReplyTooLargeError, type OriginReply } from '../ports'
 import { gradeHeader } from '../grading/grade-reply'
-import { idLabel, JSON_HEADERS, originEras, type Exchange } from '../grading/exchange'
+import { idLabel, JSON_HEADERS, originEras, type Exchange } from '../exchange'
 import { edgeResponse, type EdgeResponse } from '../edge-response'
 import { isTimeout, readRefusal, relayHeaders, relaySessionOnly } from './origin-call'
 import type { ReplyGrader } from './reply-grader'

@@ -5,12 +5,12 @@
  * `tools/list` page (following `nextCursor`), then `DELETE` of the session. Replies may be JSON or
  * SSE. Throws on any failure; callers fail open (D16).
  */
-import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from '../protocol/versions'
-import { isObject, requestMessage } from '../protocol/jsonrpc'
+import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from '../jsonrpc/versions'
+import { isObject, requestMessage } from '../jsonrpc/jsonrpc'
 import { OriginTimeoutError, type OriginClient, type OriginReply } from '../ports'
 import { LinkSignal } from '../client-signal'
 import { readSseEvents } from '../sse/read-sse-events'
-import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan } from '../request/json-scan'
+import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan } from '../jsonrpc/json-scan'
 
 /** Where to pull from and with which caller headers (e.g. `authorization`). */
 export interface PullOptions {

@@ -13,8 +13,8 @@
  * official SDK client refuses such a result too). `isError` results, `input_required` results and
  * task handles are never checked (IBM/mcp-context-forge#4202: checking them hid the real error).
  */
-import { isModern, type ProtocolVersion } from '../protocol/versions'
-import { isObject, resultText, type RawId } from '../protocol/jsonrpc'
+import { isModern, type ProtocolVersion } from '../jsonrpc/versions'
+import { isObject, resultText, type RawId } from '../jsonrpc/jsonrpc'
 import { publicIssues, type PublicIssue } from '../validation/error-message'
 import type { ResolvedTool } from '../validation/tool-registry'
 

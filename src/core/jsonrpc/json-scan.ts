@@ -1,5 +1,5 @@
 /**
- * @module core/request/json-scan
+ * @module core/jsonrpc/json-scan
  * A structural scan of JSON text that `JSON.parse` already accepted. It finds what `JSON.parse`
  * throws away and the edge needs:
  * - duplicate member names anywhere inside a message (RFC 8259 §4 "names SHOULD be unique"; a

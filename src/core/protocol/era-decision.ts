@@ -7,8 +7,8 @@
  * Follows docs/protocol-rules.md §4 (check order) and §3 (rows E1-E24); docs/design.md §3, D14, D17.
  * Codes: -32602 envelope (400), -32020 header mismatch (400), -32022 unsupported version (400).
  */
-import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from './versions'
-import { ErrorCode, isObject, NULL_ID, type RawId } from './jsonrpc'
+import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from '../jsonrpc/versions'
+import { ErrorCode, isObject, NULL_ID, type RawId } from '../jsonrpc/jsonrpc'
 import type { ProtocolRefusal } from '../local-answer'
 import type { Classified } from '../request/classify'
 import { type RequestHeaders } from '../edge-response'

@@ -4,8 +4,8 @@
  * values (src/core/local-answer.ts maps them to the wire): -32022 unsupported version and -32020
  * header mismatch, both 400 (docs/design.md D14; docs/protocol-rules.md M12). Pure.
  */
-import { newestFirst, type ProtocolVersion } from './versions'
-import { ErrorCode, type RawId } from './jsonrpc'
+import { newestFirst, type ProtocolVersion } from '../jsonrpc/versions'
+import { ErrorCode, type RawId } from '../jsonrpc/jsonrpc'
 import type { ProtocolRefusal } from '../local-answer'
 
 /** `s` cut to its first 64 UTF-16 units (a value the caller sent, bounded in an error message). */

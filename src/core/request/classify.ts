@@ -10,9 +10,9 @@
  * - a message with `result` or `error` and no `method` is a response (the client answering a
  *   server request); both members, or neither with no method, is invalid.
  */
-import { ErrorCode, NULL_ID, isObject, toRawId, type RawId } from '../protocol/jsonrpc'
+import { ErrorCode, NULL_ID, isObject, toRawId, type RawId } from '../jsonrpc/jsonrpc'
 import type { InvalidMessage } from '../local-answer'
-import { memberText } from './json-scan'
+import { memberText } from '../jsonrpc/json-scan'
 import type { ParsedItem } from './parse-body'
 
 /**

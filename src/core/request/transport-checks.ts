@@ -7,7 +7,7 @@
  * Body size (413) is enforced while reading the body, by the HTTP layer.
  */
 import type { Config } from '../config'
-import { looksModern } from '../protocol/versions'
+import { looksModern } from '../jsonrpc/versions'
 import { type RequestHeaders } from '../edge-response'
 import type { TransportRefusal } from '../local-answer'
 
@@ -57,7 +57,7 @@ class ValueMemo<V> {
 /**
  * The remembered verdicts of one edge instance (one configuration): Host values against its
  * `ALLOWED_HOSTS`, and what each Accept value admits. Held on the instance's deps object
- * (grading/exchange.ts `EdgeDeps.headerMemos`); the checks give the same verdicts without one.
+ * (exchange.ts `EdgeDeps.headerMemos`); the checks give the same verdicts without one.
  */
 export class HeaderMemos {
   readonly host = new ValueMemo<boolean>()

@@ -5,7 +5,7 @@
  * docs/design.md §7). Before compiling, {@link portabilityProblem} refuses features the two engines
  * would judge differently. Never throws: an unusable schema becomes a safe reason.
  */
-import { dialectOf, type Dialect } from '../protocol/versions'
+import { dialectOf, type Dialect } from '../jsonrpc/versions'
 import { SchemaUnusableError, type CompiledValidator, type LogRecord, type ValidatorEngine } from '../ports'
 import { portabilityProblem } from './schema-portability'
 import { normaliseSchema } from './schema-normal-form'

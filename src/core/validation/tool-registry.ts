@@ -19,8 +19,8 @@
  * deleted drops this isolate's memory entry, so the next call reads the new one (docs/stores.md).
  */
 import type { Config } from '../config'
-import { dialectOf, type Dialect, type ProtocolVersion } from '../protocol/versions'
-import { isObject } from '../protocol/jsonrpc'
+import { dialectOf, type Dialect, type ProtocolVersion } from '../jsonrpc/versions'
+import { isObject } from '../jsonrpc/jsonrpc'
 import type { CompiledValidator, KvStore, LogRecord, ValidatorEngine } from '../ports'
 import { listScope, PUBLIC_SCOPE } from './caller-scope'
 import { BoundedMap } from './bounded-map'

@@ -14,8 +14,8 @@
  *   refreshed first (single-flight); if that fails, the stale copy is used.
  */
 import type { Config } from '../config'
-import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../protocol/versions'
-import { ErrorCode, errorText, isObject, responseText, type RawId } from '../protocol/jsonrpc'
+import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../jsonrpc/versions'
+import { ErrorCode, errorText, isObject, responseText, type RawId } from '../jsonrpc/jsonrpc'
 import type { ValidationIssue } from '../ports'
 import { invalidArgumentsMessage } from './error-message'
 import type { CallAnswer } from '../local-answer'
