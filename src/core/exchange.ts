@@ -18,7 +18,7 @@ import { OriginEras } from './protocol/origin-eras'
 import { HeaderMemos } from './request/transport-checks'
 import { type EdgeResponse } from './edge-response'
 import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from './local-answer'
-import type { ResolvedTool } from './validation/tool-registry'
+import type { ResolvedTool } from './validation/tool-record'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {

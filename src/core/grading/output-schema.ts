@@ -16,7 +16,7 @@
 import { isModern, type ProtocolVersion } from '../jsonrpc/versions'
 import { isObject, resultText, type RawId } from '../jsonrpc/jsonrpc'
 import { publicIssues, type PublicIssue } from '../validation/error-message'
-import type { ResolvedTool } from '../validation/tool-registry'
+import type { ResolvedTool } from '../validation/tool-record'
 
 /** Upper bound of the strict-mode message, in UTF-16 code units. */
 const MAX_TEXT = 2000

@@ -9,7 +9,7 @@ import { dialectOf, type Dialect } from '../jsonrpc/versions'
 import { SchemaUnusableError, type CompiledValidator, type LogRecord, type ValidatorEngine } from '../ports'
 import { portabilityProblem } from './schema-portability'
 import { normaliseSchema } from './schema-normal-form'
-import type { ResolvedTool, ToolRecord } from './tool-registry'
+import type { ResolvedTool, ToolRecord } from './tool-record'
 
 /** Compiles records into {@link ResolvedTool}s through a bounded LRU of compiled validators. */
 export class CompiledValidators {

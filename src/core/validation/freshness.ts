@@ -9,7 +9,7 @@
  * And when a rejection must be confirmed by a fresh list first (`SCHEMA_RECHECK_MS`, issue 17).
  * Per isolate; no I/O.
  */
-import type { ResolvedTool, ToolRecord } from './tool-registry'
+import type { ResolvedTool, ToolRecord } from './tool-record'
 
 /** The freshness rules of one registry, with what this isolate saw of `list_changed`. */
 export class Freshness {

@@ -7,7 +7,7 @@
  * tool list learned from the origin. Pure over the {@link KvStore} port.
  */
 import type { KvStore } from '../ports'
-import type { ToolRecord } from './tool-registry'
+import type { ToolRecord } from './tool-record'
 
 /** One tool as `schemas pull` writes it and `schemas push` / `PUT /admin/tools/<origin>` take it. */
 export interface PortableTool {

@@ -19,9 +19,9 @@
  * deleted drops this isolate's memory entry, so the next call reads the new one (docs/stores.md).
  */
 import type { Config } from '../config'
-import { dialectOf, type Dialect, type ProtocolVersion } from '../jsonrpc/versions'
+import { dialectOf, type ProtocolVersion } from '../jsonrpc/versions'
 import { isObject } from '../jsonrpc/jsonrpc'
-import type { CompiledValidator, KvStore, LogRecord, ValidatorEngine } from '../ports'
+import type { KvStore, LogRecord, ValidatorEngine } from '../ports'
 import { listScope, PUBLIC_SCOPE } from './caller-scope'
 import { BoundedMap } from './bounded-map'
 import { CompiledValidators } from './compiled-validators'
@@ -29,6 +29,8 @@ import { Freshness } from './freshness'
 import { RefreshPolicy } from './refresh-policy'
 import { PrivateScopes } from './private-scopes'
 import { toolKey, toolListKey, toolPrefix } from './kv-keys'
+import type { ResolvedTool, ToolRecord } from './tool-record'
+export type { ResolvedTool, ToolRecord } from './tool-record'
 
 /** The KV namespace failed (binding missing, outage): no schema can be known for now (D8). */
 export class StoreUnavailableError extends Error {
@@ -36,50 +38,6 @@ export class StoreUnavailableError extends Error {
     super('the tool schema store is unavailable')
     this.name = 'StoreUnavailableError'
   }
-}
-
-/** One tool's schemas as stored in KV. `dialect` is null when `$schema` names an unsupported one. */
-export interface ToolRecord {
-  name: string
-  inputSchema: unknown
-  outputSchema?: unknown
-  dialect: Dialect | null
-  /** Dialect of `outputSchema` (its `$schema`, else the era rule); null when unsupported. */
-  outputDialect?: Dialect | null
-  /** FNV-1a of the input schema text, hex (a label for logs and the admin API; the compile cache keys on the full text). */
-  hash: string
-  /** Epoch milliseconds; absent in a record pushed by hand (never stale). */
-  fetchedAt?: number
-  /** The tag of the origin it was learned from ({@link ToolRegistryOptions.sourceOf}). */
-  source?: string
-  /** The origin's freshness hint in ms (2026-07-28 `ttlMs`), when given. */
-  ttlMs?: number
-}
-
-/** A tool ready to validate with: its record and its compiled input validator (or why not). */
-export interface ResolvedTool {
-  record: ToolRecord
-  validate: CompiledValidator | null
-  /** Set when `validate` is null: a safe reason (no schema text). */
-  unusable?: string
-  /** The input schema in the normal form the engines compiled (issue locations point into it). */
-  messageSchema?: unknown
-  /** Same for the output schema. */
-  outputMessageSchema?: unknown
-  /** The compiled `outputSchema` validator; null when the tool declares none or it is unusable. */
-  outputValidate?: CompiledValidator | null
-  /** Set when the tool declares an `outputSchema` the edge cannot use: a safe reason. */
-  outputUnusable?: string
-  /** When a rejection by this entry was last rechecked against the origin (epoch ms; {@link ToolRegistry.needsRecheck}). */
-  recheckedAt?: number
-  /** True when the record is past its freshness (TTL or list_changed); the caller refreshes. */
-  stale?: boolean
-  /**
-   * The JSON bodies that answered invalid arguments for this tool, per form and issue list
-   * (validation/tools-call.ts `rejectionBody`; bounded there). Built from the schema and the issue
-   * list only, never from the rejected values.
-   */
-  rejections?: Map<string, string>
 }
 
 /** 32-bit FNV-1a of a string, as 8 hex digits. */

@@ -19,7 +19,8 @@ import { ErrorCode, errorText, isObject, responseText, type RawId } from '../jso
 import type { ValidationIssue } from '../ports'
 import { invalidArgumentsMessage } from './error-message'
 import type { CallAnswer } from '../local-answer'
-import { StoreUnavailableError, type ResolvedTool, type ToolListPuller, type ToolRegistry } from './tool-registry'
+import { StoreUnavailableError, type ToolListPuller, type ToolRegistry } from './tool-registry'
+import type { ResolvedTool } from './tool-record'
 
 /** Where and for whom a call is validated. */
 export interface ValidateContext {
