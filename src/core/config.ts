@@ -7,7 +7,16 @@
 import { redactUrl } from './redact-url'
 import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './jsonrpc/versions'
 import { DEFAULT_MAX_JSON_DEPTH } from './jsonrpc/json-scan'
-import { isOriginName } from './front-door'
+
+/**
+ * What a configured origin name may be, which is also the path rule for it (the segment after the
+ * mount point, src/core/front-door.ts): URL-unreserved characters only (RFC 3986 section 2.3),
+ * and not a dot segment (`.`, `..`), which URL parsing removes. `ORIGINS` names are checked with it
+ * at start-up, request paths per POST.
+ */
+export function isOriginName(name: string): boolean {
+  return /^[A-Za-z0-9._~-]+$/.test(name) && name !== '.' && name !== '..'
+}
 
 /** The edge's configuration. Units are in the names (Bytes, Ms, S). */
 export interface Config {

@@ -15,21 +15,12 @@
  *   POST (docs/performance.md).
  */
 import type { ClientSignal } from './client-signal'
-import type { Config } from './config'
+import { isOriginName, type Config } from './config'
 import type { EdgeResponse, RequestHeaders } from './edge-response'
 import { edgeFault, type EdgeDeps, type OriginTarget } from './exchange'
 import { localResponse } from './local-answer'
 import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline'
 import { observeAnswer } from './observe/answer-bytes'
-
-/**
- * The path rule for an origin name (the segment after the mount point): URL-unreserved
- * characters only (RFC 3986 section 2.3), and not a dot segment (`.`, `..`), which URL parsing
- * removes. `ORIGINS` names are held to the same rule (src/core/config.ts).
- */
-export function isOriginName(name: string): boolean {
-  return /^[A-Za-z0-9._~-]+$/.test(name) && name !== '.' && name !== '..'
-}
 
 /**
  * The path rule on a raw request path (with or without a query): `<base>` names the default
