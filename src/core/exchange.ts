@@ -6,7 +6,7 @@
  */
 import type { Config } from './config'
 import type { ProtocolVersion } from './jsonrpc/versions'
-import { errorText, type RawId, type RpcError } from './jsonrpc/jsonrpc'
+import type { RawId } from './jsonrpc/jsonrpc'
 import type { Defer, EdgeMetrics, EdgeTracer, Logger, OriginClient, TraceSpan } from './ports'
 import type { OriginCause } from './observe/origin-cause'
 import { requestIdOf } from './observe/request-id'
@@ -58,15 +58,6 @@ export interface OriginTarget {
 }
 
 export { gatewayError, JSON_HEADERS }
-
-/**
- * A JSON body response with one JSON-RPC error, for callers outside the core that have no
- * {@link LocalAnswer} kind of their own (the Hono routes' 404 and 405); the core's answers go
- * through {@link localResponse}.
- */
-export function errorResponse(status: number, id: RawId, error: RpcError, headers: Record<string, string> = {}): EdgeResponse {
-  return wireResponse({ status, id, text: errorText(id, error), code: error.code }, headers)
-}
 
 /** 404 for a path that is not an MCP endpoint (no origin named there). */
 export function notFound(): EdgeResponse {
