@@ -7,6 +7,7 @@
 import { redactUrl } from './redact-url'
 import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './jsonrpc/versions'
 import { DEFAULT_MAX_JSON_DEPTH } from './jsonrpc/json-scan'
+import { EdgeError } from './errors'
 
 /**
  * What a configured origin name may be, which is also the path rule for it (the segment after the
@@ -80,8 +81,9 @@ export interface Config {
  * shown as `***` and secrets (ADMIN_TOKEN) are never shown. `variable` and `expected` let a CLI
  * name its flag instead (`--max-batch abc: expected ...`, docs/configuration.md).
  */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
+export class ConfigError extends EdgeError {
+  override readonly name = 'ConfigError'
+  override readonly code = 'EDGE_ERR_CONFIG'
   constructor(
     message: string,
     /** The variable concerned, e.g. `MAX_BATCH` (unset for errors that concern several). */

@@ -21,12 +21,14 @@
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os'
+import { EdgeError } from '../core/errors'
 
 /** The store file is locked by a live process (or one this process cannot check). */
-export class StoreLockedError extends Error {
+export class StoreLockedError extends EdgeError {
+  override readonly name = 'StoreLockedError'
+  override readonly code = 'EDGE_ERR_STORE_LOCKED'
   constructor(message: string) {
     super(message)
-    this.name = 'StoreLockedError'
   }
 }
 

@@ -11,6 +11,7 @@
 import { Agent, errors, type Dispatcher } from 'undici'
 import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply, type OriginRequest } from '../../core/ports'
 import type { ByteSource } from '../../core/edge-response'
+import { EdgeError } from '../../core/errors'
 
 /** Bytes held for a reader that has not read them yet (an SSE reply) before the origin is paused. */
 const HOLD_BYTES = 64 * 1024
@@ -20,8 +21,9 @@ const DISCARD_BYTES = 128 * 1024
 const utf8 = new TextDecoder()
 
 /** The abort reason when the edge stops reading (cancelled stream, discarded or oversized body). */
-class ReadStopped extends Error {
-  override name = 'ReadStopped'
+class ReadStopped extends EdgeError {
+  override readonly name = 'ReadStopped'
+  override readonly code = 'EDGE_ERR_ORIGIN_READ_STOPPED'
 }
 
 /** undici's timeouts as the core's {@link OriginTimeoutError}; other errors as they are. */

@@ -30,13 +30,15 @@ import { RefreshPolicy } from './refresh-policy'
 import { PrivateScopes } from './private-scopes'
 import { toolKey, toolListKey, toolPrefix } from './kv-keys'
 import type { ResolvedTool, ToolRecord } from './tool-record'
+import { EdgeError, PullError } from '../errors'
 export type { ResolvedTool, ToolRecord } from './tool-record'
 
 /** The KV namespace failed (binding missing, outage): no schema can be known for now (D8). */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends EdgeError {
+  override readonly name = 'StoreUnavailableError'
+  override readonly code = 'EDGE_ERR_STORE_UNAVAILABLE'
   constructor() {
     super('the tool schema store is unavailable')
-    this.name = 'StoreUnavailableError'
   }
 }
 
@@ -445,7 +447,7 @@ export class ToolRegistry {
     return this.policy.run(originId, scope, async () => {
       const { tools, era, ttlMs, cacheScope } = await pull()
       const dest = listScope(cacheScope, era, scope === PUBLIC_SCOPE ? undefined : scope)
-      if (dest === null) throw new Error('a private tool list without a caller scope')
+      if (dest === null) throw new PullError('private-without-scope')
       // Forget every cached entry of this origin and caller first, so negative entries do not outlive the pull.
       for (const s of new Set([scope, dest])) {
         const prefix = toolPrefix(originId, s)
