@@ -19,6 +19,7 @@ import { HeaderMemos } from './request/transport-checks'
 import { type EdgeResponse } from './edge-response'
 import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from './local-answer'
 import type { ResolvedTool } from './validation/tool-record'
+import { boundText } from './jsonrpc/bound-text'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -173,7 +174,7 @@ export class Exchange {
   /** Adds one id's grade to the table and to the metrics counters. */
   row(r: GradeRow): void {
     // Tool names come from callers: bounded in the log line, and unknown ones never become series.
-    if (r.tool !== undefined && r.tool.length > 64) r.tool = r.tool.slice(0, 63) + '…'
+    if (r.tool !== undefined) r.tool = boundText(r.tool)
     this.rows.push(r)
     this.deps.metrics.countGrade(this.target.id, r.method, r.unknownTool ? '_unknown' : r.tool, r.grade)
   }

@@ -31,6 +31,7 @@ import { dialectOf, isKnownVersion, isModern, newestFirst, type ProtocolVersion 
 import { pullToolList } from '../core/forwarding/tool-list-pull'
 import { PUBLIC_SCOPE } from '../core/validation/caller-scope'
 import { fnv1a, type ToolRecord } from '../core/validation/tool-registry'
+import { boundText } from '../core/jsonrpc/bound-text'
 import { putEntries, type KvStore } from '../core/ports'
 import { MAX_TOOL_NAME } from '../core/validation/tools-call'
 import { MAX_KEY_BYTES } from '../stores/kv-rules'
@@ -57,7 +58,7 @@ export interface EntryProblem {
 const SCOPE = /^(public|u-[0-9a-f]{64})$/
 
 function shortName(v: unknown): string | undefined {
-  return typeof v === 'string' ? (v.length > 64 ? v.slice(0, 63) + '…' : v) : undefined
+  return typeof v === 'string' ? boundText(v) : undefined
 }
 
 /** The origin id a path names, or null when nothing is configured under it. */

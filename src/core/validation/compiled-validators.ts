@@ -10,6 +10,7 @@ import { SchemaUnusableError, type CompiledValidator, type LogRecord, type Valid
 import { portabilityProblem } from './schema-portability'
 import { normaliseSchema } from './schema-normal-form'
 import type { ResolvedTool, ToolRecord } from './tool-record'
+import { boundText } from '../jsonrpc/bound-text'
 
 /** Compiles records into {@link ResolvedTool}s through a bounded LRU of compiled validators. */
 export class CompiledValidators {
@@ -46,7 +47,7 @@ export class CompiledValidators {
     const out: ResolvedTool = { record, validate: null }
     if (!record.dialect) {
       out.unusable = 'its inputSchema declares a JSON Schema dialect the edge does not support'
-      this.event({ level: 'warn', msg: 'registry.schema_unusable', tool: clipName(record.name), schema: 'inputSchema', reason: out.unusable })
+      this.event({ level: 'warn', msg: 'registry.schema_unusable', tool: boundText(record.name), schema: 'inputSchema', reason: out.unusable })
       return out
     }
     const v = this.compile(record.inputSchema, record.dialect, 'inputSchema', record.name)
@@ -95,7 +96,7 @@ export class CompiledValidators {
       this.event({
         level: 'warn',
         msg: e instanceof SchemaUnusableError ? 'registry.schema_unusable' : 'registry.compile_failed',
-        tool: clipName(tool),
+        tool: boundText(tool),
         schema: what,
         reason: result.reason,
       })
@@ -107,9 +108,4 @@ export class CompiledValidators {
     }
     return result
   }
-}
-
-/** A tool name as a log field: cut at 64 characters (names come from origins and operators). */
-function clipName(name: string): string {
-  return name.length > 64 ? name.slice(0, 63) + '…' : name
 }

@@ -21,6 +21,7 @@ import { invalidArgumentsMessage } from './error-message'
 import type { CallAnswer } from '../local-answer'
 import { StoreUnavailableError, type ToolListPuller, type ToolRegistry } from './tool-registry'
 import type { ResolvedTool } from './tool-record'
+import { boundText } from '../jsonrpc/bound-text'
 
 /** Where and for whom a call is validated. */
 export interface ValidateContext {
@@ -35,10 +36,6 @@ export interface ValidateContext {
 /** The verdict on one call: forward it (maybe unvalidated) or answer it locally ({@link CallAnswer}). */
 export type CallVerdict = { kind: 'forward'; tool: string; unvalidated: boolean; resolved?: ResolvedTool } | CallAnswer
 
-function clip(s: string): string {
-  return s.length > 64 ? s.slice(0, 63) + '…' : s
-}
-
 /** Tool names longer than this (UTF-16 units) are unknown without a lookup. */
 export const MAX_TOOL_NAME = 256
 
@@ -46,8 +43,8 @@ export const MAX_TOOL_NAME = 256
 function unknownTool(id: RawId, name: string): CallVerdict {
   const text = errorText(id, {
     code: ErrorCode.InvalidParams,
-    message: `Unknown tool: "${clip(name)}". Call tools/list to see the tools this server offers.`,
-    data: { tool: clip(name) },
+    message: `Unknown tool: "${boundText(name)}". Call tools/list to see the tools this server offers.`,
+    data: { tool: boundText(name) },
   })
   return { kind: 'call', id, tool: name, code: ErrorCode.InvalidParams, text, unknownTool: true }
 }
@@ -59,7 +56,7 @@ function cannotValidate(id: RawId, name: string, reason: string): CallVerdict {
     id,
     tool: name,
     code: ErrorCode.InternalError,
-    text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": ${reason}.`, data: { source: 'edge', tool: clip(name) } }),
+    text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${boundText(name)}": ${reason}.`, data: { source: 'edge', tool: boundText(name) } }),
   }
 }
 
@@ -85,7 +82,7 @@ export function validateToolsCall(id: RawId, params: Record<string, unknown> | u
   if (!params) return invalidParamsAnswer(id, 'Invalid params: tools/call needs params with a tool name')
   if (typeof params.name !== 'string' || params.name === '') return invalidParamsAnswer(id, 'Invalid params: params.name must be the tool name (a string)')
   const name = params.name
-  if ('arguments' in params && !isObject(params.arguments)) return invalidParamsAnswer(id, `Invalid params: arguments for tool "${clip(name)}" must be an object`, name)
+  if ('arguments' in params && !isObject(params.arguments)) return invalidParamsAnswer(id, `Invalid params: arguments for tool "${boundText(name)}" must be an object`, name)
   const args = (params.arguments as Record<string, unknown> | undefined) ?? {}
   // A fresh tool already in memory is checked without a single await (most calls).
   const held = name.length > MAX_TOOL_NAME ? undefined : ctx.registry.cached(ctx.originId, ctx.scope, name)
@@ -107,8 +104,8 @@ async function checkWithLookup(id: RawId, name: string, args: Record<string, unk
           code: ErrorCode.InternalError,
           text: errorText(id, {
             code: ErrorCode.InternalError,
-            message: `Cannot validate tool "${clip(name)}": the tool schema store is unavailable.`,
-            data: { source: 'edge', tool: clip(name) },
+            message: `Cannot validate tool "${boundText(name)}": the tool schema store is unavailable.`,
+            data: { source: 'edge', tool: boundText(name) },
           }),
         }
       : { kind: 'forward', tool: name, unvalidated: true }
@@ -223,7 +220,7 @@ function rejectionBody(tool: ResolvedTool, name: string, issues: ValidationIssue
   if (hit !== undefined) return hit
   const msg = invalidArgumentsMessage(name, issues, tool.messageSchema ?? tool.record.inputSchema)
   let body: string
-  if (form === 'error') body = JSON.stringify({ code: ErrorCode.InvalidParams, message: msg.text, data: { tool: clip(name), issues: msg.issues } })
+  if (form === 'error') body = JSON.stringify({ code: ErrorCode.InvalidParams, message: msg.text, data: { tool: boundText(name), issues: msg.issues } })
   else {
     const result: Record<string, unknown> = { content: [{ type: 'text', text: msg.text }], isError: true }
     if (form === 'result-modern') result.resultType = 'complete'
