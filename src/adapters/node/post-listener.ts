@@ -12,7 +12,7 @@
  * Why skip Hono for the hot path: @hono/node-server wraps every request in a web `Request`, Hono
  * adds a Context, and the answer goes back through a web `Response`; for a gateway whose own work
  * per call is a few tens of microseconds that plumbing was the largest single cost (about 25 us
- * of CPU per POST on Node 20 in `npm run bench` A/B runs, issue 7). The test suite runs every
+ * of CPU per POST on Node 20 in `npm run bench` A/B runs, docs/performance.md). The test suite runs every
  * runtime test through this listener, and test/middleware.test.ts runs them through the Hono route.
  *
  * It also skips the middleware of any app it fronts, so it is the standalone server's (startEdge)
@@ -69,7 +69,7 @@ function hasRepeatedHeader(req: IncomingMessage): boolean {
  * The client-gone signal on Node (both routes): fires when the response's socket closes before
  * the response finished, and aborts the origin call. Built on the response's `close` event with a
  * plain listener list ({@link LinkSignal}), not on a web `request.signal`, whose AbortController
- * costs tens of microseconds per POST on Node 20 once listeners are attached (issue 7 profile).
+ * costs tens of microseconds per POST on Node 20 once listeners are attached (a CPU profile of `npm run bench`, docs/performance.md).
  */
 export function responseCloseSignal(res: ServerResponse): LinkSignal {
   const signal = new LinkSignal()
@@ -116,7 +116,7 @@ const HOLD_BYTES = 64 * 1024
  *
  * Why not one write per chunk: every write is a syscall (the headers a separate one when
  * flushed), and a relayed SSE reply of 100 events paid three of them where the bare proxy paid
- * one (issue 7).
+ * one (measured with `npm run bench`, docs/performance.md).
  */
 export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): Promise<void> {
   const { body } = r
@@ -205,7 +205,7 @@ export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): P
  * processes (cpu-prof) the write syscall cost 21 us per rejected call against 8 us when nothing
  * else ran between writes.
  * Deciding all answers first and then writing them all cut a rejected call from 77 to 46 us of
- * CPU at 8,000 req/s and raised its saturated rate from 12,800 to 21,500 req/s (issue 7). An
+ * CPU at 8,000 req/s and raised its saturated rate from 12,800 to 21,500 req/s (measured with `npm run bench`, docs/performance.md). An
  * answer waits for the rest of that turn's requests and for immediates queued before the first
  * answer of the turn (so slow deferred work, like the tiered engine's compile, goes on a timer
  * instead); an idle edge writes after one loop hop.

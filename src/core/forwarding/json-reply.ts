@@ -33,7 +33,7 @@ export async function answerRefusedReply(reply: OriginReply, localTexts: string[
   const refusal = await readRefusal(reply)
   // A 4xx JSON-RPC error is the origin's transport refusal (no session, unknown session,
   // 2026-07-28 header errors): relayed with its status. A 5xx one is an answer to the ids: each
-  // open id gets it under its own id, as the same body under 200 would (issue 17).
+  // open id gets it under its own id, as the same body under 200 would (docs/reliability.md).
   if (refusal && reply.status < 500 && (!asBatch || localTexts.length === 0)) {
     // The origin's own JSON-RPC error with its status, relayed unchanged (D9; vectors 82, 83).
     for (const p of ex.pending.values()) {

@@ -71,7 +71,7 @@ export async function pullToolList(opts: PullOptions): Promise<PulledToolList> {
   if (opts.deadlineMs === undefined) return pullWithin(opts)
   // Why an overall deadline: each request's own timeout only bounds silence, so an origin that
   // answers tools/list as an SSE stream writing a byte a second held the single-flight pull, and
-  // every call waiting behind it, forever (issue 17).
+  // every call waiting behind it, forever (docs/reliability.md).
   const deadline = new LinkSignal()
   let timer: ReturnType<typeof setTimeout> | undefined
   const expired = new Promise<never>((_, reject) => {

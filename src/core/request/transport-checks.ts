@@ -38,7 +38,7 @@ export function originAllowed(origin: string, allowed: string[]): boolean {
 /**
  * Verdicts of the pure header checks below, remembered per header value: clients send the same
  * few Host and Accept values on every call, and splitting and matching them again was about 2 us
- * per POST (issue 7 profile). Bounded: past `max` values the oldest is forgotten.
+ * per POST (a CPU profile of `npm run bench`, docs/performance.md). Bounded: past `max` values the oldest is forgotten.
  */
 class ValueMemo<V> {
   private readonly seen = new Map<string, V>()

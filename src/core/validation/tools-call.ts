@@ -145,7 +145,7 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
  * the refresh rate limit and budget) and the call is judged again with what the origin says now;
  * it is rejected only if the fresh schema still rejects it. A rejection is the edge's word against
  * the origin's: after an origin loosened a limit (16 -> 30), the old schema had refused
- * now-valid calls for up to SCHEMA_TTL_S, across restarts too (issue 17). A failed or
+ * now-valid calls for up to SCHEMA_TTL_S, across restarts too (docs/reliability.md). A failed or
  * rate-limited refresh keeps the copy held (the MCP 2026-07-28 caching rule: a stale copy still validates).
  */
 async function recheckBeforeRejecting(
@@ -210,7 +210,7 @@ const REJECTIONS_PER_TOOL = 32
  * answers invalid arguments, without the id. The message depends only on the tool's schema and
  * the issue list (never on the rejected values), so it is built once per tool and issue list and
  * remembered on the compiled tool (`ResolvedTool.rejections`): an agent repeating the same mistake is the common case, and
- * building the message was most of the edge's CPU per rejected call (issue 7 profile).
+ * building the message was most of the edge's CPU per rejected call (a CPU profile of `npm run bench`, docs/performance.md).
  */
 function rejectionBody(tool: ResolvedTool, name: string, issues: ValidationIssue[], form: 'error' | 'result' | 'result-modern'): string {
   let key = form
