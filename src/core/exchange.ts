@@ -155,7 +155,8 @@ export class Exchange {
   constructor(
     readonly deps: EdgeDeps,
     readonly target: OriginTarget,
-    readonly era: ProtocolVersion
+    /** The POST's protocol version: set once the era rule has decided it (the default until then); logged and traced with the answer. */
+    public era: ProtocolVersion
   ) {
     this.started = (deps.now ?? Date.now)()
   }

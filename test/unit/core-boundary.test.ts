@@ -135,6 +135,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['grading'],
   ['exchange'],
   ['forwarding'],
+  ['batch', 'call-context'],
   ['pipeline'],
   ['front-door'],
 ]
