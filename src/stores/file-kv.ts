@@ -201,7 +201,7 @@ export class FileKv extends MemoryKv {
       const legacy = [...new Set([`${given}.lock`, `${this.file}.lock`])]
       this.lock = lockStoreFile(this.file, 'share one store between edges with STORE_URL=redis://... (docs/stores.md)', shown, legacy)
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code) throw new StoreFileError(`store file ${shown}: cannot create its lock file (${(e as NodeJS.ErrnoException).code})`)
+      if (!(e instanceof EdgeError) && (e as NodeJS.ErrnoException).code) throw new StoreFileError(`store file ${shown}: cannot create its lock file (${(e as NodeJS.ErrnoException).code})`)
       throw e
     }
     try {
