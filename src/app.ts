@@ -11,7 +11,7 @@
  * - `/admin/*` (bearer `ADMIN_TOKEN`): the admin API sub-app (src/http/admin-api.ts, docs/admin-api.md)
  */
 import { Hono, type Context } from 'hono'
-import { edgeFault, notFound, refusalResponse, type EdgeDeps } from './core/grading/exchange'
+import { edgeFault, notFound, refusalResponse, type EdgeDeps } from './core/exchange'
 import { checkHostAndOrigin } from './core/request/transport-checks'
 import { toWebResponse } from './core/edge-response'
 import type { McpEdge } from './mcp-edge'

@@ -7,9 +7,9 @@
  */
 import { ConfigError, showValue, type Config } from './core/config'
 import { readSettings, settingsOf, type Setting, type SettingOption } from './core/settings'
-import type { EdgeDeps } from './core/grading/exchange'
+import type { EdgeDeps } from './core/exchange'
 import type { EdgeTracer, KvStore, Logger, OriginClient, ValidatorEngine } from './core/ports'
-import type { ProtocolVersion } from './core/protocol/versions'
+import type { ProtocolVersion } from './core/jsonrpc/versions'
 
 /** How the edge answers and grades (the policies of docs/design.md section 8). */
 export interface EdgePolicies {

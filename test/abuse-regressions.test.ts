@@ -12,7 +12,7 @@
  *    `notifications/tools/list_changed` does not reset the refresh rate limit.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { nestsDeeperThan } from '../src/core/request/json-scan'
+import { nestsDeeperThan } from '../src/core/jsonrpc/json-scan'
 import { loadConfig } from '../src/core/config'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, sendJson, type ScriptedOrigin } from './helpers/scripted-origin'

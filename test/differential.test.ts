@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { dialectOf, type ProtocolVersion } from '../src/core/protocol/versions'
+import { dialectOf, type ProtocolVersion } from '../src/core/jsonrpc/versions'
 import { fnv1a, ToolRegistry, type ResolvedTool, type ToolRecord } from '../src/core/validation/tool-registry'
 import { MemoryKv } from '../src/stores/memory-kv'
 import { createAjvEngine } from '../src/validators/ajv'

@@ -1,5 +1,5 @@
 /**
- * The structural JSON scan (src/core/request/json-scan.ts) that every POST and every JSON reply goes
+ * The structural JSON scan (src/core/jsonrpc/json-scan.ts) that every POST and every JSON reply goes
  * through, checked against what the generated text is known to hold (fast-check): element spans
  * and message member spans parse back to the very values `JSON.parse` gives, and a repeated
  * member name is found at any depth exactly when the generator put one there (the bypass of
@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { scanJsonText } from '../src/core/request/json-scan'
+import { scanJsonText } from '../src/core/jsonrpc/json-scan'
 
 /** Generated JSON text and whether some object in it repeats a member name. */
 interface Gen {

@@ -6,7 +6,7 @@
  * second engine inside the deferred task never escapes it.
  */
 import { describe, expect, it } from 'vitest'
-import type { Dialect } from '../src/core/protocol/versions'
+import type { Dialect } from '../src/core/jsonrpc/versions'
 import type { CompiledValidator, ValidatorEngine } from '../src/core/ports'
 import { createAjvEngine } from '../src/validators/ajv'
 import { createCfworkerEngine } from '../src/validators/cfworker'

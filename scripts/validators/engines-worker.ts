@@ -21,7 +21,7 @@ import * as hyperjump07 from '@hyperjump/json-schema/draft-07'
 import * as hyperjump2020 from '@hyperjump/json-schema/draft-2020-12'
 import { setShouldValidateFormat } from '@hyperjump/json-schema/draft-2020-12'
 import { BASIC } from '@hyperjump/json-schema/experimental'
-import type { Dialect } from '../../src/core/protocol/versions'
+import type { Dialect } from '../../src/core/jsonrpc/versions'
 import { SchemaUnusableError } from '../../src/core/ports'
 import { createCfworkerEngine } from '../../src/validators/cfworker'
 

@@ -28,6 +28,7 @@
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JSONWebKeySet } from 'jose'
 import type { AccessIdentity, TokenFailure, TokenFailureCode, TokenVerifier } from '../core/access/bearer'
 import { ConfigError } from '../core/config'
+import { EdgeError } from '../core/errors'
 
 /** Accepted signature algorithms unless configured otherwise (asymmetric only). */
 export const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'] as const
@@ -64,7 +65,10 @@ export interface JwtVerifierOptions {
 }
 
 /** Marks a failure to get the key set (network, status, JSON), as opposed to a key not in it. */
-class JwksUnavailable extends Error {}
+class JwksUnavailable extends EdgeError {
+  override readonly name = 'JwksUnavailable'
+  override readonly code = 'EDGE_ERR_JWKS_UNAVAILABLE'
+}
 
 /**
  * Builds the verifier.

@@ -6,6 +6,7 @@
  * stores/) can import them without loading the table.
  */
 import { redactUrl } from './redact-url'
+import { EdgeError } from './errors'
 
 /**
  * A configuration value that cannot be used. The message is one line naming the variable, the
@@ -13,8 +14,9 @@ import { redactUrl } from './redact-url'
  * shown as `***` and secrets (ADMIN_TOKEN) are never shown. `variable` and `expected` let a CLI
  * name its flag instead (`--max-batch abc: expected ...`, docs/configuration.md).
  */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
+export class ConfigError extends EdgeError {
+  override readonly name = 'ConfigError'
+  override readonly code = 'EDGE_ERR_CONFIG'
   constructor(
     message: string,
     /** The variable concerned, e.g. `MAX_BATCH` (unset for errors that concern several). */

@@ -4,11 +4,11 @@
  * {@link Config} (docs/design.md §8), read by the rules of the settings table (settings.ts). Throws
  * {@link ConfigError} on a bad value, at start-up, never per request.
  */
-import type { ProtocolVersion } from './protocol/versions'
+import type { ProtocolVersion } from './jsonrpc/versions'
 import { parseOriginUrl } from './config-rules'
 import { readSettings, settingsOf, type SettingKey } from './settings'
 
-export { ConfigError, parseOriginUrl, showValue } from './config-rules'
+export { ConfigError, isOriginName, parseOriginUrl, showValue } from './config-rules'
 
 /** The edge's configuration. Units are in the names (Bytes, Ms, S). */
 export interface Config {

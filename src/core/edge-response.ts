@@ -3,7 +3,7 @@
  * What the core answers with: the parts of one HTTP response, as plain data. The Hono app turns
  * them into a web `Response` (`toWebResponse`); the Node entry writes them straight to
  * `node:http`'s `ServerResponse` without building web objects at all (src/adapters/node/
- * post-listener.ts: about 25 us of CPU per POST on Node 20, issue 7).
+ * post-listener.ts: about 25 us of CPU per POST on Node 20, docs/performance.md).
  */
 
 /**
@@ -24,7 +24,7 @@ export interface EdgeResponse {
  * a `ReadableStreamDefaultReader`, which is one (Workers), and of the Node origin client's body. The
  * core streams through these instead of web `ReadableStream`s because on Node 20 each web stream
  * costs about 10 us to build plus a promise chain per chunk, and an SSE relay built two of them
- * per reply (issue 7); the web stream is made only where a web `Response` is ({@link toWebResponse}).
+ * per reply (measured with `npm run bench`, docs/performance.md); the web stream is made only where a web `Response` is ({@link toWebResponse}).
  * `cancel` stops the source (the client went away); a pending `read` then settles done or rejects.
  */
 export interface ByteSource {

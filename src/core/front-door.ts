@@ -15,17 +15,12 @@
  *   POST (docs/performance.md).
  */
 import type { ClientSignal } from './client-signal'
-import type { Config } from './config'
+import { isOriginName, type Config } from './config'
 import type { EdgeResponse, RequestHeaders } from './edge-response'
-import { edgeFault, type EdgeDeps, type OriginTarget } from './grading/exchange'
+import { edgeFault, type EdgeDeps, type OriginTarget } from './exchange'
 import { localResponse } from './local-answer'
 import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline'
 import { observeAnswer } from './observe/answer-bytes'
-import { isOriginName } from './config-rules'
-
-// The path rule for an origin name lives with the other configuration rules, which hold `ORIGINS`
-// names to it: importing it from here made loading the configuration load the whole POST path.
-export { isOriginName }
 
 /**
  * The path rule on a raw request path (with or without a query): `<base>` names the default

@@ -18,7 +18,7 @@
  * Statuses follow MCP Streamable HTTP and docs/design.md (D2, D9, D13, D14, D18); ids follow
  * JSON-RPC 2.0 §5 (null when the request id could not be read) and D1. Pure; never throws.
  */
-import { ErrorCode, errorText, NULL_ID, type RawId, type RpcError } from './protocol/jsonrpc'
+import { ErrorCode, errorText, NULL_ID, type RawId, type RpcError } from './jsonrpc/jsonrpc'
 import { edgeResponse, type EdgeResponse } from './edge-response'
 
 /**
@@ -71,7 +71,7 @@ export interface ProtocolRefusal {
 
 /**
  * A `tools/call` answered locally (validation/tools-call.ts; D7, D8, SEP-1303): `text` is the
- * whole response, already written by protocol/jsonrpc.ts (a -32602 or -32603 error, or an
+ * whole response, already written by jsonrpc/jsonrpc.ts (a -32602 or -32603 error, or an
  * `isError: true` result). The other fields are for the grade row.
  */
 export interface CallAnswer {

@@ -6,24 +6,24 @@
  * the injected ports, so it runs unchanged on Node and on Workers. Never throws to the caller for
  * bad input or origin faults; every request id gets exactly one answer.
  */
-import { DEFAULT_VERSION, isKnownVersion, isModern, MODERN_VERSION } from './protocol/versions'
+import { DEFAULT_VERSION, isKnownVersion, isModern, MODERN_VERSION, type ProtocolVersion } from './jsonrpc/versions'
 import { classify, type Classified } from './request/classify'
-import { ErrorCode, isObject } from './protocol/jsonrpc'
+import { ErrorCode, isObject } from './jsonrpc/jsonrpc'
 import { parseBody } from './request/parse-body'
 import { decideBatchEra, decideEra, headerVersion, type EraContext } from './protocol/era-decision'
 import { checkStandardHeaders } from './protocol/standard-headers'
 import { checkParamHeaders } from './protocol/param-headers'
-import { gradeHeader } from './grading/grade-reply'
-import { pullToolList } from './forwarding/tool-list-pull'
 import { findTool, validateToolsCall, type CallVerdict } from './validation/tools-call'
-import { answerRow, Exchange, headerMemos, JSON_HEADERS, originEras, type EdgeDeps, type OriginTarget, type Pending } from './grading/exchange'
-import { localResponse, toWire, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
-import { callOrigin, forwardRequests, forwardWithoutReply } from './forwarding/forward'
+import { answerRow, Exchange, headerMemos, originEras, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
+import { respondToBatch } from './batch'
+import { toolsCallContext, traced } from './call-context'
+import { toWire, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
+import { forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { knownPrivateScope, privateScope } from './validation/caller-scope'
 import type { ClientSignal } from './client-signal'
 import { checkPost } from './request/transport-checks'
 import type { Config } from './config'
-import { edgeResponse, type EdgeResponse, type RequestHeaders } from './edge-response'
+import type { EdgeResponse, RequestHeaders } from './edge-response'
 
 /**
  * The origin an MCP path names: `/mcp` is `ORIGIN_URL` (id `default`), `/mcp/<name>` the entry
@@ -64,9 +64,12 @@ export function payloadTooLarge(target: OriginTarget, deps: EdgeDeps): EdgeRespo
  */
 export async function handlePost(body: Uint8Array | string, headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps, signal?: ClientSignal): Promise<EdgeResponse> {
   const { config } = deps
+  // One exchange per POST; its era is the default until the era rule (stage 4) decides it.
+  const ex = new Exchange(deps, target, DEFAULT_VERSION).identify(headers)
+  ex.signal = signal
   // Stage 2: parse.
   const parsed = parseBody(body, config.maxJsonDepth)
-  if (parsed.kind === 'body') return new Exchange(deps, target, DEFAULT_VERSION).identify(headers).answer(parsed)
+  if (parsed.kind === 'body') return ex.answer(parsed)
   const eraCtx: EraContext = { headers, supported: config.supportedVersions, origin: originEras(deps).view(target.id) }
 
   // Stage 4: the batch rule (arrays only in 2025-03-26 or with no version header), then each element.
@@ -75,9 +78,8 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
       parsed.items.map((it) => it.value),
       eraCtx
     )
-    if (d.kind === 'protocol') return new Exchange(deps, target, DEFAULT_VERSION).identify(headers).answer(d)
-    const ex = new Exchange(deps, target, d.era).identify(headers)
-    ex.signal = signal
+    if (d.kind === 'protocol') return ex.answer(d)
+    ex.era = d.era
     if (parsed.items.length > config.maxBatch) {
       return ex.answer({ kind: 'body', code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${config.maxBatch} messages` })
     }
@@ -91,17 +93,16 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
   // Stage 3: classify. Shape errors are answered before the era is decided (docs/protocol-rules.md C5).
   const c = classify(parsed.item, parsed.text)
   if (c.kind === 'invalid') {
-    const h = headerVersion(headers)
-    return handleSingle(c, headers, new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION).identify(headers))
+    ex.era = headerEra(headers)
+    return handleSingle(c, headers, ex)
   }
   // Era per request (docs/design.md §3; docs/protocol-rules.md §3).
   const d = decideEra(c, parsed.item.value, eraCtx)
   if (d.kind === 'protocol') {
-    const h = headerVersion(headers)
-    return new Exchange(deps, target, isKnownVersion(h) ? h : DEFAULT_VERSION).identify(headers).answer(d, c.kind === 'request' ? c.method : '')
+    ex.era = headerEra(headers)
+    return ex.answer(d, c.kind === 'request' ? c.method : '')
   }
-  const ex = new Exchange(deps, target, d.kind === 'legacy' ? d.era : MODERN_VERSION).identify(headers)
-  ex.signal = signal
+  ex.era = d.kind === 'legacy' ? d.era : MODERN_VERSION
   if (d.kind === 'legacy') return handleSingle(c, headers, ex)
   if (c.kind === 'request') {
     const r = checkStandardHeaders(c, headers)
@@ -113,13 +114,19 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
   return res
 }
 
+/** The era an answer given before (or without) the era rule is logged under: the version header when known, else the default. */
+function headerEra(headers: RequestHeaders): ProtocolVersion {
+  const h = headerVersion(headers)
+  return isKnownVersion(h) ? h : DEFAULT_VERSION
+}
+
 /**
  * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header
  * (src/core/validation/caller-scope.ts; docs/design.md §7). Computed only for what reads or learns tool lists.
  */
 function callerScope(ex: Exchange, headers: RequestHeaders): string | Promise<string> {
   if (ex.scope !== undefined) return ex.scope
-  // Known digests are read without a microtask hop (every tools/call asks; issue 7 profile).
+  // Known digests are read without a microtask hop (every tools/call asks; a CPU profile of `npm run bench` showed the hop).
   const known = knownPrivateScope(headers.get('authorization'))
   if (known !== undefined) return (ex.scope = known)
   return awaitScope(ex, headers)
@@ -129,32 +136,6 @@ async function awaitScope(ex: Exchange, headers: RequestHeaders): Promise<string
   // One digest per POST, shared by the elements of a batch.
   const p = (ex.scopePending ??= privateScope(headers.get('authorization')))
   return (ex.scope = await p)
-}
-
-/** Stage 5's view of the registry for one caller: its scope (own private list, then public) and a pull with its authorization. */
-function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: string) {
-  const { deps, target, era } = ex
-  const carry: Record<string, string> = {}
-  const auth = headers.get('authorization')
-  if (auth) carry.authorization = auth
-  return {
-    registry: deps.registry,
-    originId: target.id,
-    scope,
-    era,
-    config: deps.config,
-    pull: () =>
-      pullToolList({
-        client: deps.origin,
-        url: target.url,
-        era,
-        headers: carry,
-        timeoutMs: deps.config.originTimeoutMs,
-        deadlineMs: deps.config.toolListTimeoutMs,
-        maxReplyBytes: deps.config.maxReplyBytes,
-        maxJsonDepth: deps.config.maxJsonDepth,
-      }),
-  }
 }
 
 /** Stage 5's outcome for one request: forward it, or answer it locally. */
@@ -174,37 +155,6 @@ function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHea
   if (typeof s !== 'string' || isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
   const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, s), c.text.length))
   return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
-}
-
-/**
- * Runs stage 5's validation of one tools/call inside an `mcp.validate` span (a child of the
- * POST's span) when a tracer is configured; attributes: `gen_ai.tool.name`, the verdict
- * (`mcp_edge.verdict`: valid, rejected, unvalidated) and the JSON-RPC error code of a rejection.
- */
-function traced(ex: Exchange, c: Extract<Classified, { kind: 'request' }>, run: () => CallVerdict | Promise<CallVerdict>): CallVerdict | Promise<CallVerdict> {
-  const span = ex.span && ex.deps.tracer ? ex.deps.tracer.start('mcp.validate', ex.span, 'internal') : undefined
-  if (!span) return run()
-  const done = (v: CallVerdict): CallVerdict => {
-    if (span.recording) {
-      const a: Record<string, string | number | boolean> = {
-        'mcp.method.name': c.method,
-        'mcp_edge.verdict': v.kind === 'call' ? 'rejected' : v.unvalidated ? 'unvalidated' : 'valid',
-      }
-      if (typeof c.params?.name === 'string') a['gen_ai.tool.name'] = c.params.name.slice(0, 64)
-      if (v.kind === 'call' && v.code !== undefined) a['rpc.jsonrpc.error_code'] = v.code
-      span.setAttributes(a)
-    }
-    span.end()
-    return v
-  }
-  let v: CallVerdict | Promise<CallVerdict>
-  try {
-    v = run()
-  } catch (e) {
-    span.end()
-    throw e
-  }
-  return v instanceof Promise ? v.then(done, (e: unknown) => (span.end(), Promise.reject(e))) : done(v)
 }
 
 /** {@link decide} for a tools/call that awaits its scope, or a 2026-07-28 call (Mcp-Param-* first). */
@@ -234,7 +184,7 @@ async function handleSingle(c: Classified, headers: RequestHeaders, ex: Exchange
   if (c.kind === 'notification' || c.kind === 'response') {
     // A `notifications/tools/list_changed` from the client is forwarded but not believed: the
     // notification is the server's to send (MCP Tools, "List Changed Notification"), and trusting
-    // it let any caller reset the refresh rate limit (issue 17).
+    // it let any caller reset the refresh rate limit (docs/reliability.md).
     return forwardWithoutReply(c.text, headers, ex)
   }
   const decided = decide(c, headers, ex)
@@ -297,38 +247,11 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
     )
   })
   await Promise.all(decisions)
-  const localTexts = local.filter((t): t is string => t !== null)
-  const forward = out.filter((t): t is string => t !== null)
-  if (forward.length === 0) {
-    if (localTexts.length === 0) {
-      // Only MCP-invalid notifications: refused as one (D5, D15).
-      ex.finish(400)
-      return localResponse(
-        { kind: 'body', code: ErrorCode.InvalidRequest, message: 'Invalid Request: notifications must carry object params' },
-        { 'mcp-edge-grade': gradeHeader(ex.rows) }
-      )
-    }
-    // Vector 13: a batch whose every entry has a null id is refused as a whole (docs/rules.md).
-    const allNull = ex.rows.every((r) => r.id === 'null')
-    const status = allNull ? 400 : 200
-    ex.finish(status)
-    return edgeResponse(`[${localTexts.join(',')}]`, status, { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) })
-  }
-  for (const p of forwarded) ex.pending.set(p.id.key, p)
-  if (forwarded.length === 0) {
-    // Only notifications/responses go out: 202 unless local entries need an answer.
-    const sent = await callOrigin(ex, headers, `[${forward.join(',')}]`)
-    if (sent.kind === 'reply') sent.reply.discard()
-    if (localTexts.length === 0) {
-      if (sent.kind === 'gateway') {
-        ex.finish(502)
-        return localResponse(sent)
-      }
-      ex.finish(202)
-      return edgeResponse(null, 202)
-    }
-    ex.finish(200)
-    return edgeResponse(`[${localTexts.join(',')}]`, 200, { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) })
-  }
-  return forwardRequests(`[${forward.join(',')}]`, localTexts, headers, ex, true)
+  return respondToBatch(
+    ex,
+    headers,
+    local.filter((t): t is string => t !== null),
+    out.filter((t): t is string => t !== null),
+    forwarded
+  )
 }

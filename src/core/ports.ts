@@ -3,9 +3,10 @@
  * What the runtime entries implement and hand to the core. The core only sees these shapes, so
  * the same pipeline runs on Node (undici, file store, ajv) and Workers (fetch, KV, cfworker).
  */
-import type { Dialect } from './protocol/versions'
+import type { Dialect } from './jsonrpc/versions'
 import type { ClientSignal } from './client-signal'
 import type { ByteSource } from './edge-response'
+import { EdgeError } from './errors'
 
 /**
  * A key-value namespace: Workers KV's `get`/`put`/`delete`/`list` subset (docs/stores.md). Values
@@ -111,10 +112,11 @@ export interface ValidatorEngine {
 }
 
 /** Thrown by engines for a schema that cannot be used; `reason` is safe to show (no schema text). */
-export class SchemaUnusableError extends Error {
+export class SchemaUnusableError extends EdgeError {
+  override readonly name = 'SchemaUnusableError'
+  override readonly code = 'EDGE_ERR_SCHEMA_UNUSABLE'
   constructor(readonly reason: string) {
     super(reason)
-    this.name = 'SchemaUnusableError'
   }
 }
 
@@ -164,18 +166,20 @@ export interface OriginReply {
 export type OriginClient = (req: OriginRequest) => Promise<OriginReply>
 
 /** The origin client's timeout (D9: -31002). */
-export class OriginTimeoutError extends Error {
+export class OriginTimeoutError extends EdgeError {
+  override readonly name = 'OriginTimeoutError'
+  override readonly code = 'EDGE_ERR_ORIGIN_TIMEOUT'
   constructor() {
     super('origin timeout')
-    this.name = 'OriginTimeoutError'
   }
 }
 
 /** The origin's body was larger than {@link OriginRequest.maxReplyBytes} (D9: -31001); the body was discarded. */
-export class OriginReplyTooLargeError extends Error {
+export class OriginReplyTooLargeError extends EdgeError {
+  override readonly name = 'OriginReplyTooLargeError'
+  override readonly code = 'EDGE_ERR_ORIGIN_REPLY_TOO_LARGE'
   constructor() {
     super('origin reply too large')
-    this.name = 'OriginReplyTooLargeError'
   }
 }
 

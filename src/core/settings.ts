@@ -23,8 +23,8 @@
  *
  * Pure and runtime-neutral (no runtime API): the table is read on Workers too.
  */
-import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './protocol/versions'
-import { DEFAULT_MAX_JSON_DEPTH } from './request/json-scan'
+import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './jsonrpc/versions'
+import { DEFAULT_MAX_JSON_DEPTH } from './jsonrpc/json-scan'
 import { redactUrl } from './redact-url'
 import { B64TOKEN, B64TOKEN_EXPECTED, ConfigError, INTEGER_TEXT, NOT_SHOWN, ORIGIN_URL_EXPECTED, csvList, isOriginName, originUrlOf, showValue } from './config-rules'
 

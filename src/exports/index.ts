@@ -42,7 +42,8 @@ export { createApp, type GetDeps } from '../app'
 export type { McpEdge, McpEdgeInit, McpEdgeParts } from '../mcp-edge'
 export type { EdgeLimits, EdgePolicies, McpEdgeOptions } from '../edge-options'
 export { ConfigError, loadConfig, type Config } from '../core/config'
-export type { EdgeDeps, OriginTarget } from '../core/grading/exchange'
+export { EdgeError, type EdgeErrorCode } from '../core/errors'
+export type { EdgeDeps, OriginTarget } from '../core/exchange'
 export { TextMetrics } from '../observe/text-metrics'
 export type { EdgeMetrics, EdgeTracer, PostFigures, TraceSpan } from '../core/ports'
 export type { Grade, GradeRow } from '../core/grading/grade-reply'
@@ -62,7 +63,7 @@ export {
   type ValidationIssue,
   type ValidatorEngine,
 } from '../core/ports'
-export { ALL_VERSIONS, type Dialect, type ProtocolVersion } from '../core/protocol/versions'
+export { ALL_VERSIONS, type Dialect, type ProtocolVersion } from '../core/jsonrpc/versions'
 export type { ToolRegistry } from '../core/validation/tool-registry'
 export { MemoryKv } from '../stores/memory-kv'
 export { createCfworkerEngine } from '../validators/cfworker'

@@ -16,13 +16,14 @@ export {
   META_VERSION_KEY,
   type Dialect,
   type ProtocolVersion,
-} from '../core/protocol/versions'
+} from '../core/jsonrpc/versions'
 export { publicIssues, type PublicIssue } from '../core/validation/error-message'
-export { errorText, isObject, requestMessage, toRawId } from '../core/protocol/jsonrpc'
+export { errorText, isObject, requestMessage, toRawId } from '../core/jsonrpc/jsonrpc'
 export { SchemaUnusableError, type KvStore, type ValidatorEngine, type CompiledValidator, type ValidationIssue } from '../core/ports'
 export { ConfigError, loadConfig, showValue } from '../core/config'
 export { SETTINGS, flagHelp, flagOf, type Setting } from '../core/settings'
 export { redactUrl } from '../core/redact-url'
+export { EdgeError, type EdgeErrorCode } from '../core/errors'
 export { createToolRegistry, type ToolRecord } from '../core/validation/tool-registry'
 export { deleteStoredTool, getStoredTool, listStoredTools, portable, StoreCannotListError, type PortableTool } from '../core/validation/stored-tools'
 export { createCfworkerEngine } from '../validators/cfworker'

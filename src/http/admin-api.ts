@@ -23,14 +23,15 @@ import { Hono, type Context } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
 import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
-import type { EdgeDeps } from '../core/grading/exchange'
+import type { EdgeDeps } from '../core/exchange'
 import { originTarget } from '../core/pipeline'
-import { nestsDeeperThan } from '../core/request/json-scan'
-import { isObject } from '../core/protocol/jsonrpc'
-import { dialectOf, isKnownVersion, isModern, newestFirst, type ProtocolVersion } from '../core/protocol/versions'
+import { nestsDeeperThan } from '../core/jsonrpc/json-scan'
+import { isObject } from '../core/jsonrpc/jsonrpc'
+import { dialectOf, isKnownVersion, isModern, newestFirst, type ProtocolVersion } from '../core/jsonrpc/versions'
 import { pullToolList } from '../core/forwarding/tool-list-pull'
 import { PUBLIC_SCOPE } from '../core/validation/caller-scope'
 import { fnv1a, type ToolRecord } from '../core/validation/tool-registry'
+import { boundText } from '../core/jsonrpc/bound-text'
 import { putEntries, type KvStore } from '../core/ports'
 import { MAX_TOOL_NAME } from '../core/validation/tools-call'
 import { MAX_KEY_BYTES } from '../stores/kv-rules'
@@ -57,7 +58,7 @@ export interface EntryProblem {
 const SCOPE = /^(public|u-[0-9a-f]{64})$/
 
 function shortName(v: unknown): string | undefined {
-  return typeof v === 'string' ? (v.length > 64 ? v.slice(0, 63) + '…' : v) : undefined
+  return typeof v === 'string' ? boundText(v) : undefined
 }
 
 /** The origin id a path names, or null when nothing is configured under it. */

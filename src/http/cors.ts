@@ -20,7 +20,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import type { Config } from '../core/config'
-import { refusalResponse } from '../core/grading/exchange'
+import { refusalResponse } from '../core/exchange'
 import { toWebResponse } from '../core/edge-response'
 import { allowedRequestHeaders, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_S, CORS_METHODS, corsOriginAllowed } from '../core/request/cors-rule'
 

@@ -5,7 +5,7 @@
  * 503 `{ ready: false, checks }` naming what failed. docs/observability.md.
  */
 import type { Context, Hono } from 'hono'
-import type { EdgeDeps } from '../core/grading/exchange'
+import type { EdgeDeps } from '../core/exchange'
 import { readiness } from '../observe/readiness'
 
 /** Adds the two routes to `app`. */

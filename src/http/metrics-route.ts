@@ -8,7 +8,7 @@
 import type { Context, Handler } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
 import { HTTPException } from 'hono/http-exception'
-import type { EdgeDeps } from '../core/grading/exchange'
+import type { EdgeDeps } from '../core/exchange'
 
 /** The handler of `GET /metrics`; `getDeps` resolves the ports of a request. */
 export function metricsRoute(getDeps: (c: Context) => EdgeDeps): Handler {

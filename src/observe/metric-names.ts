@@ -5,6 +5,8 @@
  * the bounding of label values. Prometheus naming conventions: counters end in `_total`,
  * durations are in seconds (`_seconds`), sizes in bytes (`_bytes`). docs/observability.md lists them.
  */
+import { boundText } from '../core/jsonrpc/bound-text'
+import { MCP_REQUEST_METHODS } from '../core/jsonrpc/mcp-methods'
 
 /** Upper bounds (seconds) of the edge-added latency histogram: the edge's own work is 10-100 us per call. */
 export const EDGE_SECONDS_BUCKETS = [0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1]
@@ -39,28 +41,8 @@ export const REGISTRY_SERIES: { stat: string; name: string; help: string }[] = [
   { stat: 'refreshesRefused', name: 'mcp_edge_registry_refreshes_refused_total', help: 'Tool-list pulls refused by the per-origin budget (REFRESH_BUDGET_PER_MIN).' },
 ]
 
-/** The JSON-RPC methods that become `method` label values; any other is `_other`, none is `-`. */
-const METHODS = new Set([
-  'initialize',
-  'ping',
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/read',
-  'resources/templates/list',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-  'logging/setLevel',
-  'subscriptions/listen',
-  'server/discover',
-  'tasks/get',
-  'tasks/list',
-  'tasks/result',
-  'tasks/cancel',
-])
+/** The JSON-RPC methods that become `method` label values (the MCP request methods); any other is `_other`, none is `-`. */
+const METHODS = MCP_REQUEST_METHODS
 
 /** The `method` label value of a JSON-RPC method: itself when it is an MCP method, else `_other` (callers choose it). */
 export function methodLabel(method: string): string {
@@ -69,7 +51,7 @@ export function methodLabel(method: string): string {
 
 /** The `tool` label value: `-` for no tool, the name cut to 64 characters otherwise. */
 export function toolLabel(tool: string | undefined): string {
-  return tool === undefined ? '-' : tool.length > 64 ? tool.slice(0, 64) : tool
+  return tool === undefined ? '-' : boundText(tool, 64, '')
 }
 
 /** The registry figures the metrics read (the tool registry's `stats`). */

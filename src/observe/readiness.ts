@@ -11,10 +11,10 @@
  * each origin about once per interval; a session the origin opens for the probe is ended with
  * DELETE. Runtime-neutral: it uses the origin client and KV ports only.
  */
-import type { EdgeDeps } from '../core/grading/exchange'
+import type { EdgeDeps } from '../core/exchange'
 import { originCause } from '../core/observe/origin-cause'
-import { isObject, requestMessage } from '../core/protocol/jsonrpc'
-import { isModern, type ProtocolVersion } from '../core/protocol/versions'
+import { isObject, requestMessage } from '../core/jsonrpc/jsonrpc'
+import { isModern, type ProtocolVersion } from '../core/jsonrpc/versions'
 import { LinkSignal } from '../core/client-signal'
 import { OriginReplyTooLargeError, OriginTimeoutError } from '../core/ports'
 import { redactUrl } from '../core/redact-url'

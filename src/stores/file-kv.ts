@@ -27,6 +27,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import type { KvPut } from '../core/ports'
 import { MemoryKv, type KvEntry } from './memory-kv'
 import { lockStoreFile, type StoreLock } from './store-lock'
+import { EdgeError } from '../core/errors'
 
 /** The `format` field of a store file (version 1 of the layout in docs/stores.md). */
 export const FILE_FORMAT = 'mcp-edge-kv'
@@ -37,10 +38,11 @@ const HEADER = `{"format":"${FILE_FORMAT}"`
 const FIRST_HEADER = /^\{"(?:[^"\\]|\\.)*":\{"value":"/
 
 /** The store file cannot be used (unreadable, not an edge store, cannot be kept aside); the message names the file. */
-export class StoreFileError extends Error {
+export class StoreFileError extends EdgeError {
+  override readonly name = 'StoreFileError'
+  override readonly code = 'EDGE_ERR_STORE_FILE'
   constructor(message: string) {
     super(message)
-    this.name = 'StoreFileError'
   }
 }
 
@@ -199,7 +201,8 @@ export class FileKv extends MemoryKv {
       const legacy = [...new Set([`${given}.lock`, `${this.file}.lock`])]
       this.lock = lockStoreFile(this.file, 'share one store between edges with STORE_URL=redis://... (docs/stores.md)', shown, legacy)
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code) throw new StoreFileError(`store file ${shown}: cannot create its lock file (${(e as NodeJS.ErrnoException).code})`)
+      if (!(e instanceof EdgeError) && (e as NodeJS.ErrnoException).code)
+        throw new StoreFileError(`store file ${shown}: cannot create its lock file (${(e as NodeJS.ErrnoException).code})`)
       throw e
     }
     try {

@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import type { KvChangeListener, KvListOptions, KvListResult, KvPut, KvStore } from '../core/ports'
 import { checkKey, compareKeys, decodeCursor, DEFAULT_REDIS_PREFIX, encodeCursor, expiryOf, listLimit } from './kv-rules'
+import { EdgeError } from '../core/errors'
 
 /** Options of {@link RedisKv}. */
 export interface RedisKvOptions {
@@ -38,10 +39,11 @@ export interface RedisKvOptions {
 }
 
 /** Redis could not be reached at start; the message names the variable and the URL (password redacted). */
-export class StoreConnectError extends Error {
+export class StoreConnectError extends EdgeError {
+  override readonly name = 'StoreConnectError'
+  override readonly code = 'EDGE_ERR_STORE_CONNECT'
   constructor(message: string) {
     super(message)
-    this.name = 'StoreConnectError'
   }
 }
 

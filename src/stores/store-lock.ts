@@ -14,19 +14,21 @@
  * least 5 s, 10 s by default, per its documented `stale` option; the six kill -9 restarts of
  * test/stores/file-kv-process.test.ts take 2.9 s in all here, and would take 30 s or more), and an
  * event loop blocked longer than that period marks the lock compromised while the edge still
- * writes (stalls of 12 s and more were measured). The store is a local file, so the kernel's process table
+ * writes (stalls of 12 s and more were measured; docs/reliability.md). The store is a local file, so the kernel's process table
  * answers "is the owner alive" exactly (`kill(pid, 0)`), and a restart after a crash takes over at
  * once. The cost: the lock is only for one machine (a lock held from another host name is refused,
  * never guessed stale); a network file system shared by hosts needs the shared store (Redis).
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os'
+import { EdgeError } from '../core/errors'
 
 /** The store file is locked by a live process (or one this process cannot check). */
-export class StoreLockedError extends Error {
+export class StoreLockedError extends EdgeError {
+  override readonly name = 'StoreLockedError'
+  override readonly code = 'EDGE_ERR_STORE_LOCKED'
   constructor(message: string) {
     super(message)
-    this.name = 'StoreLockedError'
   }
 }
 

@@ -5,7 +5,7 @@
  * and the engine that generates code (ajv: 10-30 ms of compile for the same schema, then 10-20x
  * faster per validation) is compiled once the schema has served {@link PROMOTE_AFTER} calls,
  * outside of any call's own stack (`defer`), then takes over. The first call of a tool no longer
- * waits for code generation (issue 7: cold path under 15 ms on Node), and tools called rarely
+ * waits for code generation (the cold path stays under 15 ms on Node; docs/performance.md), and tools called rarely
  * never pay for it.
  *
  * Both engines give the same verdict on every schema the edge uses: schema-portability.ts
@@ -13,7 +13,7 @@
  * test/differential.test.ts holds them to it. When the second engine cannot use a schema the
  * first one took, the first one stays (the tool keeps being validated).
  */
-import type { Dialect } from '../core/protocol/versions'
+import type { Dialect } from '../core/jsonrpc/versions'
 import type { CompiledValidator, SchemaUnusableError, ValidatorEngine } from '../core/ports'
 
 /**

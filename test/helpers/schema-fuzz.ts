@@ -15,7 +15,7 @@ import { createAjvEngine } from '../../src/validators/ajv'
 import { createCfworkerEngine } from '../../src/validators/cfworker'
 import { portabilityProblem } from '../../src/core/validation/schema-portability'
 import { SchemaUnusableError, type CompiledValidator, type ValidatorEngine } from '../../src/core/ports'
-import type { Dialect } from '../../src/core/protocol/versions'
+import type { Dialect } from '../../src/core/jsonrpc/versions'
 
 const SUITE = join(import.meta.dirname, '..', 'fixtures', 'json-schema-test-suite', 'tests')
 

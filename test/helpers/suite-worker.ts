@@ -5,7 +5,7 @@
  * POST { dialect, formats, remotes, groups: [{ schema, tests: [{ data }] }] }
  *   -> [[true | false | "unusable" | "error", ...], ...] (true = valid)
  */
-import type { Dialect } from '../../src/core/protocol/versions'
+import type { Dialect } from '../../src/core/jsonrpc/versions'
 import { SchemaUnusableError } from '../../src/core/ports'
 import { createCfworkerEngine } from '../../src/validators/cfworker'
 

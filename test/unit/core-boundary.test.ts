@@ -79,7 +79,7 @@ describe('the core boundary', () => {
     const file = join(CORE, 'request', 'x.ts')
     expect(specifiers(src).map((s) => violation(file, s) !== null)).toEqual([true, false, true, true, true, true, true, true])
     expect(violation(file, '../../adapters/node/file-kv')).toMatch(/leaves src\/core/)
-    expect(violation(file, '../protocol/jsonrpc')).toBeNull()
+    expect(violation(file, '../jsonrpc/jsonrpc')).toBeNull()
     expect(violation(file, 'eventsource-parser')).toBeNull()
   })
 
@@ -98,7 +98,7 @@ describe('the core boundary', () => {
 
 describe('one writer of JSON-RPC envelopes', () => {
   const SRC = resolve(CORE, '..')
-  const WRITER = join(CORE, 'protocol', 'jsonrpc.ts')
+  const WRITER = join(CORE, 'jsonrpc', 'jsonrpc.ts')
   /** An envelope written as text (`"jsonrpc":"2.0"`) or as an object member (`jsonrpc: '2.0'`). */
   const ENVELOPE = /"jsonrpc"\s*:\s*"2\.0"|\bjsonrpc\s*:\s*['"`]2\.0['"`]|['"]jsonrpc['"]\s*:\s*['"`]2\.0/
 
@@ -108,7 +108,7 @@ describe('one writer of JSON-RPC envelopes', () => {
     expect(ENVELOPE.test("if (v.jsonrpc !== '2.0') return")).toBe(false)
   })
 
-  it('only src/core/protocol/jsonrpc.ts writes "jsonrpc":"2.0"', () => {
+  it('only src/core/jsonrpc/jsonrpc.ts writes "jsonrpc":"2.0"', () => {
     const found = coreFiles(SRC)
       .filter((f) => f !== WRITER)
       .flatMap((f) =>
@@ -119,5 +119,117 @@ describe('one writer of JSON-RPC envelopes', () => {
           .map(([, i]) => `${relative(SRC, f)}:${i + 1}`)
       )
     expect(found).toEqual([])
+  })
+})
+
+/**
+ * The core is a strict stack: each unit (a folder of src/core, or a file at its top) imports only
+ * units on lower floors, so a stage never loads a later stage and the shared vocabulary loads
+ * nothing else. Bottom to top. A new folder or top-level file must be given a floor here.
+ */
+const FLOORS: readonly (readonly string[])[] = [
+  ['jsonrpc', 'errors', 'edge-response', 'client-signal', 'redact-url'],
+  ['config-rules'],
+  ['settings'],
+  ['config', 'local-answer', 'ports', 'sse', 'pinning'],
+  ['access', 'observe', 'request'],
+  ['protocol', 'validation'],
+  ['grading'],
+  ['exchange'],
+  ['forwarding'],
+  ['batch', 'call-context'],
+  ['pipeline'],
+  ['front-door'],
+]
+
+/** The unit of a core file: its folder under src/core, or its own name for a top-level file. */
+function unitOf(file: string): string {
+  const [head, ...rest] = relative(CORE, file).split(sep)
+  return rest.length > 0 ? head! : head!.replace(/\.[cm]?[jt]s$/, '')
+}
+
+/** The file a relative specifier names (`./a` is `a.ts` or `a/index.ts`), or null for a package. */
+function resolveSpec(from: string, spec: string, known: Set<string>): string | null {
+  if (!spec.startsWith('.')) return null
+  const base = resolve(dirname(from), spec)
+  return [base, `${base}.ts`, join(base, 'index.ts')].find((f) => known.has(f)) ?? null
+}
+
+/** The relative imports of every file under `dir`, resolved to files. */
+function importGraph(dir: string): Map<string, string[]> {
+  const files = coreFiles(dir)
+  const known = new Set(files)
+  return new Map(files.map((f) => [f, specifiers(readFileSync(f, 'utf8')).flatMap((s) => resolveSpec(f, s, known) ?? [])]))
+}
+
+/** Every import cycle in a graph, each as the files on it (the first repeated at the end); depth-first search. */
+export function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = []
+  const state = new Map<string, 'open' | 'done'>()
+  const path: string[] = []
+  const visit = (f: string): void => {
+    state.set(f, 'open')
+    path.push(f)
+    for (const t of graph.get(f) ?? []) {
+      if (state.get(t) === 'open') found.push([...path.slice(path.indexOf(t)), t])
+      else if (!state.has(t)) visit(t)
+    }
+    path.pop()
+    state.set(f, 'done')
+  }
+  for (const f of graph.keys()) if (!state.has(f)) visit(f)
+  return found
+}
+
+describe('the core stack', () => {
+  const SRC = resolve(CORE, '..')
+
+  it('the cycle check finds a circle, a self-import and none in a tree', () => {
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ])
+      )
+    ).toEqual([['a', 'b', 'c', 'a']])
+    expect(cycles(new Map([['a', ['a']]]))).toEqual([['a', 'a']])
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b', 'c']],
+          ['b', ['c']],
+          ['c', []],
+        ])
+      )
+    ).toEqual([])
+  })
+
+  it('no import cycle anywhere in src, type-only imports included', () => {
+    const graph = importGraph(SRC)
+    expect(graph.size).toBeGreaterThan(100)
+    expect(cycles(graph).map((c) => c.map((f) => relative(SRC, f)).join(' > '))).toEqual([])
+  })
+
+  it('every core unit has a floor, and each imports only units on lower floors', () => {
+    const floor = new Map(FLOORS.flatMap((units, i) => units.map((u) => [u, i] as const)))
+    const graph = importGraph(CORE)
+    const units = new Set([...graph.keys()].map(unitOf))
+    expect([...units].filter((u) => !floor.has(u))).toEqual([])
+    const upOrSideways: string[] = []
+    for (const [f, targets] of graph)
+      for (const t of targets) {
+        const [a, b] = [unitOf(f), unitOf(t)]
+        if (a !== b && floor.get(b)! >= floor.get(a)!)
+          upOrSideways.push(`${relative(CORE, f)} -> ${relative(CORE, t)} (${a} on floor ${floor.get(a)}, ${b} on floor ${floor.get(b)})`)
+      }
+    expect(upOrSideways).toEqual([])
+  })
+
+  it('the vocabulary floor imports nothing else in core', () => {
+    const graph = importGraph(join(CORE, 'jsonrpc'))
+    expect(graph.size).toBeGreaterThanOrEqual(3)
+    expect([...graph.values()].flat().filter((t) => unitOf(t) !== 'jsonrpc')).toEqual([])
   })
 })

@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/core/config'
-import { declaredBodyBytes, isOriginName, originNameOf, servePost, targetFor, type McpPost } from '../../src/core/front-door'
-import type { EdgeDeps } from '../../src/core/grading/exchange'
+import { declaredBodyBytes, originNameOf, servePost, targetFor, type McpPost } from '../../src/core/front-door'
+import { isOriginName } from '../../src/core/config'
+import type { EdgeDeps } from '../../src/core/exchange'
 import { TextMetrics } from '../../src/observe/text-metrics'
 import type { LogRecord } from '../../src/core/ports'
 import { createToolRegistry } from '../../src/core/validation/tool-registry'

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { localResponse, toWire, type LocalAnswer } from '../../src/core/local-answer'
-import { ErrorCode, NULL_ID, toRawId } from '../../src/core/protocol/jsonrpc'
+import { ErrorCode, NULL_ID, toRawId } from '../../src/core/jsonrpc/jsonrpc'
 
 const id7 = toRawId(7, '7')!
 const big = toRawId(12345678901234567890, '12345678901234567890')!

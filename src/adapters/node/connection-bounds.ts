@@ -1,7 +1,7 @@
 /**
  * @module adapters/node/connection-bounds
  * How many client connections the Node edge holds and how long it waits for a slow client
- * (issue 17, item 6; docs/reliability.md). These are `node:http` server settings, applied by
+ * (docs/reliability.md). These are `node:http` server settings, applied by
  * {@link applyConnectionBounds} in one place before `listen`:
  *
  * | variable | default | node:http setting |

@@ -10,7 +10,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createApp } from '../../app'
-import type { EdgeDeps } from '../../core/grading/exchange'
+import type { EdgeDeps } from '../../core/exchange'
 import type { KvStore, LogRecord, OriginClient, ValidatorEngine } from '../../core/ports'
 import { isLoopbackHost } from '../../core/request/transport-checks'
 import { openNodeStore, type NodeStore } from '../../stores/node-store'

@@ -5,6 +5,7 @@
  * errors it starts with (docs/configuration.md). The edge's policies are read by core/config.ts.
  */
 import { readSettings, settingsOf, type SettingKey } from '../../core/settings'
+import { EdgeError } from '../../core/errors'
 
 /** Default of `SHUTDOWN_GRACE_MS`: how long a stop waits for requests and SSE streams in flight. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
@@ -69,8 +70,9 @@ export function loadNodeListenConfig(env: Record<string, string | undefined>): N
  * The edge could not start listening; the message is one line (the address, the code and what to
  * do), e.g. `PORT=8787: 127.0.0.1:8787 is already in use (EADDRINUSE): ...`.
  */
-export class ListenError extends Error {
-  override name = 'ListenError'
+export class ListenError extends EdgeError {
+  override readonly name = 'ListenError'
+  override readonly code = 'EDGE_ERR_LISTEN'
 }
 
 /** A `listen` failure as a {@link ListenError} (EADDRINUSE, EACCES, EADDRNOTAVAIL), other errors as they are. */

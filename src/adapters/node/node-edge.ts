@@ -41,7 +41,7 @@ const LOG_BATCH_LINES = 256
  * {@link LOG_FLUSH_MS} ms after the first line of a batch (or at {@link LOG_BATCH_LINES} lines),
  * and on process exit (`npm start` exits on SIGINT/SIGTERM). A timer, not `setImmediate`: a
  * pending immediate makes the event loop poll without waiting, and batches were smaller (about 40%
- * fewer writes at 3,000 req/s under strace; the CPU difference was within this VM's noise, issue 7).
+ * fewer writes at 3,000 req/s under strace; the CPU difference was within this VM's noise, docs/performance.md).
  * The line is built as `{"ts":"<ISO time>",` + the record's own JSON minus its `{`, and the ISO
  * time is formatted once per millisecond.
  */

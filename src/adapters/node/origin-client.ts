@@ -2,7 +2,7 @@
  * @module adapters/node/origin-client
  * {@link OriginClient} on Node: undici over a keep-alive pool (docs/design.md §9). Global
  * `fetch` costs about 400 us of CPU per call on Node 20, undici's `request` about 40 us in this
- * process, and undici's `dispatch` with the handler below about 22 us (issue 7: measured with 16
+ * process, and undici's `dispatch` with the handler below about 22 us (measured with 16
  * calls in flight against the benchmark's origin). `request` wraps every reply in a Node
  * `Readable` and an async resource, and its `body.text()` in a consumer; the edge reads a JSON
  * reply whole and an SSE reply chunk by chunk, so the handler keeps the chunks itself and hands
@@ -11,6 +11,7 @@
 import { Agent, errors, type Dispatcher } from 'undici'
 import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply, type OriginRequest } from '../../core/ports'
 import type { ByteSource } from '../../core/edge-response'
+import { EdgeError } from '../../core/errors'
 
 /** Bytes held for a reader that has not read them yet (an SSE reply) before the origin is paused. */
 const HOLD_BYTES = 64 * 1024
@@ -20,8 +21,9 @@ const DISCARD_BYTES = 128 * 1024
 const utf8 = new TextDecoder()
 
 /** The abort reason when the edge stops reading (cancelled stream, discarded or oversized body). */
-class ReadStopped extends Error {
-  override name = 'ReadStopped'
+class ReadStopped extends EdgeError {
+  override readonly name = 'ReadStopped'
+  override readonly code = 'EDGE_ERR_ORIGIN_READ_STOPPED'
 }
 
 /** undici's timeouts as the core's {@link OriginTimeoutError}; other errors as they are. */
@@ -238,7 +240,7 @@ function target(url: string): { origin: string; path: string } {
  * Why no set of live calls for it: adding and deleting every call in a `Set` made the young
  * generation's scavenges promote about 1.8 MB per two scavenges in most runs (a promotion cascade,
  * `--trace-gc-nvp`), and a forwarded call cost 57-62 us of CPU in process instead of 46-50 us
- * (in-process forwarding harness, 16 calls in flight, 4 runs each; the issue 13 A/B).
+ * (in-process forwarding harness, 16 calls in flight, 4 runs each; an A/B of the two origin clients).
  */
 export function createUndiciOriginClient(options: { connections?: number } = {}): OriginClient & { close(): Promise<void>; expire(): void } {
   const pool = () => new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 128, pipelining: 1 })

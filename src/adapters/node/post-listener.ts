@@ -12,7 +12,7 @@
  * Why skip Hono for the hot path: @hono/node-server wraps every request in a web `Request`, Hono
  * adds a Context, and the answer goes back through a web `Response`; for a gateway whose own work
  * per call is a few tens of microseconds that plumbing was the largest single cost (about 25 us
- * of CPU per POST on Node 20 in `npm run bench` A/B runs, issue 7). The test suite runs every
+ * of CPU per POST on Node 20 in `npm run bench` A/B runs, docs/performance.md). The test suite runs every
  * runtime test through this listener, and test/middleware.test.ts runs them through the Hono route.
  *
  * It also skips the middleware of any app it fronts, so it is the standalone server's (startEdge)
@@ -22,7 +22,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
 import type { Hono } from 'hono'
-import type { EdgeDeps } from '../../core/grading/exchange'
+import type { EdgeDeps } from '../../core/exchange'
 import { originNameOf, servePost } from '../../core/front-door'
 import type { EdgeResponse, RequestHeaders } from '../../core/edge-response'
 import type { McpEdge } from '../../mcp-edge'
@@ -105,7 +105,7 @@ const HOLD_BYTES = 64 * 1024
  *
  * Why not one write per chunk: every write is a syscall (the headers a separate one when
  * flushed), and a relayed SSE reply of 100 events paid three of them where the bare proxy paid
- * one (issue 7).
+ * one (measured with `npm run bench`, docs/performance.md).
  */
 export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): Promise<void> {
   const { body } = r
@@ -194,7 +194,7 @@ export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): P
  * processes (cpu-prof) the write syscall cost 21 us per rejected call against 8 us when nothing
  * else ran between writes.
  * Deciding all answers first and then writing them all cut a rejected call from 77 to 46 us of
- * CPU at 8,000 req/s and raised its saturated rate from 12,800 to 21,500 req/s (issue 7). An
+ * CPU at 8,000 req/s and raised its saturated rate from 12,800 to 21,500 req/s (measured with `npm run bench`, docs/performance.md). An
  * answer waits for the rest of that turn's requests and for immediates queued before the first
  * answer of the turn (so slow deferred work, like the tiered engine's compile, goes on a timer
  * instead); an idle edge writes after one loop hop.

@@ -5,9 +5,9 @@
  * sse-reply.ts), merge the local answers, and respond. Origin faults become gateway errors per id
  * (D9); every forwarded id is answered exactly once. GET and DELETE: pass-through.ts.
  */
-import { ErrorCode } from '../protocol/jsonrpc'
+import { ErrorCode } from '../jsonrpc/jsonrpc'
 import { gradeHeader } from '../grading/grade-reply'
-import { answerRow, type Exchange } from '../grading/exchange'
+import { answerRow, type Exchange } from '../exchange'
 import { toWire, wireResponse } from '../local-answer'
 import { edgeResponse, type EdgeResponse, type RequestHeaders } from '../edge-response'
 import { callOrigin, isSse, readRefusal, relayHeaders, relaySessionOnly } from './origin-call'

@@ -4,10 +4,10 @@
  * `MAX_JSON_DEPTH`), each response in it graded per id, the local answers merged in front, one
  * JSON answer with `MCP-Edge-Grade`. Also a refusing origin (non-2xx) and a client that left.
  */
-import { nestsDeeperThan, scanJsonText } from '../request/json-scan'
+import { nestsDeeperThan, scanJsonText } from '../jsonrpc/json-scan'
 import { OriginReplyTooLargeError, type OriginReply } from '../ports'
 import { gradeHeader } from '../grading/grade-reply'
-import { idLabel, JSON_HEADERS, originEras, type Exchange } from '../grading/exchange'
+import { idLabel, JSON_HEADERS, originEras, type Exchange } from '../exchange'
 import { edgeResponse, type EdgeResponse } from '../edge-response'
 import { isTimeout, readRefusal, relayHeaders, relaySessionOnly } from './origin-call'
 import type { ReplyGrader } from './reply-grader'
@@ -33,7 +33,7 @@ export async function answerRefusedReply(reply: OriginReply, localTexts: string[
   const refusal = await readRefusal(reply)
   // A 4xx JSON-RPC error is the origin's transport refusal (no session, unknown session,
   // 2026-07-28 header errors): relayed with its status. A 5xx one is an answer to the ids: each
-  // open id gets it under its own id, as the same body under 200 would (issue 17).
+  // open id gets it under its own id, as the same body under 200 would (docs/reliability.md).
   if (refusal && reply.status < 500 && (!asBatch || localTexts.length === 0)) {
     // The origin's own JSON-RPC error with its status, relayed unchanged (D9; vectors 82, 83).
     for (const p of ex.pending.values()) {

@@ -7,9 +7,9 @@
  *   the scope its `cacheScope` names (public, or the caller's private scope; ./scope.ts);
  * - {@link onToolsCallReply}: the D12 output-schema check (./output-schema).
  */
-import type { Exchange, Pending } from '../grading/exchange'
+import type { Exchange, Pending } from '../exchange'
 import type { GradedResponse } from '../grading/grade-reply'
-import { isObject } from '../protocol/jsonrpc'
+import { isObject } from '../jsonrpc/jsonrpc'
 import { checkOutputSchema } from '../grading/output-schema'
 import { listScope, PUBLIC_SCOPE } from '../validation/caller-scope'
 

@@ -6,11 +6,11 @@
  * {@link GatewayFault} (docs/design.md D9).
  */
 import { originCause } from '../observe/origin-cause'
-import { ErrorCode, isObject } from '../protocol/jsonrpc'
+import { ErrorCode, isObject } from '../jsonrpc/jsonrpc'
 import { OriginTimeoutError, type OriginReply } from '../ports'
 import { isResponse } from '../grading/grade-reply'
 import { LinkSignal, type ClientSignal } from '../client-signal'
-import type { Exchange } from '../grading/exchange'
+import type { Exchange } from '../exchange'
 import type { GatewayFault } from '../local-answer'
 import { type RequestHeaders } from '../edge-response'
 

@@ -3,12 +3,12 @@
  * `GET /mcp` (the standalone SSE stream) and `DELETE /mcp` (session end), forwarded untouched;
  * the GET stream is watched for `notifications/tools/list_changed` on the side.
  */
-import { isKnownVersion, looksModern } from '../protocol/versions'
-import { ErrorCode, isObject, NULL_ID } from '../protocol/jsonrpc'
+import { isKnownVersion, looksModern } from '../jsonrpc/versions'
+import { ErrorCode, isObject, NULL_ID } from '../jsonrpc/jsonrpc'
 import { OriginTimeoutError, type OriginReply } from '../ports'
 import { watchSse } from '../sse/sse-watch'
 import { unsupportedVersion } from '../protocol/protocol-refusals'
-import type { EdgeDeps, OriginTarget } from '../grading/exchange'
+import type { EdgeDeps, OriginTarget } from '../exchange'
 import { localResponse } from '../local-answer'
 import { edgeResponse, type EdgeResponse, type RequestHeaders } from '../edge-response'
 import { forwardHeaders, isSse, relayHeaders } from './origin-call'

@@ -3,12 +3,12 @@
  * Stage 7: the messages of one origin reply graded against the ids the edge forwarded (JSON body
  * or SSE events alike), each id answered exactly once; what is left open gets its gateway error.
  */
-import { ErrorCode, errorText, isObject, toRawId } from '../protocol/jsonrpc'
-import { memberText, scanJsonText } from '../request/json-scan'
+import { ErrorCode, errorText, isObject, toRawId } from '../jsonrpc/jsonrpc'
+import { memberText, scanJsonText } from '../jsonrpc/json-scan'
 import { gradeResponse, isResponse, type GradeRow } from '../grading/grade-reply'
 import type { SseEndReason } from '../sse/sse-event'
 import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
-import { idLabel, originEras, type Exchange, type Pending } from '../grading/exchange'
+import { idLabel, originEras, type Exchange, type Pending } from '../exchange'
 import { gatewayError } from '../local-answer'
 
 /**

@@ -4,13 +4,13 @@
  * each response event graded per id as it passes, local answers sent first, open ids closed when
  * the stream stops. Never buffers beyond one event.
  */
-import { isModern } from '../protocol/versions'
-import { isObject, toRawId } from '../protocol/jsonrpc'
-import { nestsDeeperThan, scanJsonText } from '../request/json-scan'
+import { isModern } from '../jsonrpc/versions'
+import { isObject, toRawId } from '../jsonrpc/jsonrpc'
+import { nestsDeeperThan, scanJsonText } from '../jsonrpc/json-scan'
 import type { OriginReply } from '../ports'
 import { transformSse } from '../sse/sse-transform'
 import { formatEvent, isMessageEvent, type SseEvent } from '../sse/sse-event'
-import { idLabel, type Exchange } from '../grading/exchange'
+import { idLabel, type Exchange } from '../exchange'
 import { edgeResponse, type ByteSource, type EdgeResponse } from '../edge-response'
 import { isListen, isTimeout, relayHeaders, relaySessionOnly } from './origin-call'
 import { respondJson } from './json-reply'

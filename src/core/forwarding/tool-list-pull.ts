@@ -3,14 +3,15 @@
  * The edge's own MCP client session to an origin, used to pull the tool list (D7, docs/design.md
  * §7): `initialize` and `notifications/initialized` where the era has them, every
  * `tools/list` page (following `nextCursor`), then `DELETE` of the session. Replies may be JSON or
- * SSE. Throws on any failure; callers fail open (D16).
+ * SSE. Throws on any failure (a {@link PullError} for a failed step); callers fail open (D16).
  */
-import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from '../protocol/versions'
-import { isObject, requestMessage } from '../protocol/jsonrpc'
+import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from '../jsonrpc/versions'
+import { isObject, requestMessage } from '../jsonrpc/jsonrpc'
 import { OriginTimeoutError, type OriginClient, type OriginReply } from '../ports'
 import { LinkSignal } from '../client-signal'
 import { readSseEvents } from '../sse/read-sse-events'
-import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan } from '../request/json-scan'
+import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan } from '../jsonrpc/json-scan'
+import { PullError } from '../errors'
 
 /** Where to pull from and with which caller headers (e.g. `authorization`). */
 export interface PullOptions {
@@ -45,7 +46,7 @@ export async function readRpcResponse(reply: OriginReply, id: number, maxDepth =
   const ct = reply.headers['content-type'] ?? ''
   if (ct.includes('text/event-stream')) {
     const body = reply.stream()
-    if (!body) throw new Error('empty stream')
+    if (!body) throw new PullError('empty-stream')
     for await (const ev of readSseEvents(body)) {
       if (!ev.data) continue
       if (nestsDeeperThan(ev.data, maxDepth)) continue
@@ -57,13 +58,13 @@ export async function readRpcResponse(reply: OriginReply, id: number, maxDepth =
       }
       if (isObject(msg) && msg.id === id) return msg
     }
-    throw new Error('stream ended without the response')
+    throw new PullError('stream-ended')
   }
   const text = await reply.text()
-  if (nestsDeeperThan(text, maxDepth)) throw new Error('the reply nests too deep')
+  if (nestsDeeperThan(text, maxDepth)) throw new PullError('nests-too-deep')
   const msg: unknown = JSON.parse(text)
   if (isObject(msg) && msg.id === id) return msg
-  throw new Error('no response for the id')
+  throw new PullError('no-response')
 }
 
 /**
@@ -75,7 +76,7 @@ export async function pullToolList(opts: PullOptions): Promise<PulledToolList> {
   if (opts.deadlineMs === undefined) return pullWithin(opts)
   // Why an overall deadline: each request's own timeout only bounds silence, so an origin that
   // answers tools/list as an SSE stream writing a byte a second held the single-flight pull, and
-  // every call waiting behind it, forever (issue 17).
+  // every call waiting behind it, forever (docs/reliability.md).
   const deadline = new LinkSignal()
   let timer: ReturnType<typeof setTimeout> | undefined
   const expired = new Promise<never>((_, reject) => {
@@ -124,7 +125,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
     })
     if (reply.status < 200 || reply.status > 299) {
       reply.discard()
-      throw new Error(`status ${reply.status}`)
+      throw new PullError('status', reply.status)
     }
     if (!expectReply) {
       reply.discard()
@@ -138,7 +139,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
       const reply = await post(requestMessage('initialize', { protocolVersion: era, capabilities: {}, clientInfo: { name: 'mcp-edge-validator', version: '0.1.0' } }, id), true)
       sessionId = reply!.headers['mcp-session-id'] || undefined
       const init = await readRpcResponse(reply!, id, opts.maxJsonDepth)
-      if (!isObject(init.result)) throw new Error('initialize failed')
+      if (!isObject(init.result)) throw new PullError('initialize')
       const v = init.result.protocolVersion
       if (isKnownVersion(v)) era = v
       await post(requestMessage('notifications/initialized'), false)
@@ -162,7 +163,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
       const reply = await post(requestMessage('tools/list', params, id), true)
       const msg = await readRpcResponse(reply!, id, opts.maxJsonDepth)
       const result = msg.result
-      if (!isObject(result) || !Array.isArray(result.tools)) throw new Error('tools/list failed')
+      if (!isObject(result) || !Array.isArray(result.tools)) throw new PullError('tools-list')
       tools.push(...result.tools)
       if (typeof result.ttlMs === 'number') ttlMs = result.ttlMs
       if (page > 0 && cacheScope !== result.cacheScope) cacheScope = 'private'

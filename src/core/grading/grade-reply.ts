@@ -9,8 +9,8 @@
  * - SEP-1303 / MCP tools "Error Handling": an `isError: true` result is kept as it is.
  * - 2026-07-28: `resultType: "input_required"` results are relayed untouched, never failures.
  */
-import { isObject, responseText, resultText, toRawId, type RawId } from '../protocol/jsonrpc'
-import { memberText, scanJsonText } from '../request/json-scan'
+import { isObject, responseText, resultText, toRawId, type RawId } from '../jsonrpc/jsonrpc'
+import { memberText, scanJsonText } from '../jsonrpc/json-scan'
 
 /** Grades of docs/design.md §6. */
 export type Grade = 'ok' | 'tool_error' | 'rpc_error' | 'rejected' | 'origin_error' | 'missing' | 'unvalidated'

@@ -13,10 +13,11 @@
  * official SDK client refuses such a result too). `isError` results, `input_required` results and
  * task handles are never checked (IBM/mcp-context-forge#4202: checking them hid the real error).
  */
-import { isModern, type ProtocolVersion } from '../protocol/versions'
-import { isObject, resultText, type RawId } from '../protocol/jsonrpc'
+import { isModern, type ProtocolVersion } from '../jsonrpc/versions'
+import { isObject, resultText, type RawId } from '../jsonrpc/jsonrpc'
 import { publicIssues, type PublicIssue } from '../validation/error-message'
-import type { ResolvedTool } from '../validation/tool-registry'
+import type { ResolvedTool } from '../validation/tool-record'
+import { boundText } from '../jsonrpc/bound-text'
 
 /** Upper bound of the strict-mode message, in UTF-16 code units. */
 const MAX_TEXT = 2000
@@ -66,7 +67,7 @@ export function checkOutputSchema(
     issues = publicIssues(found, tool.outputMessageSchema ?? tool.record.outputSchema).map(underStructuredContent)
   }
   if (mode !== 'strict') return { status: 'invalid', issues }
-  const name = toolName.length > 64 ? toolName.slice(0, 63) + '…' : toolName
+  const name = boundText(toolName)
   const lines = [
     `The result of tool "${name}" does not match its outputSchema:`,
     ...issues.map((i) => `  - ${i.path}: ${i.expected}`),

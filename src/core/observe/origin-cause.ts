@@ -7,6 +7,7 @@
  * src/core/forwarding/tool-list-pull.ts, which name a step, never data).
  */
 import { OriginReplyTooLargeError, OriginTimeoutError } from '../ports'
+import { EdgeError, PullError } from '../errors'
 
 /** A failure's cause: `code` is one of the codes below or a Node/undici error code; `text` is short and fixed. */
 export interface OriginCause {
@@ -37,15 +38,12 @@ const BY_CODE: Record<string, [string, string]> = {
   UND_ERR_RESPONSE_STATUS_CODE: ['PROTOCOL', 'the origin answered an unusable status'],
 }
 
-/** The messages of src/core/forwarding/tool-list-pull.ts's own errors (steps, never data). */
-const PULL_STEPS =
-  /^(empty stream|stream ended without the response|the reply nests too deep|no response for the id|status \d{3}|initialize failed|tools\/list failed|a private tool list without a caller scope)$/
-
 /** TLS error codes of Node (certificate and handshake failures). */
 const TLS = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH|EPROTO$)/
 
 function codeOf(e: unknown): string | undefined {
   for (let x: unknown = e, depth = 0; x && typeof x === 'object' && depth < 4; x = (x as { cause?: unknown }).cause, depth++) {
+    if (x instanceof EdgeError) continue // the edge's own code names the edge's step, not the network's cause
     const c = (x as { code?: unknown }).code
     if (typeof c === 'string' && c !== '') return c
   }
@@ -62,6 +60,7 @@ function codeOf(e: unknown): string | undefined {
 export function originCause(e: unknown): OriginCause {
   if (e instanceof OriginTimeoutError) return { code: 'TIMEOUT', text: 'the origin did not answer within ORIGIN_TIMEOUT_MS' }
   if (e instanceof OriginReplyTooLargeError) return { code: 'TOO_LARGE', text: 'the origin reply exceeded MAX_REPLY_BYTES' }
+  if (e instanceof PullError) return { code: 'PULL', text: `tool-list pull: ${e.message}` }
   const code = codeOf(e)
   if (code !== undefined) {
     const known = BY_CODE[code]
@@ -73,8 +72,6 @@ export function originCause(e: unknown): OriginCause {
     if (e.name === 'AbortError') return { code: 'ABORTED', text: 'the origin call was aborted (the client went away)' }
     if (e.name === 'TimeoutError') return { code: 'TIMEOUT', text: 'the origin did not answer in time' }
     if (e.name === 'SyntaxError') return { code: 'PROTOCOL', text: 'the origin reply is not JSON' }
-    // The edge's own pull steps throw plain Errors naming the step ('initialize failed', 'status 500').
-    if (e.constructor === Error && PULL_STEPS.test(e.message)) return { code: 'PULL', text: `tool-list pull: ${e.message}` }
     if (/invalid url/i.test(e.message)) return { code: 'INVALID_URL', text: 'the origin URL is not a valid URL' }
     // workerd's fetch says "Network connection lost." for a refused or reset connection, and no more.
     if (/network connection lost/i.test(e.message))

@@ -18,6 +18,7 @@
  */
 import type { ToolDigest } from './tool-digest'
 import { CATALOG_DIGEST_META, type ApprovedPin, type SetEvaluation, type ToolEvaluation, type ToolPinState } from './pin-state'
+import { boundText } from '../jsonrpc/bound-text'
 
 /** The pinning modes (SEP-2624 words); `audit` is the default. */
 export const PINNING_MODES = ['off', 'audit', 'enforce'] as const
@@ -76,14 +77,7 @@ export function denialText(d: PinDenial): string {
 
 /** `JSON.stringify` of the name cut to 64 UTF-16 code units (the edge's rule for names in messages): quotes and control characters stay escaped. */
 function quoteName(name: string): string {
-  return JSON.stringify(clipName(name))
-}
-
-function clipName(name: string): string {
-  if (name.length <= 64) return name
-  let cut = name.slice(0, 63)
-  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1)
-  return cut + '…'
+  return JSON.stringify(boundText(name))
 }
 
 const NOT_SENT = 'This edge enforces tool pinning, so the call was not sent to the tool server.'
@@ -92,7 +86,7 @@ const NOT_SENT = 'This edge enforces tool pinning, so the call was not sent to t
 export function notApprovedDenial(e: ToolEvaluation): PinDenial {
   const q = quoteName(e.name)
   const state = e.state === 'approved' ? 'changed' : e.state
-  const base = { code: 'policy_blocked', class: 'governance', rpcCode: -32602, tool: clipName(e.name) } as const
+  const base = { code: 'policy_blocked', class: 'governance', rpcCode: -32602, tool: boundText(e.name) } as const
   const served = e.served !== null ? { servedDigest: e.served } : {}
   const approved = e.pin ? { approvedDigest: e.pin.digest } : {}
   if (e.served === null) {
@@ -140,7 +134,7 @@ export function pinsUnavailableDenial(what: 'call' | 'list', name?: string): Pin
         : `The approved tool set of this server could not be read (the pin store is unavailable). This edge enforces tool pinning and fails closed, so it relays no tool list it cannot check.`,
     fix: 'Retry later; if this persists, an operator must check the edge\u2019s store.',
   }
-  if (name !== undefined) d.tool = clipName(name)
+  if (name !== undefined) d.tool = boundText(name)
   return d
 }
 

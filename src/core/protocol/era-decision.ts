@@ -7,13 +7,14 @@
  * Follows docs/protocol-rules.md §4 (check order) and §3 (rows E1-E24); docs/design.md §3, D14, D17.
  * Codes: -32602 envelope (400), -32020 header mismatch (400), -32022 unsupported version (400).
  */
-import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from './versions'
-import { ErrorCode, isObject, NULL_ID, type RawId } from './jsonrpc'
+import { allowsBatches, DEFAULT_VERSION, isKnownVersion, isModern, looksModern, META_VERSION_KEY, newestFirst, type ProtocolVersion } from '../jsonrpc/versions'
+import { ErrorCode, isObject, NULL_ID, type RawId } from '../jsonrpc/jsonrpc'
 import type { ProtocolRefusal } from '../local-answer'
 import type { Classified } from '../request/classify'
 import { type RequestHeaders } from '../edge-response'
 import type { OriginEraView } from './origin-eras'
-import { clip, headerMismatch, refuse, unsupportedVersion } from './protocol-refusals'
+import { headerMismatch, refuse, unsupportedVersion } from './protocol-refusals'
+import { boundText } from '../jsonrpc/bound-text'
 
 /** `_meta` key of the client capabilities (required on every 2026-07-28 request). */
 export const META_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities'
@@ -167,7 +168,7 @@ export function decideBatchEra(values: unknown[], ctx: EraContext): { kind: 'leg
   if (values.some((v) => claimOf(v).present)) return refuse(400, NULL_ID, ErrorCode.InvalidRequest, 'Invalid Request: MCP 2026-07-28 does not allow JSON-RPC batches')
   if (P !== null && !(isKnownVersion(P) && ctx.supported.includes(P)) && !looksModern(P)) return unsupportedVersion(NULL_ID, P, ctx.supported)
   if (P !== null && !(isKnownVersion(P) && allowsBatches(P)))
-    return refuse(400, NULL_ID, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of MCP ${clip(P)}; send one message per POST`)
+    return refuse(400, NULL_ID, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of MCP ${boundText(P, 64, '')}; send one message per POST`)
   if (!ctx.supported.includes(DEFAULT_VERSION)) return unsupportedVersion(NULL_ID, DEFAULT_VERSION, ctx.supported)
   return { kind: 'legacy', era: DEFAULT_VERSION }
 }

@@ -1,11 +1,11 @@
 /**
  * @module core/protocol/origin-eras
  * What each origin is known to speak, learned from its answers (docs/design.md D17). One
- * {@link OriginEras} belongs to one edge instance (its deps object, grading/exchange.ts
+ * {@link OriginEras} belongs to one edge instance (its deps object, exchange.ts
  * `EdgeDeps.eras`): per process on Node, per isolate on Workers.
  */
-import { isKnownVersion, isModern, looksModern, type ProtocolVersion } from './versions'
-import { ErrorCode, isObject } from './jsonrpc'
+import { isKnownVersion, isModern, looksModern, type ProtocolVersion } from '../jsonrpc/versions'
+import { ErrorCode, isObject } from '../jsonrpc/jsonrpc'
 
 /** What an origin is known to speak. `speaks(v)`: true, false, or undefined when not known. */
 export interface OriginEraView {

@@ -4,7 +4,7 @@
  * arguments a tool's `inputSchema` declares with `x-mcp-header`, and whether the request's
  * `Mcp-Param-<Name>` headers carry the same values. Pure; never throws. Failures: 400 -32020.
  */
-import { isObject, type RawId } from './jsonrpc'
+import { isObject, type RawId } from '../jsonrpc/jsonrpc'
 import type { ProtocolRefusal } from '../local-answer'
 import { type RequestHeaders } from '../edge-response'
 import { headerMismatch } from './protocol-refusals'

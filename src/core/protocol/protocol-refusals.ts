@@ -4,14 +4,10 @@
  * values (src/core/local-answer.ts maps them to the wire): -32022 unsupported version and -32020
  * header mismatch, both 400 (docs/design.md D14; docs/protocol-rules.md M12). Pure.
  */
-import { newestFirst, type ProtocolVersion } from './versions'
-import { ErrorCode, type RawId } from './jsonrpc'
+import { newestFirst, type ProtocolVersion } from '../jsonrpc/versions'
+import { ErrorCode, type RawId } from '../jsonrpc/jsonrpc'
 import type { ProtocolRefusal } from '../local-answer'
-
-/** `s` cut to its first 64 UTF-16 units (a value the caller sent, bounded in an error message). */
-export function clip(s: string): string {
-  return s.length > 64 ? s.slice(0, 64) : s
-}
+import { boundText } from '../jsonrpc/bound-text'
 
 /** A {@link ProtocolRefusal} with `status` and one error for `id`; `data` only when given. */
 export function refuse(status: number, id: RawId, code: number, message: string, data?: unknown): ProtocolRefusal {
@@ -24,7 +20,7 @@ export function refuse(status: number, id: RawId, code: number, message: string,
  */
 export function unsupportedVersion(id: RawId, requested: unknown, supported: readonly ProtocolVersion[]): ProtocolRefusal {
   const list = newestFirst(supported)
-  const req = typeof requested === 'string' ? clip(requested) : String(requested === undefined ? '' : (JSON.stringify(requested) ?? '')).slice(0, 64)
+  const req = boundText(typeof requested === 'string' ? requested : String(requested === undefined ? '' : (JSON.stringify(requested) ?? '')), 64, '')
   return refuse(400, id, ErrorCode.UnsupportedVersion, `Unsupported protocol version. Supported versions: ${list.join(', ')}`, { supported: list, requested: req })
 }
 

@@ -10,36 +10,15 @@
  * - a message with `result` or `error` and no `method` is a response (the client answering a
  *   server request); both members, or neither with no method, is invalid.
  */
-import { ErrorCode, NULL_ID, isObject, toRawId, type RawId } from '../protocol/jsonrpc'
+import { ErrorCode, NULL_ID, isObject, toRawId, type RawId } from '../jsonrpc/jsonrpc'
 import type { InvalidMessage } from '../local-answer'
-import { memberText } from './json-scan'
+import { memberText } from '../jsonrpc/json-scan'
+import { MCP_REQUEST_METHODS } from '../jsonrpc/mcp-methods'
+import { boundText } from '../jsonrpc/bound-text'
 import type { ParsedItem } from './parse-body'
 
-/**
- * Client-to-server request methods of MCP 2025-03-26 .. 2026-07-28 (schema.ts `ClientRequest`):
- * each needs an id. Unknown methods without an id stay notifications (forwarded, vectors 6, 21).
- */
-const REQUEST_METHODS = new Set([
-  'initialize',
-  'ping',
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-  'logging/setLevel',
-  'tasks/get',
-  'tasks/result',
-  'tasks/list',
-  'tasks/cancel',
-  'server/discover',
-  'subscriptions/listen',
-])
+/** Unknown methods without an id stay notifications (forwarded, vectors 6, 21). */
+const REQUEST_METHODS = MCP_REQUEST_METHODS
 
 /** A message that is valid JSON-RPC and is not refused locally. `text` is its exact source text. */
 export type Classified =
@@ -93,7 +72,7 @@ export function classify(item: ParsedItem, text: string): Classified {
     // D5: a client->server *request* method sent without an id is not an MCP notification; it is
     // never forwarded (a `tools/call` without an id would otherwise skip validation and grading).
     if (REQUEST_METHODS.has(v.method))
-      return invalid(NULL_ID, `Invalid Request: ${v.method.slice(0, 64)} is a request and needs an id`, ErrorCode.InvalidRequest, { notification: true })
+      return invalid(NULL_ID, `Invalid Request: ${boundText(v.method, 64, '')} is a request and needs an id`, ErrorCode.InvalidRequest, { notification: true })
     return { kind: 'notification', method: v.method, params: params as Record<string, unknown> | undefined, text: source }
   }
   return { kind: 'request', id, method: v.method, params: params as Record<string, unknown> | undefined, text: source }

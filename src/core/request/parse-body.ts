@@ -4,9 +4,9 @@
  * body. Never throws and never copies parser text (Node's JSON.parse error quotes the input, which
  * may hold secrets: field case B10).
  */
-import { ErrorCode } from '../protocol/jsonrpc'
+import { ErrorCode } from '../jsonrpc/jsonrpc'
 import type { BodyRefusal } from '../local-answer'
-import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText, type ScannedElement } from './json-scan'
+import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText, type ScannedElement } from '../jsonrpc/json-scan'
 
 /** One message of the body: its parsed value, its span and members in `text`. */
 export interface ParsedItem {

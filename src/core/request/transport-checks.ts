@@ -7,7 +7,7 @@
  * Body size (413) is enforced while reading the body, by the HTTP layer.
  */
 import type { Config } from '../config'
-import { looksModern } from '../protocol/versions'
+import { looksModern } from '../jsonrpc/versions'
 import { type RequestHeaders } from '../edge-response'
 import type { TransportRefusal } from '../local-answer'
 
@@ -38,7 +38,7 @@ export function originAllowed(origin: string, allowed: string[]): boolean {
 /**
  * Verdicts of the pure header checks below, remembered per header value: clients send the same
  * few Host and Accept values on every call, and splitting and matching them again was about 2 us
- * per POST (issue 7 profile). Bounded: past `max` values the oldest is forgotten.
+ * per POST (a CPU profile of `npm run bench`, docs/performance.md). Bounded: past `max` values the oldest is forgotten.
  */
 class ValueMemo<V> {
   private readonly seen = new Map<string, V>()
@@ -57,7 +57,7 @@ class ValueMemo<V> {
 /**
  * The remembered verdicts of one edge instance (one configuration): Host values against its
  * `ALLOWED_HOSTS`, and what each Accept value admits. Held on the instance's deps object
- * (grading/exchange.ts `EdgeDeps.headerMemos`); the checks give the same verdicts without one.
+ * (exchange.ts `EdgeDeps.headerMemos`); the checks give the same verdicts without one.
  */
 export class HeaderMemos {
   readonly host = new ValueMemo<boolean>()

@@ -7,7 +7,7 @@
  * it completes. Holds at most one incomplete event (never the stream). Pure state, no I/O.
  *
  * Written here because eventsource-parser gives no raw event text: relaying untouched events as
- * their own bytes is what keeps long streams cheap (issue 7).
+ * their own bytes is what keeps long streams cheap (measured with `npm run bench`, docs/performance.md).
  */
 
 /** Longest alternative a `watch` pattern may have: the overlap kept when an event spans chunks. */
@@ -138,7 +138,7 @@ export class SseEventSplitter {
    * line ends it lacks and handed on as an event, watched or not (one parse at the end of a
    * stream), so an origin that forgets the last blank line still has its answer read, and an
    * event cut off by the stream's end does not reach the client as half a JSON-RPC message
-   * (issue 17). Text holding only line ends (the LF of a CRLF) has nothing to dispatch.
+   * (docs/reliability.md). Text holding only line ends (the LF of a CRLF) has nothing to dispatch.
    */
   private endInside(text: string): void {
     if (/^[\r\n]*$/.test(text)) return void this.sink.raw(text)

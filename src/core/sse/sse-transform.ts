@@ -50,7 +50,7 @@ export interface SseOptions {
   /**
    * Milliseconds without a complete block (an event, a comment, a `retry`) before the stream is
    * ended with `timeout` (0: never). Unlike `idleMs`, bytes that complete nothing do not count:
-   * an origin trickling one byte a second into an event that never ends is cut here (issue 17).
+   * an origin trickling one byte a second into an event that never ends is cut here (docs/reliability.md).
    */
   eventIdleMs?: number
   /** Longest the stream may last, in ms, before it is ended with `timeout` (0: unbounded). */
@@ -139,7 +139,7 @@ function joinChunk(pending: (string | Uint8Array)[]): Uint8Array {
  *
  * Event boundaries are found by the splitter (./event-splitter.ts) and only the events that `hooks.watch` selects go through
  * eventsource-parser: the library gives no raw event text, and parsing and re-serialising every
- * progress event was most of the edge's CPU on long streams (issue 7).
+ * progress event was most of the edge's CPU on long streams (measured with `npm run bench`, docs/performance.md).
  * @param source the origin's body (UTF-8 bytes)
  * @returns the client's body (UTF-8 bytes)
  */

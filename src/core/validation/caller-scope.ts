@@ -12,7 +12,7 @@
  * {@link SCOPE_MEMO_SIZE} authorization values seen by this process or isolate are remembered in
  * memory with their digest (memory only, like the request headers themselves).
  */
-import { isModern, type ProtocolVersion } from '../protocol/versions'
+import { isModern, type ProtocolVersion } from '../jsonrpc/versions'
 
 /** The scope of tool lists every caller may use. */
 export const PUBLIC_SCOPE = 'public'

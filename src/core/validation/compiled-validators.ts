@@ -5,11 +5,12 @@
  * docs/design.md §7). Before compiling, {@link portabilityProblem} refuses features the two engines
  * would judge differently. Never throws: an unusable schema becomes a safe reason.
  */
-import { dialectOf, type Dialect } from '../protocol/versions'
+import { dialectOf, type Dialect } from '../jsonrpc/versions'
 import { SchemaUnusableError, type CompiledValidator, type LogRecord, type ValidatorEngine } from '../ports'
 import { portabilityProblem, validationCost, type ValidationCost } from './schema-portability'
 import { normaliseSchema } from './schema-normal-form'
-import type { ResolvedTool, ToolRecord } from './tool-registry'
+import type { ResolvedTool, ToolRecord } from './tool-record'
+import { boundText } from '../jsonrpc/bound-text'
 
 /** Compiles records into {@link ResolvedTool}s through a bounded LRU of compiled validators. */
 export class CompiledValidators {
@@ -46,7 +47,7 @@ export class CompiledValidators {
     const out: ResolvedTool = { record, validate: null }
     if (!record.dialect) {
       out.unusable = 'its inputSchema declares a JSON Schema dialect the edge does not support'
-      this.event({ level: 'warn', msg: 'registry.schema_unusable', tool: clipName(record.name), schema: 'inputSchema', reason: out.unusable })
+      this.event({ level: 'warn', msg: 'registry.schema_unusable', tool: boundText(record.name), schema: 'inputSchema', reason: out.unusable })
       return out
     }
     const v = this.compile(record.inputSchema, record.dialect, 'inputSchema', record.name)
@@ -106,7 +107,7 @@ export class CompiledValidators {
       this.event({
         level: 'warn',
         msg: e instanceof SchemaUnusableError ? 'registry.schema_unusable' : 'registry.compile_failed',
-        tool: clipName(tool),
+        tool: boundText(tool),
         schema: what,
         reason: result.reason,
       })
@@ -118,9 +119,4 @@ export class CompiledValidators {
     }
     return result
   }
-}
-
-/** A tool name as a log field: cut at 64 characters (names come from origins and operators). */
-function clipName(name: string): string {
-  return name.length > 64 ? name.slice(0, 63) + '…' : name
 }

@@ -12,6 +12,7 @@
  * {@link MAX_ISSUES} issues, {@link MAX_MESSAGE_CHARS} characters.
  */
 import type { ValidationIssue } from '../ports'
+import { boundText } from '../jsonrpc/bound-text'
 
 /** At most this many issues are described (the rest are counted). */
 export const MAX_ISSUES = 8
@@ -26,10 +27,6 @@ export interface PublicIssue {
 }
 
 type Schema = Record<string, unknown>
-
-function clip(s: string, n: number): string {
-  return s.length > n ? s.slice(0, n - 1) + '…' : s
-}
 
 function decodePointer(ptr: string): string[] {
   if (ptr === '' || ptr === '#') return []
@@ -93,7 +90,7 @@ function resolveRef(root: Schema, s: unknown, depth = 0): Schema | undefined {
 }
 
 function list(values: unknown[]): string {
-  return clip(values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', '), 300)
+  return boundText(values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', '), 300)
 }
 
 function typeOf(s: Schema | undefined): string {
@@ -122,7 +119,7 @@ function expectedFor(issue: ValidationIssue, root: Schema): string {
     case 'enum':
       return Array.isArray(kwValue) ? `must be one of: ${list(kwValue)}` : 'must be one of the allowed values'
     case 'const':
-      return `must be exactly ${clip(JSON.stringify(kwValue) ?? '?', 100)}`
+      return `must be exactly ${boundText(JSON.stringify(kwValue) ?? '?', 100)}`
     case 'minimum':
       return `must be >= ${n(kwValue)}`
     case 'maximum':
@@ -138,9 +135,9 @@ function expectedFor(issue: ValidationIssue, root: Schema): string {
     case 'maxLength':
       return `must be at most ${n(kwValue)} characters long`
     case 'pattern':
-      return `must match the pattern ${clip(String(kwValue), 200)}`
+      return `must match the pattern ${boundText(String(kwValue), 200)}`
     case 'format':
-      return `must be a valid ${clip(String(kwValue), 40)}`
+      return `must be a valid ${boundText(String(kwValue), 40)}`
     case 'minItems':
       return `must have at least ${n(kwValue)} items`
     case 'maxItems':
@@ -179,7 +176,7 @@ function expectedFor(issue: ValidationIssue, root: Schema): string {
     case 'false schema':
       return 'is not allowed'
     default:
-      return `fails the "${clip(issue.keyword, 40)}" rule`
+      return `fails the "${boundText(issue.keyword, 40)}" rule`
   }
 }
 
@@ -243,10 +240,10 @@ function describeProperty(root: Schema, name: string): string {
     const lo = s.minimum ?? s.exclusiveMinimum
     const hi = s.maximum ?? s.exclusiveMaximum
     if (typeof lo === 'number' || typeof hi === 'number') facts.push(`${typeof lo === 'number' ? lo : ''}..${typeof hi === 'number' ? hi : ''}`)
-    if (typeof s.format === 'string') facts.push(`format ${clip(s.format, 40)}`)
+    if (typeof s.format === 'string') facts.push(`format ${boundText(s.format, 40)}`)
   }
-  let line = `  - ${clip(name, 64)} (${facts.join(', ')})`
-  if (s && typeof s.description === 'string') line += `: ${clip(s.description.replace(/\s+/g, ' '), 160)}`
+  let line = `  - ${boundText(name, 64)} (${facts.join(', ')})`
+  if (s && typeof s.description === 'string') line += `: ${boundText(s.description.replace(/\s+/g, ' '), 160)}`
   if (s && Array.isArray(s.enum)) line += `${s && typeof s.description === 'string' ? '.' : ':'} Allowed: ${list(s.enum)}`
   return line
 }
@@ -261,7 +258,7 @@ function describeProperty(root: Schema, name: string): string {
 export function invalidArgumentsMessage(tool: string, issues: ValidationIssue[], schema: unknown): { text: string; issues: PublicIssue[] } {
   const pub = publicIssues(issues, schema)
   const root = (typeof schema === 'object' && schema !== null ? schema : {}) as Schema
-  const lines = [`Invalid arguments for tool "${clip(tool, 64)}":`]
+  const lines = [`Invalid arguments for tool "${boundText(tool, 64)}":`]
   for (const i of pub) lines.push(`  - ${i.path}: ${i.expected}`)
   if (issues.length > pub.length) lines.push(`  - and ${issues.length - pub.length} more`)
   const props = (root.properties ?? {}) as Record<string, unknown>
@@ -275,5 +272,5 @@ export function invalidArgumentsMessage(tool: string, issues: ValidationIssue[],
     for (const name of touched) lines.push(describeProperty(root, name))
   }
   lines.push('Fix these arguments and call the tool again.')
-  return { text: clip(lines.join('\n'), MAX_MESSAGE_CHARS), issues: pub }
+  return { text: boundText(lines.join('\n'), MAX_MESSAGE_CHARS), issues: pub }
 }

@@ -6,10 +6,10 @@
  * - never after a `notifications/tools/list_changed` for its origin (one scope, or every scope)
  *   seen by this isolate;
  * - a record without `fetchedAt` (pushed by hand with `wrangler kv`) never goes stale.
- * And when a rejection must be confirmed by a fresh list first (`SCHEMA_RECHECK_MS`).
+ * And when a rejection must be confirmed by a fresh list first (`SCHEMA_RECHECK_MS`, docs/reliability.md).
  * Per isolate; no I/O.
  */
-import type { ResolvedTool, ToolRecord } from './tool-registry'
+import type { ResolvedTool, ToolRecord } from './tool-record'
 
 /** The freshness rules of one registry, with what this isolate saw of `list_changed`. */
 export class Freshness {

@@ -20,6 +20,7 @@
  * linear time: a pattern with one is unusable, and the reason names the feature.
  */
 import { RE2JS } from 're2js'
+import { EdgeError } from '../errors'
 
 /** Bounds of one pattern (a legitimate pattern is far below both; docs/validation.md). */
 export const PATTERN_LIMITS = {
@@ -35,10 +36,11 @@ const JS_SPACE = '\\t\\n\\x{b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028
 const JS_DOT = '[^\\n\\r\\x{2028}\\x{2029}]'
 
 /** A pattern the linear-time engine cannot run; `reason` names the feature (never the pattern text). */
-export class PatternUnusableError extends Error {
+export class PatternUnusableError extends EdgeError {
+  override readonly name = 'PatternUnusableError'
+  override readonly code = 'EDGE_ERR_PATTERN_UNUSABLE'
   constructor(readonly reason: string) {
     super(reason)
-    this.name = 'PatternUnusableError'
   }
 }
 

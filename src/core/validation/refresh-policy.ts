@@ -1,6 +1,6 @@
 /**
  * @module core/validation/refresh-policy
- * When the registry may pull an origin's tool list (docs/design.md D7): one pull at a
+ * When the registry may pull an origin's tool list (docs/design.md D7, docs/reliability.md): one pull at a
  * time per origin and caller scope (single flight), none again within `REFRESH_MIN_INTERVAL_MS`,
  * and at most `REFRESH_BUDGET_PER_MIN` per origin per minute over every scope together. Per
  * isolate; the pull itself is the caller's.

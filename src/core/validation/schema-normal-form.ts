@@ -22,7 +22,7 @@
  * - draft-04 style boolean `exclusiveMinimum`/`exclusiveMaximum` (still emitted by some servers)
  *   become the numeric form: `{minimum: 1, exclusiveMinimum: true}` -> `{exclusiveMinimum: 1}`.
  */
-import type { Dialect } from '../protocol/versions'
+import type { Dialect } from '../jsonrpc/versions'
 
 /** Keys whose values are data, not subschemas. */
 const DATA_KEYS = new Set(['enum', 'const', 'default', 'examples'])

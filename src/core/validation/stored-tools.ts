@@ -7,7 +7,8 @@
  * tool list learned from the origin. Pure over the {@link KvStore} port.
  */
 import type { KvStore } from '../ports'
-import type { ToolRecord } from './tool-registry'
+import type { ToolRecord } from './tool-record'
+import { EdgeError } from '../errors'
 
 /** One tool as `schemas pull` writes it and `schemas push` / `PUT /admin/tools/<origin>` take it. */
 export interface PortableTool {
@@ -22,8 +23,9 @@ type ListingStore = KvStore & {
 }
 
 /** The store cannot list keys (a store without `list`): listing and pulling are not possible. */
-export class StoreCannotListError extends Error {
-  override name = 'StoreCannotListError'
+export class StoreCannotListError extends EdgeError {
+  override readonly name = 'StoreCannotListError'
+  override readonly code = 'EDGE_ERR_STORE_CANNOT_LIST'
   constructor() {
     super('this store cannot list its keys')
   }

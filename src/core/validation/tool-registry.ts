@@ -20,9 +20,9 @@
  */
 import type { ValidationCost } from './schema-portability'
 import type { Config } from '../config'
-import { dialectOf, type Dialect, type ProtocolVersion } from '../protocol/versions'
-import { isObject } from '../protocol/jsonrpc'
-import type { CompiledValidator, KvStore, LogRecord, ValidatorEngine } from '../ports'
+import { dialectOf, type ProtocolVersion } from '../jsonrpc/versions'
+import { isObject } from '../jsonrpc/jsonrpc'
+import type { KvStore, LogRecord, ValidatorEngine } from '../ports'
 import { listScope, PUBLIC_SCOPE } from './caller-scope'
 import { BoundedMap } from './bounded-map'
 import { CompiledValidators } from './compiled-validators'
@@ -30,59 +30,17 @@ import { Freshness } from './freshness'
 import { RefreshPolicy } from './refresh-policy'
 import { PrivateScopes } from './private-scopes'
 import { toolKey, toolListKey, toolPrefix } from './kv-keys'
+import type { ResolvedTool, ToolRecord } from './tool-record'
+import { EdgeError, PullError } from '../errors'
+export type { ResolvedTool, ToolRecord } from './tool-record'
 
 /** The KV namespace failed (binding missing, outage): no schema can be known for now (D8). */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends EdgeError {
+  override readonly name = 'StoreUnavailableError'
+  override readonly code = 'EDGE_ERR_STORE_UNAVAILABLE'
   constructor() {
     super('the tool schema store is unavailable')
-    this.name = 'StoreUnavailableError'
   }
-}
-
-/** One tool's schemas as stored in KV. `dialect` is null when `$schema` names an unsupported one. */
-export interface ToolRecord {
-  name: string
-  inputSchema: unknown
-  outputSchema?: unknown
-  dialect: Dialect | null
-  /** Dialect of `outputSchema` (its `$schema`, else the era rule); null when unsupported. */
-  outputDialect?: Dialect | null
-  /** FNV-1a of the input schema text, hex (a label for logs and the admin API; the compile cache keys on the full text). */
-  hash: string
-  /** Epoch milliseconds; absent in a record pushed by hand (never stale). */
-  fetchedAt?: number
-  /** The tag of the origin it was learned from ({@link ToolRegistryOptions.sourceOf}). */
-  source?: string
-  /** The origin's freshness hint in ms (2026-07-28 `ttlMs`), when given. */
-  ttlMs?: number
-}
-
-/** A tool ready to validate with: its record and its compiled input validator (or why not). */
-export interface ResolvedTool {
-  record: ToolRecord
-  validate: CompiledValidator | null
-  /** Set when `validate` is null: a safe reason (no schema text). */
-  unusable?: string
-  /** The input schema in the normal form the engines compiled (issue locations point into it). */
-  messageSchema?: unknown
-  /** What one validation with `validate` can cost (schema-portability.ts `validationCost`), for the per-call budget. */
-  cost?: ValidationCost
-  /** Same for the output schema. */
-  outputMessageSchema?: unknown
-  /** The compiled `outputSchema` validator; null when the tool declares none or it is unusable. */
-  outputValidate?: CompiledValidator | null
-  /** Set when the tool declares an `outputSchema` the edge cannot use: a safe reason. */
-  outputUnusable?: string
-  /** When a rejection by this entry was last rechecked against the origin (epoch ms; {@link ToolRegistry.needsRecheck}). */
-  recheckedAt?: number
-  /** True when the record is past its freshness (TTL or list_changed); the caller refreshes. */
-  stale?: boolean
-  /**
-   * The JSON bodies that answered invalid arguments for this tool, per form and issue list
-   * (validation/tools-call.ts `rejectionBody`; bounded there). Built from the schema and the issue
-   * list only, never from the rejected values.
-   */
-  rejections?: Map<string, string>
 }
 
 /** 32-bit FNV-1a of a string, as 8 hex digits. */
@@ -496,7 +454,7 @@ export class ToolRegistry {
     return this.policy.run(originId, scope, async () => {
       const { tools, era, ttlMs, cacheScope } = await pull()
       const dest = listScope(cacheScope, era, scope === PUBLIC_SCOPE ? undefined : scope)
-      if (dest === null) throw new Error('a private tool list without a caller scope')
+      if (dest === null) throw new PullError('private-without-scope')
       // Forget every cached entry of this origin and caller first, so negative entries do not outlive the pull.
       for (const s of new Set([scope, dest])) {
         const prefix = toolPrefix(originId, s)

@@ -14,13 +14,15 @@
  *   refreshed first (single-flight); if that fails, the stale copy is used.
  */
 import type { Config } from '../config'
-import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../protocol/versions'
-import { ErrorCode, errorText, isObject, responseText, type RawId } from '../protocol/jsonrpc'
+import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../jsonrpc/versions'
+import { ErrorCode, errorText, isObject, responseText, type RawId } from '../jsonrpc/jsonrpc'
 import type { ValidationIssue } from '../ports'
 import { invalidArgumentsMessage } from './error-message'
 import type { ValidationCost } from './schema-portability'
 import type { CallAnswer } from '../local-answer'
-import { StoreUnavailableError, type ResolvedTool, type ToolListPuller, type ToolRegistry } from './tool-registry'
+import { StoreUnavailableError, type ToolListPuller, type ToolRegistry } from './tool-registry'
+import type { ResolvedTool } from './tool-record'
+import { boundText } from '../jsonrpc/bound-text'
 
 /** Where and for whom a call is validated. */
 export interface ValidateContext {
@@ -40,10 +42,6 @@ export interface ValidateContext {
 /** The verdict on one call: forward it (maybe unvalidated) or answer it locally ({@link CallAnswer}). */
 export type CallVerdict = { kind: 'forward'; tool: string; unvalidated: boolean; resolved?: ResolvedTool } | CallAnswer
 
-function clip(s: string): string {
-  return s.length > 64 ? s.slice(0, 63) + '…' : s
-}
-
 /** Tool names longer than this (UTF-16 units) are unknown without a lookup. */
 export const MAX_TOOL_NAME = 256
 
@@ -51,8 +49,8 @@ export const MAX_TOOL_NAME = 256
 function unknownTool(id: RawId, name: string): CallVerdict {
   const text = errorText(id, {
     code: ErrorCode.InvalidParams,
-    message: `Unknown tool: "${clip(name)}". Call tools/list to see the tools this server offers.`,
-    data: { tool: clip(name) },
+    message: `Unknown tool: "${boundText(name)}". Call tools/list to see the tools this server offers.`,
+    data: { tool: boundText(name) },
   })
   return { kind: 'call', id, tool: name, code: ErrorCode.InvalidParams, text, unknownTool: true }
 }
@@ -64,7 +62,7 @@ function cannotValidate(id: RawId, name: string, reason: string): CallVerdict {
     id,
     tool: name,
     code: ErrorCode.InternalError,
-    text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${clip(name)}": ${reason}.`, data: { source: 'edge', tool: clip(name) } }),
+    text: errorText(id, { code: ErrorCode.InternalError, message: `Cannot validate tool "${boundText(name)}": ${reason}.`, data: { source: 'edge', tool: boundText(name) } }),
   }
 }
 
@@ -92,7 +90,7 @@ export function validateToolsCall(id: RawId, params: Record<string, unknown> | u
   if (!params) return invalidParamsAnswer(id, 'Invalid params: tools/call needs params with a tool name')
   if (typeof params.name !== 'string' || params.name === '') return invalidParamsAnswer(id, 'Invalid params: params.name must be the tool name (a string)')
   const name = params.name
-  if ('arguments' in params && !isObject(params.arguments)) return invalidParamsAnswer(id, `Invalid params: arguments for tool "${clip(name)}" must be an object`, name)
+  if ('arguments' in params && !isObject(params.arguments)) return invalidParamsAnswer(id, `Invalid params: arguments for tool "${boundText(name)}" must be an object`, name)
   const args = (params.arguments as Record<string, unknown> | undefined) ?? {}
   // A fresh tool already in memory is checked without a single await (most calls).
   const held = name.length > MAX_TOOL_NAME ? undefined : ctx.registry.cached(ctx.originId, ctx.scope, name)
@@ -114,8 +112,8 @@ async function checkWithLookup(id: RawId, name: string, args: Record<string, unk
           code: ErrorCode.InternalError,
           text: errorText(id, {
             code: ErrorCode.InternalError,
-            message: `Cannot validate tool "${clip(name)}": the tool schema store is unavailable.`,
-            data: { source: 'edge', tool: clip(name) },
+            message: `Cannot validate tool "${boundText(name)}": the tool schema store is unavailable.`,
+            data: { source: 'edge', tool: boundText(name) },
           }),
         }
       : { kind: 'forward', tool: name, unvalidated: true }
@@ -155,7 +153,7 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
  * the refresh rate limit and budget) and the call is judged again with what the origin says now;
  * it is rejected only if the fresh schema still rejects it. A rejection is the edge's word against
  * the origin's: after an origin loosened a limit (16 -> 30), the old schema had refused
- * now-valid calls for up to SCHEMA_TTL_S, across restarts too (issue 17). A failed or
+ * now-valid calls for up to SCHEMA_TTL_S, across restarts too (docs/reliability.md). A failed or
  * rate-limited refresh keeps the copy held (the MCP 2026-07-28 caching rule: a stale copy still validates).
  */
 async function recheckBeforeRejecting(
@@ -236,7 +234,7 @@ function overBudget(tool: ResolvedTool, ctx: ValidateContext): ((form: AnswerFor
   const budgetMs = ctx.config.validationBudgetMs ?? DEFAULT_VALIDATION_BUDGET_MS
   const estimateMs = estimateValidationMs(tool.cost, ctx.textChars)
   if (estimateMs <= budgetMs) return null
-  const name = clip(tool.record.name)
+  const name = boundText(tool.record.name)
   const text =
     `Invalid arguments for tool "${name}": arguments of ${ctx.textChars} characters are too large for this tool's schema to be checked within the edge's validation budget ` +
     `(estimated ${Math.ceil(estimateMs)} ms of CPU, budget ${budgetMs} ms). Send smaller arguments, or an operator can raise VALIDATION_BUDGET_MS.`
@@ -265,7 +263,7 @@ const REJECTIONS_PER_TOOL = 32
  * answers invalid arguments, without the id. The message depends only on the tool's schema and
  * the issue list (never on the rejected values), so it is built once per tool and issue list and
  * remembered on the compiled tool (`ResolvedTool.rejections`): an agent repeating the same mistake is the common case, and
- * building the message was most of the edge's CPU per rejected call (issue 7 profile).
+ * building the message was most of the edge's CPU per rejected call (a CPU profile of `npm run bench`, docs/performance.md).
  */
 function rejectionBody(tool: ResolvedTool, name: string, issues: ValidationIssue[], form: AnswerForm): string {
   let key = form
@@ -275,7 +273,7 @@ function rejectionBody(tool: ResolvedTool, name: string, issues: ValidationIssue
   if (hit !== undefined) return hit
   const msg = invalidArgumentsMessage(name, issues, tool.messageSchema ?? tool.record.inputSchema)
   let body: string
-  if (form === 'error') body = JSON.stringify({ code: ErrorCode.InvalidParams, message: msg.text, data: { tool: clip(name), issues: msg.issues } })
+  if (form === 'error') body = JSON.stringify({ code: ErrorCode.InvalidParams, message: msg.text, data: { tool: boundText(name), issues: msg.issues } })
   else {
     const result: Record<string, unknown> = { content: [{ type: 'text', text: msg.text }], isError: true }
     if (form === 'result-modern') result.resultType = 'complete'

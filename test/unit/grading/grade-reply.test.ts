@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { gradeHeader, gradeResponse, isResponse, markIsError, type ForwardedRequest, type GradeRow } from '../../../src/core/grading/grade-reply'
-import { toRawId } from '../../../src/core/protocol/jsonrpc'
+import { toRawId } from '../../../src/core/jsonrpc/jsonrpc'
 
 const call: ForwardedRequest = { id: toRawId(12345678901234567890, '12345678901234567890')!, method: 'tools/call', tool: 't', unvalidated: false }
 const grade = (text: string, req: ForwardedRequest = call, hiddenFailures = true) => gradeResponse(JSON.parse(text), text, req, { hiddenFailures })

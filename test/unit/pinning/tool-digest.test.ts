@@ -31,7 +31,8 @@ function permute(v: unknown, pick: (n: number) => number): unknown {
   const out: Record<string, unknown> = {}
   while (keys.length > 0) {
     const k = keys.splice(pick(keys.length), 1)[0]!
-    out[k] = permute((v as Record<string, unknown>)[k], pick)
+    // defineProperty, not assignment: a `__proto__` member must stay an own member, as JSON.parse makes it.
+    Object.defineProperty(out, k, { value: permute((v as Record<string, unknown>)[k], pick), enumerable: true, writable: true, configurable: true })
   }
   return out
 }

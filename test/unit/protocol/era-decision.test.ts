@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { decideBatchEra, decideEra, type EraContext } from '../../../src/core/protocol/era-decision'
 import { OriginEras } from '../../../src/core/protocol/origin-eras'
-import { ALL_VERSIONS, type ProtocolVersion } from '../../../src/core/protocol/versions'
+import { ALL_VERSIONS, type ProtocolVersion } from '../../../src/core/jsonrpc/versions'
 import { classify } from '../../../src/core/request/classify'
 import { parseBody } from '../../../src/core/request/parse-body'
 import { toWire } from '../../../src/core/local-answer'

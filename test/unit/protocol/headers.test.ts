@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { checkStandardHeaders, decodeHeaderValue } from '../../../src/core/protocol/standard-headers'
 import { checkParamHeaders, paramHeaders } from '../../../src/core/protocol/param-headers'
 import { OriginEras } from '../../../src/core/protocol/origin-eras'
-import { toRawId } from '../../../src/core/protocol/jsonrpc'
+import { toRawId } from '../../../src/core/jsonrpc/jsonrpc'
 import { classify } from '../../../src/core/request/classify'
 import { parseBody } from '../../../src/core/request/parse-body'
 

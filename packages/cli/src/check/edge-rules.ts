@@ -8,7 +8,7 @@
  * - {@link portabilityProblem}: why a schema is unusable at the edge (docs/validation.md, D8).
  * - {@link dialectOf}: a schema's JSON Schema dialect for a protocol version (MCP 2025-11-25 basic "JSON Schema Usage").
  * - {@link publicIssues}: validation issues as paths and expectations, never values (docs/validation.md).
- * - {@link requestMessage} and {@link errorText}: the one writer of JSON-RPC envelopes (src/core/protocol/jsonrpc.ts).
+ * - {@link requestMessage} and {@link errorText}: the one writer of JSON-RPC envelopes (src/core/jsonrpc/jsonrpc.ts).
  * - the two engines (ajv on Node, @cfworker/json-schema on Workers).
  */
 export { hidesFailure } from 'mcp-edge-validator/rules'

@@ -17,6 +17,7 @@ import { errorText, isModern, isObject, toRawId, type ProtocolVersion } from './
 import { describeReply, MAX_BODY_BYTES, printable, replyFor, type HttpAnswer } from './reply'
 import { safeRowText } from './safe-text'
 import { listedTools, reportSchema } from './schemas'
+import { EdgeError } from 'mcp-edge-validator/rules'
 
 /**
  * The protocol versions check grades, newest first: 2026-07-28 through the official SDK v2 client
@@ -127,8 +128,9 @@ async function readBody(res: Response, onText: (chunk: string) => boolean): Prom
 }
 
 /** The error a body stream fails with past {@link MAX_BODY_BYTES}; its message is what a handshake row shows. */
-export class ReplyTooLargeError extends Error {
-  override name = 'ReplyTooLargeError'
+export class ReplyTooLargeError extends EdgeError {
+  override readonly name = 'ReplyTooLargeError'
+  override readonly code = 'EDGE_ERR_CHECK_REPLY_TOO_LARGE'
   constructor() {
     super(`the reply is larger than ${MAX_BODY_BYTES} bytes (check reads at most 1 MiB of each body)`)
   }

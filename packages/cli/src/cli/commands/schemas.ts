@@ -24,6 +24,7 @@ import { createToolRegistry, type ToolRecord } from 'mcp-edge-validator/rules'
 import { deleteStoredTool, getStoredTool, listStoredTools, portable, StoreCannotListError, type PortableTool } from 'mcp-edge-validator/rules'
 import { createCfworkerEngine } from 'mcp-edge-validator/rules'
 import { storeFileState } from '../store-file-check'
+import { EdgeError } from 'mcp-edge-validator/rules'
 
 /** Options shared by every `schemas` action. */
 interface Target {
@@ -36,9 +37,15 @@ interface Target {
 }
 
 /** A failure to report as one line with exit status 1. */
-class SchemasError extends Error {}
+class SchemasError extends EdgeError {
+  override readonly name = 'SchemasError'
+  override readonly code = 'EDGE_ERR_CLI_FAILED'
+}
 /** A bad command line (exit status 2). */
-class UsageError extends Error {}
+class UsageError extends EdgeError {
+  override readonly name = 'UsageError'
+  override readonly code = 'EDGE_ERR_CLI_USAGE'
+}
 
 /** A tool record as list/get show it: the portable form plus its hash and when it was fetched. */
 type ShownTool = PortableTool & { hash?: string; fetchedAt?: number }

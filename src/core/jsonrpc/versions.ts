@@ -1,5 +1,5 @@
 /**
- * @module core/protocol/versions
+ * @module core/jsonrpc/versions
  * Protocol versions ("eras") and the per-era rules of docs/design.md §3. Pure.
  */
 

@@ -1,9 +1,9 @@
 /**
- * The nesting bound of request bodies and origin replies (src/core/request/json-scan.ts
- * `nestsDeeperThan`, `MAX_JSON_DEPTH`; issue 17) and how parse-body applies it before any parse.
+ * The nesting bound of request bodies and origin replies (src/core/jsonrpc/json-scan.ts
+ * `nestsDeeperThan`, `MAX_JSON_DEPTH`; docs/reliability.md) and how parse-body applies it before any parse.
  */
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText } from '../../../src/core/request/json-scan'
+import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText } from '../../../src/core/jsonrpc/json-scan'
 import { parseBody } from '../../../src/core/request/parse-body'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)

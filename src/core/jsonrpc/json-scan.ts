@@ -1,5 +1,5 @@
 /**
- * @module core/request/json-scan
+ * @module core/jsonrpc/json-scan
  * A structural scan of JSON text that `JSON.parse` already accepted. It finds what `JSON.parse`
  * throws away and the edge needs:
  * - duplicate member names anywhere inside a message (RFC 8259 §4 "names SHOULD be unique"; a
@@ -53,7 +53,7 @@ export const DEFAULT_MAX_JSON_DEPTH = 64
  *
  * Why before any parse: `JSON.parse` of 200,000 nested brackets took 133 ms here and the scan
  * 1.4 s once optimised (2.4-3.2 s at 500,000 levels), and the event loop serves no one meanwhile;
- * a body of `[` x 750,000 under the 4 MiB limit froze the edge for seconds (issue 17). With the
+ * a body of `[` x 750,000 under the 4 MiB limit froze the edge for seconds (docs/reliability.md). With the
  * bound, such a body is refused after reading `maxDepth + 1` characters.
  * Brackets inside strings do not count. Text that is not JSON gives an unspecified answer; the
  * parse that follows rejects it anyway.
@@ -91,7 +91,7 @@ const SMALL_OBJECT = 12
  *
  * One pass, no closures, per-depth state in arrays reused across the scan: this runs on every
  * POST and every JSON reply (about 1 us for a 300-byte call; the first version, with a Set and a
- * frame object per JSON object, was 2.7 us, issue 7). Duplicate names are found with a short list
+ * frame object per JSON object, was 2.7 us, docs/performance.md). Duplicate names are found with a short list
  * per object, switching to a Set past {@link SMALL_OBJECT} names so a hostile object with many
  * members stays linear.
  * @param text valid JSON text

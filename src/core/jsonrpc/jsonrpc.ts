@@ -1,5 +1,5 @@
 /**
- * @module core/protocol/jsonrpc
+ * @module core/jsonrpc/jsonrpc
  * JSON-RPC 2.0 vocabulary for the edge: error codes, id handling and the only place where
  * envelopes are written as text. Pure; no I/O; never throws.
  *

@@ -1,24 +1,25 @@
 /**
- * @module core/grading/exchange
+ * @module core/exchange
  * What one POST carries through the stages: the ports ({@link EdgeDeps}), the origin it is for,
  * the requests forwarded and still open, and the per-id grade table written as one log line
  * (docs/design.md §6). Also the builders of whole-response errors (D2, D9, D13).
  */
-import type { Config } from '../config'
-import type { ProtocolVersion } from '../protocol/versions'
-import { errorText, type RawId, type RpcError } from '../protocol/jsonrpc'
-import type { Defer, EdgeMetrics, EdgeTracer, Logger, OriginClient, TraceSpan } from '../ports'
-import type { OriginCause } from '../observe/origin-cause'
-import { requestIdOf } from '../observe/request-id'
-import type { RequestHeaders } from '../edge-response'
-import { gradeHeader, type ForwardedRequest, type GradeRow } from './grade-reply'
-import type { ToolRegistry } from '../validation/tool-registry'
-import type { ClientSignal } from '../client-signal'
-import { OriginEras } from '../protocol/origin-eras'
-import { HeaderMemos } from '../request/transport-checks'
-import { type EdgeResponse } from '../edge-response'
-import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from '../local-answer'
-import type { ResolvedTool } from '../validation/tool-registry'
+import type { Config } from './config'
+import type { ProtocolVersion } from './jsonrpc/versions'
+import type { RawId } from './jsonrpc/jsonrpc'
+import type { Defer, EdgeMetrics, EdgeTracer, Logger, OriginClient, TraceSpan } from './ports'
+import type { OriginCause } from './observe/origin-cause'
+import { requestIdOf } from './observe/request-id'
+import type { RequestHeaders } from './edge-response'
+import { gradeHeader, type ForwardedRequest, type GradeRow } from './grading/grade-reply'
+import type { ToolRegistry } from './validation/tool-registry'
+import type { ClientSignal } from './client-signal'
+import { OriginEras } from './protocol/origin-eras'
+import { HeaderMemos } from './request/transport-checks'
+import { type EdgeResponse } from './edge-response'
+import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from './local-answer'
+import type { ResolvedTool } from './validation/tool-record'
+import { boundText } from './jsonrpc/bound-text'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -58,15 +59,6 @@ export interface OriginTarget {
 }
 
 export { gatewayError, JSON_HEADERS }
-
-/**
- * A JSON body response with one JSON-RPC error, for callers outside the core that have no
- * {@link LocalAnswer} kind of their own (the Hono routes' 404 and 405); the core's answers go
- * through {@link localResponse}.
- */
-export function errorResponse(status: number, id: RawId, error: RpcError, headers: Record<string, string> = {}): EdgeResponse {
-  return wireResponse({ status, id, text: errorText(id, error), code: error.code }, headers)
-}
 
 /** 404 for a path that is not an MCP endpoint (no origin named there). */
 export function notFound(): EdgeResponse {
@@ -163,7 +155,8 @@ export class Exchange {
   constructor(
     readonly deps: EdgeDeps,
     readonly target: OriginTarget,
-    readonly era: ProtocolVersion
+    /** The POST's protocol version: set once the era rule has decided it (the default until then); logged and traced with the answer. */
+    public era: ProtocolVersion
   ) {
     this.started = (deps.now ?? Date.now)()
   }
@@ -182,7 +175,7 @@ export class Exchange {
   /** Adds one id's grade to the table and to the metrics counters. */
   row(r: GradeRow): void {
     // Tool names come from callers: bounded in the log line, and unknown ones never become series.
-    if (r.tool !== undefined && r.tool.length > 64) r.tool = r.tool.slice(0, 63) + '…'
+    if (r.tool !== undefined) r.tool = boundText(r.tool)
     this.rows.push(r)
     this.deps.metrics.countGrade(this.target.id, r.method, r.unknownTool ? '_unknown' : r.tool, r.grade)
   }

@@ -1,0 +1,73 @@
+/**
+ * @module core/call-context
+ * What stage 5 (tools/call validation) needs around one call: the registry as one caller sees it
+ * ({@link toolsCallContext}: its scope, then public, and a tool-list pull with its authorization)
+ * and the `mcp.validate` span ({@link traced}). Kept apart from the pipeline, which only chains the stages.
+ */
+import type { Classified } from './request/classify'
+import type { CallVerdict } from './validation/tools-call'
+import { pullToolList } from './forwarding/tool-list-pull'
+import type { Exchange } from './exchange'
+import type { RequestHeaders } from './edge-response'
+import { boundText } from './jsonrpc/bound-text'
+
+/**
+ * Stage 5's view of the registry for one caller: its scope (own private list, then public) and a
+ * pull of the origin's tool list with the caller's authorization (bounded by ORIGIN_TIMEOUT_MS,
+ * TOOL_LIST_TIMEOUT_MS and MAX_REPLY_BYTES).
+ */
+export function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: string) {
+  const { deps, target, era } = ex
+  const carry: Record<string, string> = {}
+  const auth = headers.get('authorization')
+  if (auth) carry.authorization = auth
+  return {
+    registry: deps.registry,
+    originId: target.id,
+    scope,
+    era,
+    config: deps.config,
+    pull: () =>
+      pullToolList({
+        client: deps.origin,
+        url: target.url,
+        era,
+        headers: carry,
+        timeoutMs: deps.config.originTimeoutMs,
+        deadlineMs: deps.config.toolListTimeoutMs,
+        maxReplyBytes: deps.config.maxReplyBytes,
+        maxJsonDepth: deps.config.maxJsonDepth,
+      }),
+  }
+}
+
+/**
+ * Runs stage 5's validation of one tools/call inside an `mcp.validate` span (a child of the
+ * POST's span) when a tracer is configured; attributes: `gen_ai.tool.name`, the verdict
+ * (`mcp_edge.verdict`: valid, rejected, unvalidated) and the JSON-RPC error code of a rejection.
+ */
+export function traced(ex: Exchange, c: Extract<Classified, { kind: 'request' }>, run: () => CallVerdict | Promise<CallVerdict>): CallVerdict | Promise<CallVerdict> {
+  const span = ex.span && ex.deps.tracer ? ex.deps.tracer.start('mcp.validate', ex.span, 'internal') : undefined
+  if (!span) return run()
+  const done = (v: CallVerdict): CallVerdict => {
+    if (span.recording) {
+      const a: Record<string, string | number | boolean> = {
+        'mcp.method.name': c.method,
+        'mcp_edge.verdict': v.kind === 'call' ? 'rejected' : v.unvalidated ? 'unvalidated' : 'valid',
+      }
+      if (typeof c.params?.name === 'string') a['gen_ai.tool.name'] = boundText(c.params.name, 64, '')
+      if (v.kind === 'call' && v.code !== undefined) a['rpc.jsonrpc.error_code'] = v.code
+      span.setAttributes(a)
+    }
+    span.end()
+    return v
+  }
+  let v: CallVerdict | Promise<CallVerdict>
+  try {
+    v = run()
+  } catch (e) {
+    span.end()
+    throw e
+  }
+  return v instanceof Promise ? v.then(done, (e: unknown) => (span.end(), Promise.reject(e))) : done(v)
+}
