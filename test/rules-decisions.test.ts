@@ -323,7 +323,9 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
       const r = await post(url('pg'), '{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"calc","arguments":{"a":"not checked"}}}', V('2025-11-25'))
       expect(r.json).toMatchObject({ id: 'u', result: {} })
       expect(forwarded()).toHaveLength(1)
-      const logs = (await edge.logs()).filter((l) => l.msg === 'mcp.post')
+      const logs = (await edge.logs({ msg: 'mcp.post', where: (r) => ((r.grades ?? []) as { id: string; grade: string }[]).some((g) => g.id === '"u"') })).filter(
+        (l) => l.msg === 'mcp.post'
+      )
       expect((logs.at(-1) as { grades: { grade: string }[] }).grades[0]!.grade).toBe('unvalidated')
     })
   })

@@ -37,7 +37,7 @@ describe.each(RUNTIMES)('tool store unavailable on $name', ({ start }) => {
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'sunny' }] } })
     expect(origin.forwarded().length).toBe(1)
-    const grades = (await edge.logs()).filter((l) => l.msg === 'mcp.post').flatMap((l) => l.grades as { grade: string }[])
+    const grades = (await edge.logs({ msg: 'mcp.post' })).filter((l) => l.msg === 'mcp.post').flatMap((l) => l.grades as { grade: string }[])
     expect(grades.map((g) => g.grade)).toContain('unvalidated')
   })
 

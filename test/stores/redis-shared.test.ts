@@ -128,7 +128,9 @@ describe('two edges on one redis-server', () => {
     await redis.stop()
     const t0 = Date.now()
     const r = await call(b, 'never_read', 'k')
-    expect(Date.now() - t0).toBeLessThan(3_000)
+    // Redis refuses at once, and a read is bounded by the 1 s command bound in any case: the upper
+    // bound only catches a call that waits for Redis to come back (10x).
+    expect(Date.now() - t0).toBeLessThan(10_000)
     expect(r.forwarded, JSON.stringify(r.body)).toBe(true)
     expect(r.body.result).toEqual({ content: [{ type: 'text', text: 'forwarded' }] })
     // A tool B holds in memory is still validated.
