@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEdge, type RunningEdge } from '../src/adapters/node/index'
 import { ConfigError } from '../src/core/config'
 import { checkingIntervalMs, loadConnectionBounds } from '../src/adapters/node/connection-bounds'
+import { pollUntil } from './helpers/wait'
 
 const HEAD = 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n'
 
@@ -39,14 +40,8 @@ function openSlow(port: number, first: string): Promise<SlowSocket> {
   })
 }
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const t0 = Date.now()
-  while (!cond()) {
-    if (Date.now() - t0 > ms) return false
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  return true
-}
+/** True once `cond()` holds, false if it still does not after `ms`. */
+const until = (cond: () => boolean, ms: number): Promise<boolean> => pollUntil(cond, Boolean, { timeoutMs: ms, intervalMs: 20 })
 
 async function healthz(edge: RunningEdge): Promise<number> {
   try {

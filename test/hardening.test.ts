@@ -10,8 +10,9 @@ import { MemoryKv } from '../src/stores/memory-kv'
 import { ADMIN_TOKEN, pushTools } from './helpers/grading'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
+import { mcpHeaders } from './helpers/mcp'
 
-const H = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+const H = mcpHeaders()
 const post = (url: string, body: unknown, headers: Record<string, string> = H) =>
   fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) })
 

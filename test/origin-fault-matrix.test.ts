@@ -19,6 +19,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { ADMIN_TOKEN, mcpHeaders, post, pushTools } from './helpers/grading'
+import { pollUntil } from './helpers/wait'
 
 const ORIGIN_TIMEOUT_MS = 500
 const STREAM_IDLE_MS = 700
@@ -293,14 +294,8 @@ async function closedPort(): Promise<number> {
   return port
 }
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const t0 = Date.now()
-  while (!cond()) {
-    if (Date.now() - t0 > ms) return false
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  return true
-}
+/** True once `cond()` holds, false if it still does not after `ms`. */
+const until = (cond: () => boolean, ms: number): Promise<boolean> => pollUntil(cond, Boolean, { timeoutMs: ms, intervalMs: 25 })
 
 /** The JSON-RPC responses of an answer body (JSON or SSE), server requests and notifications left out. */
 function responsesOf(text: string, contentType: string): Record<string, unknown>[] {

@@ -18,6 +18,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startDemoOrigin, type RunningOrigin } from '../demo/origin'
 import { WORKER_BUILD } from './helpers/build-worker'
 import { packAndInstall, REPO, type PackedProject } from './helpers/packed-package'
+import { mcpHeaders } from './helpers/mcp'
 
 const run = promisify(execFile)
 let project: PackedProject
@@ -50,7 +51,7 @@ import app from './app.mjs'
 serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => console.log('port=' + info.port))
 `
 
-const H = (version: string) => ({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version })
+const H = (version: string) => mcpHeaders(version)
 const invalidCall = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_forecast', arguments: { city: 'Paris', days: 30 } } })
 
 /** What the app must show wherever it runs: local answers in each era's shape, forwarding, isError added. */

@@ -7,8 +7,9 @@ import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ReceivedRequest, type ScriptedOrigin } from './helpers/scripted-origin'
+import { POST_HEADERS } from './helpers/mcp'
 
-const LEGACY = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+const LEGACY = POST_HEADERS
 const V = (v: string) => ({ ...LEGACY, 'mcp-protocol-version': v })
 const ENV = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
 const MODERN = (method: string, extra: Record<string, string | string[]> = {}) => ({ ...V('2026-07-28'), 'mcp-method': method, ...extra })

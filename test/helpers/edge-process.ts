@@ -8,9 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { REPO } from './repo'
 import { build } from 'esbuild'
-
-const REPO = resolve(import.meta.dirname, '../..')
 
 /** Bundles the `mcp-edge` command to dist/test/<name>.js (one per test file: files run in parallel). */
 export async function buildNodeEdge(name: string): Promise<string> {

@@ -5,11 +5,9 @@
 import type { EdgeUnderTest, LogWait } from './runtimes'
 import type { LogRecord } from '../../src/core/ports'
 import { waitFor } from './wait'
+import { mcpHeaders } from './mcp'
 
-/** Headers of an MCP POST in a given era (2025-03-26 allows batches). */
-export function mcpHeaders(version = '2025-06-18', extra: Record<string, string> = {}): Record<string, string> {
-  return { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, ...extra }
-}
+export { mcpHeaders } from './mcp'
 
 /** What the client received, byte for byte. */
 export interface Received {

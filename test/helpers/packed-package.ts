@@ -6,11 +6,12 @@
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
+import { REPO } from './repo'
 import { promisify } from 'node:util'
 
 const run = promisify(execFile)
-export const REPO = resolve(import.meta.dirname, '../..')
+export { REPO }
 
 /** A scratch project with the packed package installed. */
 export interface PackedProject {

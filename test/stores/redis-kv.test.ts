@@ -12,6 +12,7 @@ import { redactUrl } from '../../src/core/redact-url'
 import { createCfworkerEngine } from '../../src/validators/cfworker'
 import { freePort } from '../helpers/peers-procs'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
+import { pollUntil } from '../helpers/wait'
 
 let server: RedisServer
 let raw: Redis
@@ -31,9 +32,9 @@ async function store(prefix: string, url = server.url): Promise<RedisKv> {
   await kv.connect()
   return kv
 }
-async function eventually(check: () => boolean, ms = 2_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 10))
+/** Waits until `check()` holds or `ms` have passed (the caller's expect says which). */
+async function eventually(check: () => boolean, ms = 10_000): Promise<void> {
+  await pollUntil(check, Boolean, { timeoutMs: ms, intervalMs: 10 })
 }
 
 describe('RedisKv', () => {
