@@ -78,9 +78,10 @@ describe('connection bounds on node', () => {
   it('holds at most MAX_CONNECTIONS; slow headers get 408 and are closed after HEADERS_TIMEOUT_MS; then normal clients are served', async () => {
     const slow = await Promise.all(Array.from({ length: 60 }, () => openSlow(edge.port, HEAD)))
     all.push(...slow)
-    // The 10 past the cap are closed on accept, long before the header deadline.
-    expect(await until(() => slow.filter((e) => e.closedAt !== undefined).length >= 10, 400)).toBe(true)
-    expect(slow.filter((e) => e.closedAt === undefined).length).toBe(50)
+    // The 10 past the cap are closed on accept: with no answer at all, where the header deadline
+    // answers 408 (so which bound closed them shows without timing them; 3 s only bounds a hang).
+    expect(await until(() => slow.filter((e) => e.closedAt !== undefined).length >= 10, 3000)).toBe(true)
+    expect(slow.filter((e) => e.closedAt !== undefined && e.data === '').length).toBeGreaterThanOrEqual(10)
     const drip = setInterval(() => slow.forEach((e) => e.closedAt === undefined && e.s.write('x')), 100)
     try {
       // Every held one is closed by the header deadline (500 ms, checked every 125 ms), with a 408.
