@@ -9,10 +9,11 @@
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
+import { REPO } from './helpers/repo'
 import { afterAll, describe, expect, it } from 'vitest'
 
-const ROOT = resolve(import.meta.dirname, '..')
+const ROOT = REPO
 const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'))
 const out = join(dir, 'BENCHMARKS.md')
 

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { offerVersion } from './helpers/clients'
+import type { LogRecord } from '../src/core/ports'
 
 async function connect(url: string, protocolVersion?: string): Promise<Client> {
   const client = new Client({ name: 'e2e', version: '1.0.0' })
@@ -90,7 +91,10 @@ describe.each(RUNTIMES)('edge on $name in front of the demo origin', ({ start })
       })
 
       it('writes one log line per POST with the per-id grades', async () => {
-        const logs = await edge.logs()
+        const hasGrade = (grade: string, tool: string) => (r: LogRecord) =>
+          ((r.grades ?? []) as { grade: string; tool?: string }[]).some((g) => g.grade === grade && g.tool === tool)
+        await edge.logs({ msg: 'mcp.post', where: hasGrade('rejected', 'get_forecast') })
+        const logs = await edge.logs({ msg: 'mcp.post', where: hasGrade('tool_error', 'run_query') })
         const graded = logs.filter((l) => l.msg === 'mcp.post').flatMap((l) => l.grades as { grade: string; tool?: string }[])
         expect(graded.some((g) => g.grade === 'tool_error' && g.tool === 'run_query')).toBe(true)
         expect(graded.some((g) => g.grade === 'rejected' && g.tool === 'get_forecast')).toBe(true)

@@ -10,8 +10,9 @@ import { MemoryKv } from '../src/stores/memory-kv'
 import { ADMIN_TOKEN, pushTools } from './helpers/grading'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
+import { mcpHeaders } from './helpers/mcp'
 
-const H = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+const H = mcpHeaders()
 const post = (url: string, body: unknown, headers: Record<string, string> = H) =>
   fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) })
 
@@ -48,11 +49,14 @@ describe.each(RUNTIMES)('hardening on $name', ({ start }) => {
     const res = await post(edge.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'redos', arguments: { code: 'a'.repeat(40) + '!' } } })
     expect(res.status).toBe(200)
     expect(JSON.stringify(await res.json())).toContain('Invalid arguments for tool \\"redos\\"')
-    expect(Date.now() - t0).toBeLessThan(5000)
+    // Backtracking on these 41 characters would take hours: the bound only catches that, never speed.
+    expect(Date.now() - t0).toBeLessThan(15_000)
     expect(origin.forwarded().length).toBe(0)
     const ok = await post(edge.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'redos', arguments: { code: 'a'.repeat(40) } } })
     expect(await ok.json()).toMatchObject({ id: 2, result: { content: [{ text: 'done' }] } })
-    const last = (await edge.logs()).filter((l) => l.msg === 'mcp.post').at(-1) as { grades: { grade: string }[] }
+    const last = (await edge.logs({ msg: 'mcp.post', where: (r) => ((r.grades ?? []) as { id: string; grade: string }[]).some((g) => g.id === '2') }))
+      .filter((l) => l.msg === 'mcp.post')
+      .at(-1) as { grades: { grade: string }[] }
     expect(last.grades[0]!.grade).not.toBe('unvalidated')
     expect((await fetch(new URL('/healthz', edge.url))).status).toBe(200)
   })
@@ -108,7 +112,7 @@ describe.each(RUNTIMES)('hardening on $name', ({ start }) => {
     const res = await post(edge.url, '{}', { ...H, 'content-type': 'text/plain' })
     expect(res.status).toBe(415)
     expect(res.headers.get('mcp-edge-grade')).toBe('rejected=1')
-    const logs = (await edge.logs()).slice(before)
+    const logs = (await edge.logs({ msg: 'mcp.post', where: (l) => l.status === 415 })).slice(before)
     expect(logs.some((l) => l.msg === 'mcp.post' && l.status === 415)).toBe(true)
     const parse = await post(edge.url, '{not json')
     expect(parse.headers.get('mcp-edge-grade')).toBe('rejected=1')

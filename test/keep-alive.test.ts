@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Agent, request } from 'undici'
 import { RUNTIMES_AND_MIDDLEWARE, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
+import { mcpHeaders } from './helpers/mcp'
 
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+const HEADERS = mcpHeaders()
 const ping = (id: number, pad = 0) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }) + ' '.repeat(pad)
 
 describe.each(RUNTIMES_AND_MIDDLEWARE)('keep-alive after an answer that did not read the body, $name', ({ start }) => {

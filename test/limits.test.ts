@@ -171,9 +171,10 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('reply size and client disconnect on $nam
     const t0 = Date.now()
     controller.abort()
     await pending
-    await within(originClosed, 4000, 'origin request aborted')
-    expect(Date.now() - t0).toBeLessThan(4000)
-    const log = await nextLog(edge, before, 4000)
+    // The origin never answers: any bound catches an abort that is not passed on (a hang).
+    await within(originClosed, 10_000, 'origin request aborted')
+    expect(Date.now() - t0).toBeLessThan(10_000)
+    const log = await nextLog(edge, before)
     expect(gradesOf(log)).toEqual([{ id: '7', grade: 'missing', code: -31003 }])
     expect(log.clientClosed).toBe(true)
   })

@@ -5,10 +5,8 @@
  * It must exit 0 with every id answered once and rightly. No timing is asserted.
  */
 import { spawn } from 'node:child_process'
-import { resolve } from 'node:path'
+import { REPO } from './helpers/repo'
 import { describe, expect, it } from 'vitest'
-
-const REPO = resolve(import.meta.dirname, '..')
 
 function run(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((done) => {

@@ -12,8 +12,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
+import { mcpHeaders } from './helpers/mcp'
 
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+const HEADERS = mcpHeaders()
 const TOOLS = [
   { name: 'get_weather', inputSchema: { type: 'object', properties: { units: { enum: ['c', 'f'] } }, required: ['units'] } },
   { name: 'other', inputSchema: { type: 'object' } },

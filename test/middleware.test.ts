@@ -15,6 +15,7 @@ import { TextMetrics } from '../src/observe/text-metrics'
 import { DEMO_TOOLS } from '../packages/cli/demo/origin'
 import { hostMiddlewareSeen, startMiddlewareEdge, startNodeEdge, startWorkerEdge, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
+import { POST_HEADERS } from './helpers/mcp'
 
 const HIDDEN_FAILURE = { content: [{ type: 'text', text: '{"success":false,"error":"relation users does not exist"}' }] }
 
@@ -56,7 +57,7 @@ async function send(url: string, method: string, headers: Record<string, string>
   return { status: res.statusCode, type: h('content-type'), grade: h('mcp-edge-grade'), allow: h('allow'), body: await res.body.text() }
 }
 
-const JSON_POST = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+const JSON_POST = POST_HEADERS
 const v = (version: string) => ({ ...JSON_POST, 'mcp-protocol-version': version })
 const call = (id: number, name: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
 const big = call(9, 'echo', { text: 'x'.repeat(3000) })

@@ -78,12 +78,15 @@ describe.each(RUNTIMES)('readiness on $name', ({ start }) => {
     expect(up.body).toEqual({ ready: true, checks: { 'origin:default': 'ok', store: 'ok' } })
 
     const before = origin.hits
+    const stormStart = Date.now()
     for (let round = 0; round < 20; round++) {
       const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(new URL('/readyz', edge.url)).then((r) => r.status)))
       expect(answers.every((s) => s === 200)).toBe(true)
     }
-    // 1,000 probes: one origin request per READY_CACHE_MS at most (the storm takes a second or two here).
-    expect(origin.hits - before).toBeLessThanOrEqual(3)
+    // 1,000 probes: one origin request per READY_CACHE_MS at most, counted against how long the
+    // storm took (a second or two on an idle machine, where that is 3 at most, longer on a busy one).
+    const stormMs = Date.now() - stormStart
+    expect(origin.hits - before).toBeLessThanOrEqual(Math.floor(stormMs / READY_CACHE_MS) + 3)
 
     await origin.stop()
     const down = await eventually(async () => {
@@ -101,7 +104,7 @@ describe.each(RUNTIMES)('readiness on $name', ({ start }) => {
       return r.status === 200 ? r : null
     }, READY_CACHE_MS * 3)
     expect(back.body.ready).toBe(true)
-    const flips = (await edge.logs()).filter((l) => l.msg === 'edge.readiness').map((l) => [l.level, l.ready])
+    const flips = (await edge.logs({ msg: 'edge.readiness', atLeast: 3 })).filter((l) => l.msg === 'edge.readiness').map((l) => [l.level, l.ready])
     expect(flips).toEqual([
       ['info', true],
       ['warn', false],

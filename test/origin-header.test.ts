@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
+import { POST_HEADERS } from './helpers/mcp'
 
 const PAGE = 'https://app.example'
-const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+const JSON_HEADERS = POST_HEADERS
 
 /** POSTs one JSON-RPC message with extra headers; the parsed JSON body, or the SSE data of its first message. */
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; sid: string | null; msg: Record<string, unknown> | null }> {

@@ -23,6 +23,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { WORKER_BUILD } from './helpers/build-worker'
 import { packAndInstall, REPO, type PackedProject } from './helpers/packed-package'
+import { mcpHeaders } from './helpers/mcp'
 
 /** The most a Hono-middleware install may bring (the package and its dependencies, hono included). */
 const MAX_PACKAGES = 20
@@ -83,7 +84,7 @@ const server = createServer(async (req, res) => {
 server.listen(0, '127.0.0.1', () => console.log('port=' + server.address().port))
 `
 
-const H = (version: string) => ({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version })
+const H = (version: string) => mcpHeaders(version)
 const invalidCall = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_forecast', arguments: { city: 'Paris', days: 30 } } })
 
 /** What the app must show wherever it runs: local answers in each era's shape, forwarding, isError added. */

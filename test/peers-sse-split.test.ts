@@ -8,8 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
+import { mcpHeaders } from './helpers/mcp'
 
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
+const HEADERS = mcpHeaders('2025-11-25')
 
 describe.each(RUNTIMES)('edge on $name relays an SSE event split over several writes', ({ start }) => {
   let origin: ScriptedOrigin

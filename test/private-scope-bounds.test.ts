@@ -11,8 +11,10 @@ import { sweepEvery } from '../src/core/validation/private-scopes'
 import { expectedPrivateScope } from './helpers/kv-effect'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
+import { mcpHeaders } from './helpers/mcp'
+import { pollUntil } from './helpers/wait'
 
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+const HEADERS = mcpHeaders()
 const TOOLS = [
   { name: 'get_weather', inputSchema: { type: 'object', properties: { units: { enum: ['c', 'f'] } }, required: ['units'] } },
   { name: 'get_alerts', inputSchema: { type: 'object' } },
@@ -20,15 +22,8 @@ const TOOLS = [
 const MAX = 5
 const CALLERS = 30
 
-/** Polls `check` every 25 ms up to `ms`; returns its last answer. */
-async function eventually<T>(ms: number, check: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await check()
-    if (ok(v) || Date.now() > end) return v
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+/** Polls `check` up to `ms` until `ok`; returns its last answer. */
+const eventually = <T>(ms: number, check: () => Promise<T>, ok: (v: T) => boolean): Promise<T> => pollUntil(check, ok, { timeoutMs: ms, intervalMs: 25 })
 
 describe.each(RUNTIMES)('private scopes bounded on $name', ({ start }) => {
   let origin: ScriptedOrigin

@@ -117,17 +117,28 @@ describe.each(RUNTIMES)('reliability corners on $name', ({ start }) => {
   })
 
   it('an SSE reply trickling a byte a second into an event ends at STREAM_IDLE_MS with -31002', async () => {
-    for (const piece of ['d', ':']) {
-      origin.handle((_req, res) => {
-        res.writeHead(200, SSE)
-        open.push(res)
-        const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(piece)), 300)
-        res.on('close', () => clearInterval(timer))
-      })
-      const t0 = Date.now()
-      const r = await post(edge, JSON.stringify(call(9, 'free')))
-      expect(Date.now() - t0).toBeLessThan(2_400)
-      expect(sseMessages(r.text)).toContainEqual(expect.objectContaining({ id: 9, error: expect.objectContaining({ code: -31002 }) }))
+    // An edge of its own whose STREAM_MAX_MS (20 s) is far from STREAM_IDLE_MS (1.5 s): the end
+    // is the idle bound's (not before 1.5 s, and long before the 20 s the stream bound would
+    // take, were every byte to restart the idle clock), however busy the machine is.
+    const idle = await start({ ORIGIN_URL: origin.url, ADMIN_TOKEN, STREAM_IDLE_MS: '1500', STREAM_MAX_MS: '20000' })
+    try {
+      await pushTools(idle, [{ name: 'free', inputSchema: { type: 'object' } }])
+      for (const piece of ['d', ':']) {
+        origin.handle((_req, res) => {
+          res.writeHead(200, SSE)
+          open.push(res)
+          const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(piece)), 300)
+          res.on('close', () => clearInterval(timer))
+        })
+        const t0 = Date.now()
+        const r = await post(idle, JSON.stringify(call(9, 'free')))
+        const took = Date.now() - t0
+        expect(took).toBeGreaterThanOrEqual(1_450)
+        expect(took).toBeLessThan(15_000)
+        expect(sseMessages(r.text)).toContainEqual(expect.objectContaining({ id: 9, error: expect.objectContaining({ code: -31002 }) }))
+      }
+    } finally {
+      await idle.close()
     }
   })
 
@@ -141,8 +152,10 @@ describe.each(RUNTIMES)('reliability corners on $name', ({ start }) => {
     const t0 = Date.now()
     const r = await post(edge, JSON.stringify(call(10, 'free')))
     const took = Date.now() - t0
+    // Not before STREAM_MAX_MS (2.5 s; the comments every 200 ms keep STREAM_IDLE_MS from firing),
+    // and the upper bound only catches a stream the bound never ends (10x).
     expect(took).toBeGreaterThanOrEqual(2_300)
-    expect(took).toBeLessThan(4_500)
+    expect(took).toBeLessThan(25_000)
     expect(sseMessages(r.text)).toContainEqual(expect.objectContaining({ id: 10, error: expect.objectContaining({ code: -31002 }) }))
   })
 
@@ -154,7 +167,10 @@ describe.each(RUNTIMES)('reliability corners on $name', ({ start }) => {
     const hung = await fetch(edge.url, { headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18', 'mcp-session-id': 's' } })
     expect(hung.status).toBe(502)
     expect(await hung.json()).toMatchObject({ id: null, error: { code: -31002 } })
-    expect(Date.now() - t0).toBeLessThan(3_000)
+    // At ORIGIN_TIMEOUT_MS (1 s): not before it, and the upper bound only catches a hang (10x).
+    const took = Date.now() - t0
+    expect(took).toBeGreaterThanOrEqual(950)
+    expect(took).toBeLessThan(10_000)
     origin.handle((req, res) => {
       if (req.method !== 'GET') return void res.writeHead(202).end()
       res.writeHead(200, SSE)

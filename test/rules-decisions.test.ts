@@ -7,8 +7,9 @@ import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ReceivedRequest, type ScriptedOrigin } from './helpers/scripted-origin'
+import { POST_HEADERS } from './helpers/mcp'
 
-const LEGACY = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+const LEGACY = POST_HEADERS
 const V = (v: string) => ({ ...LEGACY, 'mcp-protocol-version': v })
 const ENV = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
 const MODERN = (method: string, extra: Record<string, string | string[]> = {}) => ({ ...V('2026-07-28'), 'mcp-method': method, ...extra })
@@ -323,7 +324,9 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
       const r = await post(url('pg'), '{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"calc","arguments":{"a":"not checked"}}}', V('2025-11-25'))
       expect(r.json).toMatchObject({ id: 'u', result: {} })
       expect(forwarded()).toHaveLength(1)
-      const logs = (await edge.logs()).filter((l) => l.msg === 'mcp.post')
+      const logs = (await edge.logs({ msg: 'mcp.post', where: (r) => ((r.grades ?? []) as { id: string; grade: string }[]).some((g) => g.id === '"u"') })).filter(
+        (l) => l.msg === 'mcp.post'
+      )
       expect((logs.at(-1) as { grades: { grade: string }[] }).grades[0]!.grade).toBe('unvalidated')
     })
   })

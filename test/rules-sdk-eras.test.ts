@@ -78,7 +78,10 @@ describe.each(RUNTIMES)('SDK clients and origins of both eras through the edge o
     expect(bad.isError).toBe(true)
     expect(modern.calls()).toBe(1)
     await client.close()
-    const logs = (await edge.logs()).filter((l) => l.msg === 'mcp.post' && l.origin === 'modern') as { era: string; grades: { method: string; grade: string }[] }[]
+    // Wait for the rejected call's line (the last POST before the close).
+    const logs = (await edge.logs({ msg: 'mcp.post', where: (r) => ((r.grades ?? []) as { grade: string }[]).some((g) => g.grade === 'rejected') })).filter(
+      (l) => l.msg === 'mcp.post' && l.origin === 'modern'
+    ) as { era: string; grades: { method: string; grade: string }[] }[]
     expect(logs.every((l) => l.era === '2026-07-28')).toBe(true)
     expect(logs.at(-1)!.grades).toMatchObject([{ method: 'tools/call', grade: 'rejected' }])
   })

@@ -181,7 +181,7 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('SSE replies on $name', ({ name, start })
     expect(gradesOf(log)).toEqual([{ id: '2', grade: 'tool_error' }])
     // The table was written when id 2 was graded; the later repeated answer gets its own line.
     expect(log.dropped).toBeUndefined()
-    const late = (await edge.logs()).filter((r) => r.msg === 'mcp.post.dropped')
+    const late = (await edge.logs({ msg: 'mcp.post.dropped', where: (r) => r.rid === log.rid })).filter((r) => r.msg === 'mcp.post.dropped')
     expect(late.at(-1)).toEqual({ level: 'warn', msg: 'mcp.post.dropped', rid: log.rid, origin: 'default', id: '2', reason: 'repeated' })
   })
 

@@ -6,9 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
+import { mcpHeaders } from './helpers/mcp'
 
 const CALL = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_weather', arguments: { location: 'Paris' } } }
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+const HEADERS = mcpHeaders()
 
 describe.each(RUNTIMES)('tool store unavailable on $name', ({ start }) => {
   let origin: ScriptedOrigin
@@ -37,7 +38,7 @@ describe.each(RUNTIMES)('tool store unavailable on $name', ({ start }) => {
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'sunny' }] } })
     expect(origin.forwarded().length).toBe(1)
-    const grades = (await edge.logs()).filter((l) => l.msg === 'mcp.post').flatMap((l) => l.grades as { grade: string }[])
+    const grades = (await edge.logs({ msg: 'mcp.post' })).filter((l) => l.msg === 'mcp.post').flatMap((l) => l.grades as { grade: string }[])
     expect(grades.map((g) => g.grade)).toContain('unvalidated')
   })
 

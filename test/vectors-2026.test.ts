@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES_AND_MIDDLEWARE, type StartEdge } from './helpers/runtimes'
 import { assertKvEffect } from './helpers/kv-effect'
+import { waitFor } from './helpers/wait'
+import type { LogRecord } from '../src/core/ports'
 import { assertCase, deploy, expandRows, readVectors, send, type Case, type Deployment } from './rules-harness'
 
 const rows = readVectors('spec-vectors-2026.jsonl')
@@ -55,8 +57,15 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('spec-vectors-2026.jsonl on $name', ({ na
       if (c.expected.kv_effect !== undefined) await assertKvEffect(c, d.edge)
       const grade = c.expected.body.grade
       if (typeof grade === 'string') {
-        const logs = await d.edge.logs()
-        const last = logs.filter((r) => r.msg === 'mcp.post').at(-1) as { grades: { grade: string }[] } | undefined
+        // The row's own line: the Worker's lines arrive after its answers.
+        const lastPost = (logs: LogRecord[]) => logs.filter((r) => r.msg === 'mcp.post').at(-1) as { grades: { grade: string }[] } | undefined
+        const last = await waitFor(
+          async () => {
+            const l = lastPost(await d.edge.logs())
+            return l?.grades.some((g) => g.grade === grade) ? l : null
+          },
+          { what: `the last mcp.post line graded ${grade}` }
+        ).catch(async () => lastPost(await d.edge.logs()))
         expect(last?.grades.map((g) => g.grade)).toContain(grade)
       }
       ran++

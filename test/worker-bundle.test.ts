@@ -7,13 +7,14 @@
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
+import { REPO } from './helpers/repo'
 import { promisify } from 'node:util'
 import { build } from 'esbuild'
 import { describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
-const ROOT = resolve(import.meta.dirname, '..')
+const ROOT = REPO
 
 /** Places in a bundle that generate code from strings. */
 function codegenSites(js: string): string[] {

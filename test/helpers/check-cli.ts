@@ -3,7 +3,7 @@
  * `node --import tsx packages/cli/src/cli/main.ts check …` in the repository, stdin closed, stdout not a TTY.
  */
 import { spawn } from 'node:child_process'
-import { REPO } from './peers-procs'
+import { REPO } from './repo'
 
 /** What one run of the CLI printed and how it exited. */
 export interface CliRun {

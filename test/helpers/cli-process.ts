@@ -7,8 +7,10 @@
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { connect } from 'node:net'
 import { resolve } from 'node:path'
+import { REPO } from './repo'
+import { mcpHeaders } from './mcp'
 
-export const REPO = resolve(import.meta.dirname, '../..')
+export { REPO }
 /** The command under test. */
 export const CLI = resolve(REPO, 'dist/test/cli.js')
 
@@ -116,4 +118,4 @@ export function isListening(port: number, host = '127.0.0.1'): Promise<boolean> 
 }
 
 /** Headers of a JSON POST to the edge (2025-06-18). */
-export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+export const MCP_HEADERS = mcpHeaders()

@@ -10,10 +10,9 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { promisify } from 'node:util'
+import { REPO } from './repo'
 
 const run = promisify(execFile)
-
-const REPO = resolve(import.meta.dirname, '../..')
 
 /** Bundles the `mcp-edge` command, library from source, to dist/test/<name>/cli.js (one per test file: files run in parallel). */
 export async function buildNodeEdge(name: string): Promise<string> {

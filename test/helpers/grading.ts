@@ -2,13 +2,12 @@
  * Shared pieces of the grading tests (issue 5): raw HTTP posts to an edge, waiting for the
  * per-POST log line, and pushing tool schemas through the admin API so `tools/call` is validated.
  */
-import type { EdgeUnderTest } from './runtimes'
+import type { EdgeUnderTest, LogWait } from './runtimes'
 import type { LogRecord } from '../../src/core/ports'
+import { waitFor } from './wait'
+import { mcpHeaders } from './mcp'
 
-/** Headers of an MCP POST in a given era (2025-03-26 allows batches). */
-export function mcpHeaders(version = '2025-06-18', extra: Record<string, string> = {}): Record<string, string> {
-  return { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, ...extra }
-}
+export { mcpHeaders } from './mcp'
 
 /** What the client received, byte for byte. */
 export interface Received {
@@ -24,23 +23,24 @@ export async function post(edge: EdgeUnderTest, body: string, headers: Record<st
   return { status: res.status, headers: res.headers, text: await res.text() }
 }
 
-/** The `mcp.post` log records written so far. */
-export async function postLogs(edge: EdgeUnderTest): Promise<LogRecord[]> {
-  return (await edge.logs()).filter((r) => r.msg === 'mcp.post')
+/** The `mcp.post` log records written so far (once `until` holds, see {@link LogWait}). */
+export async function postLogs(edge: EdgeUnderTest, until?: Omit<LogWait, 'msg'>): Promise<LogRecord[]> {
+  return (await edge.logs(until && { ...until, msg: 'mcp.post' })).filter((r) => r.msg === 'mcp.post')
 }
 
 /**
  * Waits until the edge has written more than `before` `mcp.post` lines and returns the newest.
  * Workers' console lines arrive through workerd's stdout a little later than the response.
  */
-export async function nextLog(edge: EdgeUnderTest, before: number, timeoutMs = 3000): Promise<LogRecord> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const logs = await postLogs(edge)
-    if (logs.length > before) return logs[logs.length - 1]!
-    if (Date.now() > deadline) throw new Error(`no mcp.post log line after ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
+export async function nextLog(edge: EdgeUnderTest, before: number, timeoutMs = 10_000): Promise<LogRecord> {
+  const logs = await waitFor(
+    async () => {
+      const l = await postLogs(edge)
+      return l.length > before ? l : null
+    },
+    { what: `mcp.post log line number ${before + 1}`, timeoutMs }
+  )
+  return logs[logs.length - 1]!
 }
 
 /** A grade row as the log line holds it. */

@@ -5,6 +5,8 @@
  */
 import type { ServerResponse } from 'node:http'
 import { sendJson, type ReceivedRequest, type ScriptedOrigin } from './scripted-origin'
+import { mcpHeaders } from './mcp'
+import { waitFor } from './wait'
 
 /** What the scripted server publishes and answers; tests change it between calls. */
 export interface McpScript {
@@ -79,7 +81,7 @@ export function toolCalls(origin: ScriptedOrigin): { name?: string; arguments?: 
 }
 
 /** Headers of a 2025-11-25 client POST. */
-export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
+export const MCP_HEADERS = mcpHeaders('2025-11-25')
 
 /** POSTs a JSON-RPC message to the edge; returns status, headers, body text and parsed JSON. */
 export async function rpc(url: string, message: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; json: any }> {
@@ -99,13 +101,10 @@ export function call(id: number | string, name: string, args?: unknown): unknown
   return { jsonrpc: '2.0', id, method: 'tools/call', params: args === undefined ? { name } : { name, arguments: args } }
 }
 
-/** Waits until `check` returns a truthy value (polling every 25 ms, up to `ms`). */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 3000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await check()
-    if (v) return v as T
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 25))
-  }
+/**
+ * Waits until `check` returns a truthy value and resolves with it ({@link waitFor}, polling every
+ * 25 ms); `ms` (default 10 s) only bounds a hang.
+ */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 10_000): Promise<T> {
+  return (await waitFor(check, { what: 'the awaited condition', timeoutMs: ms, intervalMs: 25 })) as T
 }

@@ -8,11 +8,12 @@
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
+import { REPO } from './repo'
 import { promisify } from 'node:util'
 
 const run = promisify(execFile)
-export const REPO = resolve(import.meta.dirname, '../..')
+export { REPO }
 
 /** What `npm pack --json` says about a tarball. */
 export interface PackStats {

@@ -9,9 +9,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { REPO } from './repo'
+import { waitFor as waitForCondition } from './wait'
 
 /** The repository root (this file is test/helpers/peers-procs.ts). */
-export const REPO = resolve(import.meta.dirname, '../..')
+export { REPO }
 /** The conformance runner (scripts/run-conformance.sh; provenance in test/fixtures/README.md). */
 export const RUN_CONFORMANCE = resolve(REPO, 'scripts/run-conformance.sh')
 
@@ -66,14 +68,19 @@ export function startProc(cmd: string, args: string[], env: Record<string, strin
 
 /** Waits until `probe` resolves true, polling every 100 ms, or throws after `ms`. */
 export async function waitFor(what: string, probe: () => Promise<boolean>, ms: number, proc?: Proc): Promise<void> {
-  const end = Date.now() + ms
-  for (;;) {
-    if (await probe().catch(() => false)) return
-    if (proc && proc.child.exitCode !== null) throw new Error(`${what} exited (${proc.child.exitCode}): ${proc.output().slice(-2000)}`)
-    if (Date.now() > end) throw new Error(`${what} not ready after ${ms} ms: ${proc?.output().slice(-2000) ?? ''}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  await waitForCondition(
+    async () => {
+      if (await probe()) return true
+      // A process that is gone never gets ready: say so at once, with its output.
+      if (proc && proc.child.exitCode !== null) throw new ExitedError(`${what} exited (${proc.child.exitCode}): ${proc.output().slice(-2000)}`)
+      return false
+    },
+    { what: `${what} ready`, timeoutMs: ms, intervalMs: 100, detail: () => proc?.output().slice(-2000) ?? '', fatal: (e) => e instanceof ExitedError }
+  )
 }
+
+/** A probed process exited: waiting stops. */
+class ExitedError extends Error {}
 
 /**
  * Starts the Worker under `wrangler dev` (local workerd, no network) in front of `originUrl`.

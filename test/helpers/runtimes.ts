@@ -7,20 +7,28 @@ import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import { Miniflare } from 'miniflare'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { startEdge } from '../../src/adapters/node/index'
 import { mcpEdge } from '../../src/adapters/node/node-edge'
 import { createApp } from '../../src/app'
 import type { KvStore, LogRecord } from '../../src/core/ports'
 import { MemoryKv } from '../../src/stores/memory-kv'
 import { WORKER_BUNDLE } from './build-worker'
+import { memoryDir } from './memory-dir'
+import { waitFor } from './wait'
 
 /** A running edge in one runtime. */
 export interface EdgeUnderTest {
   runtime: 'node' | 'worker' | 'middleware'
   /** MCP endpoint, e.g. http://127.0.0.1:1234/mcp */
   url: string
-  /** Log records written so far (one per POST). */
-  logs(): Promise<LogRecord[]>
+  /**
+   * The log records written so far (one `mcp.post` per POST, and event lines). Without `until`
+   * it answers at once with what has arrived; with `until` it waits until the lines the caller
+   * expects are there ({@link LogWait}): the Worker's lines come through workerd's stdout after its
+   * answers, so a test that reads them right after a response states what it expects to see.
+   */
+  logs(until?: LogWait): Promise<LogRecord[]>
   /** Reads a KV key of the edge's store. */
   kvGet(key: string): Promise<string | null>
   /** Writes a KV key of the edge's store (an operator push). */
@@ -30,6 +38,32 @@ export interface EdgeUnderTest {
   /** Deletes a KV key of the edge's store (a record the store lost). */
   kvDelete?(key: string): Promise<void>
   close(): Promise<void>
+}
+
+/**
+ * The log lines a test waits for before reading: at least `atLeast` (default 1) records that
+ * have `msg` (when given) and pass `where` (when given). Waiting gives up after 10 s (a hang,
+ * not a timing assertion) with an error naming what never came.
+ */
+export interface LogWait {
+  /** Only records with this `msg` count, e.g. `'mcp.post'`. */
+  msg?: string
+  /** Only records this predicate accepts count. */
+  where?: (r: LogRecord) => boolean
+  /** How many counted records must be there (default 1). */
+  atLeast?: number
+}
+
+/** A copy of `records` once `until` holds (at once without `until`). */
+async function readLogs(records: LogRecord[], until?: LogWait): Promise<LogRecord[]> {
+  if (!until) return [...records]
+  const atLeast = until.atLeast ?? 1
+  const counts = (r: LogRecord) => (until.msg === undefined || r.msg === until.msg) && (!until.where || until.where(r))
+  const what = `${atLeast} log record(s)${until.msg ? ` '${until.msg}'` : ''}${until.where ? ' matching the test' : ''}`
+  return waitFor(() => (records.filter(counts).length >= atLeast ? [...records] : null), {
+    what,
+    detail: () => `seen: ${records.map((r) => String(r.msg)).join(', ')}`,
+  })
 }
 
 /** Deployment options beyond variables. `kvDown`: the tool store is unavailable (no binding). */
@@ -55,7 +89,7 @@ export const startNodeEdge: StartEdge = async (vars, opts = {}) => {
   return {
     runtime: 'node',
     url: edge.url,
-    logs: async () => records,
+    logs: (until) => readLogs(records, until),
     kvGet: (k) => kv.get(k),
     kvPut: (k, v) => kv.put(k, v),
     kvKeys: (prefix) => (opts.kvDown ? Promise.resolve([]) : mem.keys(prefix)),
@@ -66,11 +100,16 @@ export const startNodeEdge: StartEdge = async (vars, opts = {}) => {
 
 export const startWorkerEdge: StartEdge = async (vars, opts = {}) => {
   const records: LogRecord[] = []
+  // Local KV (and cache) on tmpfs: Miniflare syncs every put to disk (8.4 ms per put on this
+  // machine's disk against 2.2 ms on tmpfs), which is the disk's behaviour, not the binding's.
+  const persist = memoryDir('edge-worker-')
   const mf = new Miniflare({
     modules: true,
     scriptPath: WORKER_BUNDLE,
     compatibilityDate: '2026-04-20',
     kvNamespaces: opts.kvDown ? [] : ['TOOL_SCHEMAS'],
+    kvPersist: join(persist.path, 'kv'),
+    cachePersist: join(persist.path, 'cache'),
     bindings: vars,
     host: '127.0.0.1',
     port: 0,
@@ -97,15 +136,18 @@ export const startWorkerEdge: StartEdge = async (vars, opts = {}) => {
   return {
     runtime: 'worker',
     url: new URL('/mcp', base).toString(),
-    logs: async () => {
-      await new Promise((r) => setTimeout(r, 50))
-      return records
-    },
+    logs: (until) => readLogs(records, until),
     kvGet: async (k) => (kv ? kv.get(k, 'text') : null),
     kvPut: async (k, v) => void (await kv?.put(k, v)),
     kvKeys: async (prefix) => (kv ? (await kv.list({ prefix })).keys.map((k) => k.name) : []),
     kvDelete: async (k) => void (await kv?.delete(k)),
-    close: () => mf.dispose(),
+    close: async () => {
+      try {
+        await mf.dispose()
+      } finally {
+        persist.remove()
+      }
+    },
   }
 }
 
@@ -140,7 +182,7 @@ export const startMiddlewareEdge: StartEdge = async (vars, opts = {}) => {
   return {
     runtime: 'middleware',
     url: `http://127.0.0.1:${port}/mcp`,
-    logs: async () => records,
+    logs: (until) => readLogs(records, until),
     kvGet: (k) => kv.get(k),
     kvPut: (k, v) => kv.put(k, v),
     kvKeys: (prefix) => (opts.kvDown ? Promise.resolve([]) : mem.keys(prefix)),

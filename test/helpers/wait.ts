@@ -15,6 +15,8 @@ export interface WaitOptions {
   intervalMs?: number
   /** Extra text for the failure message (e.g. a child's output), read when it fails. */
   detail?: () => string
+  /** A probe error for which waiting stops at once, rethrown (e.g. the awaited process exited). */
+  fatal?: (e: unknown) => boolean
 }
 
 /**
@@ -32,12 +34,34 @@ export async function waitFor<T>(probe: () => T | Promise<T>, opts: WaitOptions)
       const v = await probe()
       if (v) return v as NonNullable<T>
     } catch (e) {
+      if (opts.fatal?.(e)) throw e
       lastError = e
     }
     if (Date.now() > deadline) {
       const why = lastError instanceof Error ? `; last probe failed: ${lastError.message}` : ''
       throw new Error(`${opts.what} not seen after ${timeoutMs} ms${why}${opts.detail ? `\n${opts.detail()}` : ''}`)
     }
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 20))
+  }
+}
+
+/** Options of {@link pollUntil}. */
+export interface PollOptions {
+  /** Stop polling after this many ms (default 10,000) and hand back the last value. */
+  timeoutMs?: number
+  /** Pause between two probes in ms (default 20). */
+  intervalMs?: number
+}
+
+/**
+ * Polls `probe` until `ok(value)` holds or `timeoutMs` has passed, and resolves with the last value
+ * either way, so that the caller's own `expect` on it shows what was seen when it fails.
+ */
+export async function pollUntil<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean, opts: PollOptions = {}): Promise<T> {
+  const end = Date.now() + (opts.timeoutMs ?? 10_000)
+  for (;;) {
+    const v = await probe()
+    if (ok(v) || Date.now() > end) return v
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 20))
   }
 }

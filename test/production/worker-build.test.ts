@@ -8,9 +8,9 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { REPO } from '../helpers/repo'
 import { afterAll, describe, expect, it } from 'vitest'
 
-const REPO = resolve(import.meta.dirname, '../..')
 const WRANGLER = resolve(REPO, 'node_modules/.bin/wrangler')
 const ENV = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true', NO_COLOR: '1' }
 

@@ -16,9 +16,9 @@
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
+import { REPO } from '../helpers/repo'
 import { describe, expect, it } from 'vitest'
 
-const REPO = resolve(import.meta.dirname, '../..')
 const SELF = relative(REPO, import.meta.filename)
   .split('\\')
   .join('/')

@@ -11,9 +11,10 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { buildNodeEdge, killAll, runEdgeToExit, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { mcpHeaders } from '../helpers/mcp'
 
 const TOKEN = 'store-test-token'
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+const HEADERS = mcpHeaders()
 /** The pushed schema: `units` must be c or f. The origin lists no tools: every schema the edge knows was pushed. */
 const STRICT = { type: 'object', properties: { units: { enum: ['c', 'f'] } }, required: ['units'] }
 

@@ -228,7 +228,8 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
           const outcomes = await Promise.allSettled(calls.map(async (call) => call()))
           expect(outcomes.map((o) => o.status)).toEqual(readsFail ? ['rejected', 'rejected', 'rejected', 'rejected'] : ['rejected', 'rejected', 'fulfilled', 'fulfilled'])
           for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(Error)
-          expect(Date.now() - t0).toBeLessThan(5_000)
+          // Every store bounds a call (Redis: 1 s per command): the bound only catches a call that waits for the lost backend (10x).
+          expect(Date.now() - t0).toBeLessThan(10_000)
         },
         { breakable: true }
       )

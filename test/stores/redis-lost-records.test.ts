@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildNodeEdge, killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { mcpHeaders } from '../helpers/mcp'
 
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+const HEADERS = mcpHeaders()
 const PREFIX = `lost-${process.pid}:`
 const WEATHER = { name: 'get_weather', inputSchema: { type: 'object', properties: { units: { enum: ['c', 'f'] } }, required: ['units'] } }
 

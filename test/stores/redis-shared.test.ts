@@ -10,9 +10,11 @@ import { buildNodeEdge, killAll, runEdgeToExit, spawnEdge, type EdgeProcess } fr
 import { freePort } from '../helpers/peers-procs'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { mcpHeaders } from '../helpers/mcp'
+import { pollUntil } from '../helpers/wait'
 
 const TOKEN = 'redis-test-token'
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+const HEADERS = mcpHeaders()
 const STRICT = { type: 'object', properties: { units: { enum: ['c', 'f'] } }, required: ['units'] }
 const LOOSER = { type: 'object', properties: { units: { enum: ['c', 'f', 'k'] } }, required: ['units'] }
 
@@ -65,15 +67,8 @@ async function call(edge: EdgeProcess, name: string, units: string): Promise<{ f
   return { forwarded: origin.forwarded().some((r) => (r.json as { method?: string }).method === 'tools/call'), body }
 }
 
-/** Polls `check` every 20 ms up to `ms`; returns its last answer. */
-async function within<T>(ms: number, check: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await check()
-    if (ok(v) || Date.now() > end) return v
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
+/** Polls `check` up to `ms` until `ok`; returns its last answer. */
+const within = <T>(ms: number, check: () => Promise<T>, ok: (v: T) => boolean): Promise<T> => pollUntil(check, ok, { timeoutMs: ms })
 
 describe('two edges on one redis-server', () => {
   it('a schema pushed on edge A validates calls on edge B', async () => {
@@ -128,7 +123,9 @@ describe('two edges on one redis-server', () => {
     await redis.stop()
     const t0 = Date.now()
     const r = await call(b, 'never_read', 'k')
-    expect(Date.now() - t0).toBeLessThan(3_000)
+    // Redis refuses at once, and a read is bounded by the 1 s command bound in any case: the upper
+    // bound only catches a call that waits for Redis to come back (10x).
+    expect(Date.now() - t0).toBeLessThan(10_000)
     expect(r.forwarded, JSON.stringify(r.body)).toBe(true)
     expect(r.body.result).toEqual({ content: [{ type: 'text', text: 'forwarded' }] })
     // A tool B holds in memory is still validated.

@@ -1,7 +1,14 @@
 /**
- * The nesting bound of request bodies and origin replies (src/core/jsonrpc/json-scan.ts
- * `nestsDeeperThan`, `MAX_JSON_DEPTH`; docs/reliability.md) and how parse-body applies it before any parse.
+ * The JSON scan of request bodies and origin replies (src/core/jsonrpc/json-scan.ts):
+ * - the nesting bound (`nestsDeeperThan`, `MAX_JSON_DEPTH`) and how parse-body applies it before
+ *   any parse;
+ * - the structural scan every POST and every JSON reply goes through, checked against what the
+ *   generated text is known to hold (fast-check): element spans and message member spans parse
+ *   back to the very values `JSON.parse` gives, and a repeated member name is found at any depth
+ *   exactly when the generator put one there (the bypass of vector 61), including objects past
+ *   the scan's small-object list and escaped names.
  */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText } from '../../../src/core/jsonrpc/json-scan'
 import { parseBody } from '../../../src/core/request/parse-body'
@@ -75,5 +82,81 @@ describe('scanJsonText', () => {
     expect(el.duplicateNames).toBe(true)
     const id = el.members!.get('id')!
     expect(text.slice(id.start, id.end)).toBe('12345678901234567890')
+  })
+})
+
+/** Generated JSON text and whether some object in it repeats a member name. */
+interface Gen {
+  text: string
+  dup: boolean
+}
+
+const ws = fc.constantFrom('', ' ', '\n  ', '\t')
+/** Names as JSON string bodies: `a\u0062` and `ab` are the same name, as are `x\"` forms. */
+const nameToken = fc.constantFrom('id', 'a', 'ab', 'a\\u0062', 'q\\"', 'é', '__proto__', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9', 'k10', 'k11', 'k12', 'k13', 'k14')
+const decoded = (token: string): string => JSON.parse(`"${token}"`) as string
+
+const gen: fc.Arbitrary<Gen> = fc.letrec<{ v: Gen; o: Gen; a: Gen }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom('0', '-2.5e3', 'true', 'null', '"s"', '"\\\\"', '12345678901234567890', '"}],{["').map((text) => ({ text, dup: false })),
+    tie('o'),
+    tie('a')
+  ),
+  o: fc.tuple(ws, fc.array(fc.tuple(nameToken, ws, tie('v')), { maxLength: 20 })).map(([w, members]) => {
+    const names = members.map(([n]) => decoded(n))
+    const dup = new Set(names).size !== names.length || members.some(([, , v]) => v.dup)
+    return { text: `{${w}${members.map(([n, w2, v]) => `"${n}"${w2}:${w2}${v.text}`).join(`${w},`)}${w}}`, dup }
+  }),
+  a: fc.tuple(ws, fc.array(tie('v'), { maxLength: 4 })).map(([w, items]) => ({ text: `[${w}${items.map((v) => v.text).join(`${w},${w}`)}${w}]`, dup: items.some((v) => v.dup) })),
+})).o
+
+describe('scanJsonText', () => {
+  it('a single message: its span, its members and duplicate names at any depth', () => {
+    fc.assert(
+      fc.property(gen, ws, (g, w) => {
+        const text = w + g.text + w
+        const scan = scanJsonText(text)
+        expect(scan.isArray).toBe(false)
+        expect(scan.elements).toHaveLength(1)
+        const el = scan.elements[0]!
+        expect(text.slice(el.start, el.end)).toBe(g.text)
+        expect(el.duplicateNames).toBe(g.dup)
+        const value = JSON.parse(text) as Record<string, unknown>
+        // Each member span holds the value JSON.parse kept for that name (the last one).
+        for (const [name, span] of el.members!) expect(JSON.parse(text.slice(span.start, span.end))).toEqual(value[name])
+        expect(new Set(el.members!.keys())).toEqual(new Set(Object.keys(value)))
+      }),
+      { numRuns: 1500 }
+    )
+  })
+
+  it('a batch: one element per array entry, each with its own span and duplicate flag', () => {
+    fc.assert(
+      fc.property(fc.array(gen, { minLength: 1, maxLength: 5 }), ws, (items, w) => {
+        const text = `${w}[${w}${items.map((g) => g.text).join(`${w},${w}`)}${w}]${w}`
+        const scan = scanJsonText(text)
+        expect(scan.isArray).toBe(true)
+        expect(scan.elements.map((e) => text.slice(e.start, e.end))).toEqual(items.map((g) => g.text))
+        expect(scan.elements.map((e) => e.duplicateNames)).toEqual(items.map((g) => g.dup))
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it('a repeated name deep inside an object of many members is found, and one only in different objects is not', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `"m${i}":${i}`).join(',')
+    expect(scanJsonText(`{"params":{"arguments":{${many},"m3":0}}}`).elements[0]!.duplicateNames).toBe(true)
+    expect(scanJsonText(`{"params":{"arguments":{${many}}},"m3":{"m3":1}}`).elements[0]!.duplicateNames).toBe(false)
+    expect(scanJsonText(`{"a":1,"\\u0061":2}`).elements[0]!.duplicateNames).toBe(true)
+  })
+
+  it('scalars at the top level', () => {
+    expect(scanJsonText(' 12345678901234567890 ').elements[0]).toMatchObject({ start: 1, end: 21, members: null })
+    expect(scanJsonText('[1, "x" ,{"id":7}]').elements.map((e) => [e.start, e.end])).toEqual([
+      [1, 2],
+      [4, 7],
+      [9, 17],
+    ])
   })
 })

@@ -11,8 +11,8 @@
 import { createParser } from 'eventsource-parser'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { toReadableStream } from '../src/core/edge-response'
-import { transformSse, type SseEvent } from '../src/core/sse/sse-transform'
+import { toReadableStream } from '../../../src/core/edge-response'
+import { transformSse, type SseEvent } from '../../../src/core/sse/sse-transform'
 
 const eol = fc.constantFrom('\n', '\r\n', '\r')
 const line = fc.oneof(

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { hidesFailure, markIsError } from '../src/core/grading/grade-reply'
+import { hidesFailure, markIsError } from '../../../src/core/grading/grade-reply'
 
 const json = fc.jsonValue({ maxDepth: 3 })
 

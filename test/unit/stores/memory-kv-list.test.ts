@@ -3,7 +3,7 @@
  * prefix, pages of `limit` keys in UTF-8 byte order with a cursor, expired keys left out.
  */
 import { describe, expect, it } from 'vitest'
-import { MemoryKv } from '../src/stores/memory-kv'
+import { MemoryKv } from '../../../src/stores/memory-kv'
 
 describe('MemoryKv.list', () => {
   it('pages a prefix in UTF-8 byte order; expired keys are not listed', async () => {

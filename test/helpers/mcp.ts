@@ -1,0 +1,15 @@
+/**
+ * The headers of an MCP POST over Streamable HTTP, in one place: a JSON-RPC body, an Accept of
+ * both JSON and an SSE stream (the transport requires both), and the protocol version header.
+ */
+
+/** The protocol version most tests speak (the SDK clients' default when they were written). */
+export const DEFAULT_VERSION = '2025-06-18'
+
+/** Content type and Accept of every MCP POST, without a protocol version (a first `initialize`, or a 2025-03-26 client). */
+export const POST_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+/** Headers of an MCP POST in a given era (2025-03-26 allows batches), with `extra` headers on top. */
+export function mcpHeaders(version = DEFAULT_VERSION, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...POST_HEADERS, 'mcp-protocol-version': version, ...extra }
+}
