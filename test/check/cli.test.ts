@@ -98,7 +98,7 @@ describe('mcp-edge program', () => {
     [['check', 'http://127.0.0.1:1/mcp', '--version', '2024-11-05'], /--version must be one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, got "2024-11-05"/],
     [['check', 'http://127.0.0.1:1/mcp', '--timeout', '0'], /--timeout must be a whole number from 1 to 600000, got "0"/],
     [['check', 'http://127.0.0.1:1/mcp', '--max-requests', 'lots'], /--max-requests must be a whole number from 1 to 100000, got "lots"/],
-    [['check', 'http://127.0.0.1:1/mcp', '--format', 'xml'], /--format must be table, lines or json, got "xml"/],
+    [['check', 'http://127.0.0.1:1/mcp', '--format', 'xml'], /--format must be one of table, lines, json, junit, markdown, got "xml"/],
     [['chekc'], /unknown command 'chekc'/],
   ])('usage error %j exits 2 with a clear message', async (args, message) => {
     const r = await runMcpEdge(args)

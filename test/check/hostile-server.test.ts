@@ -4,7 +4,7 @@
  * 1. a server that puts terminal escape sequences (screen clear, window title, OSC 52 clipboard
  *    write, BEL/BS/CR, DEL, the C1 CSI, bidi overrides and isolates) in its tool names,
  *    descriptions, property names, error texts, server name and a handshake's error body: no
- *    format (table, lines, JSON) writes any control, C1 or bidi character raw to stdout or stderr;
+ *    format (table, lines, JSON, JUnit, Markdown) writes any control, C1 or bidi character raw to stdout or stderr;
  *    they are shown as visible `\u001b` escapes;
  * 2. a server whose every reply is 50 MB: the command's peak RSS (its own maxRSS, read at exit)
  *    stays under 200 MB, since at most 1 MiB of each body is read, the SDK clients' included.
@@ -39,6 +39,8 @@ describe('check against a server that sends terminal escape sequences', () => {
     { name: 'table', args: ['--format', 'table'] },
     { name: 'lines', args: ['--format', 'lines'] },
     { name: 'json', args: ['--json'] },
+    { name: 'junit', args: ['--format', 'junit'] },
+    { name: 'markdown', args: ['--format', 'markdown'] },
   ]
 
   it.each(FORMATS)('--format $name writes no raw control, C1 or bidi character, and shows them escaped', async ({ name, args }) => {
@@ -49,8 +51,9 @@ describe('check against a server that sends terminal escape sequences', () => {
     expect(firstRaw(run.stdout), 'stdout').toBe('none')
     expect(firstRaw(run.stderr), 'stderr').toBe('none')
     // Shown, not hidden: the escapes are visible text.
-    expect(run.stdout).toContain('\\u001b[2J')
-    expect(run.stdout).toContain('\\u202e')
+    // (Markdown escapes the backslash and the bracket once more: the cell renders as \u001b[2J.)
+    expect(run.stdout).toContain(name === 'markdown' ? '\\\\u001b\\[2J' : '\\u001b[2J')
+    expect(run.stdout).toContain(name === 'markdown' ? '\\\\u202e' : '\\u202e')
     if (name === 'json') {
       const report = JSON.parse(run.stdout) as JsonReport
       const tools = new Set(report.rows.map((r) => r.tool).filter((t) => t !== undefined))

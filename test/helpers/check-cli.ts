@@ -13,7 +13,7 @@ export interface CliRun {
   ms: number
 }
 
-/** A row of `--json` output (see packages/cli/src/check/cases.ts CaseRow), with its counterpart through the edge. */
+/** A row of `--json` output (see packages/cli/src/check/cases/types.ts CaseRow), with its counterpart through the edge. */
 export interface JsonRow {
   id: string
   version: string

@@ -6,7 +6,7 @@
  * Pure; never throws.
  */
 import { redactUrl } from 'mcp-edge-validator/rules'
-import { GRADE_ORDER, type CaseRow, type CheckGrade } from './cases'
+import { GRADE_ORDER, type CaseRow, type CheckGrade } from './case-table'
 import type { CheckReport } from './runner'
 
 /** Exit statuses of `mcp-edge check` (docs/check.md). */

@@ -7,6 +7,8 @@
  */
 import type { Command } from 'commander'
 import { printable, quoted } from '../../check/reply'
+import { toJunit } from '../../check/junit'
+import { toMarkdown } from '../../check/markdown'
 import { exitStatus, formatLines, formatTable, pairRows, summaryLine, toJson } from '../../check/report'
 import { CHECK_VERSIONS, DEFAULT_MAX_REQUESTS, DEFAULT_TIMEOUT_MS, runCheck, type CheckOptions, type CheckProgress } from '../../check/runner'
 import type { ProtocolVersion } from '../../check/edge-rules'
@@ -34,10 +36,14 @@ const shown = (v: string) => quoted(v, 80)
 /** Narrowest terminal the table is printed on (columns). */
 const TABLE_MIN_COLUMNS = 100
 
+/** The output formats of `--format`. */
+const FORMATS = ['table', 'lines', 'json', 'junit', 'markdown'] as const
+type Format = (typeof FORMATS)[number]
+
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /** Parses the command line's values; throws an Error whose message names the option and the value. */
-function parseOptions(url: string, o: RawOptions): { url: string; through?: string; options: Omit<CheckOptions, 'url'>; strict: boolean; format: 'table' | 'lines' | 'json' } {
+function parseOptions(url: string, o: RawOptions): { url: string; through?: string; options: Omit<CheckOptions, 'url'>; strict: boolean; format: Format } {
   const httpUrl = (name: string, v: string) => {
     let u: URL
     try {
@@ -68,7 +74,7 @@ function parseOptions(url: string, o: RawOptions): { url: string; through?: stri
     headers[name.toLowerCase()] = value
   }
   const format = o.json ? 'json' : (o.format ?? (process.stdout.isTTY ? 'table' : 'lines'))
-  if (format !== 'table' && format !== 'lines' && format !== 'json') throw new Error(`--format must be table, lines or json, got ${shown(format)}`)
+  if (!(FORMATS as readonly string[]).includes(format)) throw new Error(`--format must be one of ${FORMATS.join(', ')}, got ${shown(format)}`)
   return {
     url: httpUrl('mcp-url', url),
     ...(o.through !== undefined ? { through: httpUrl('--through', o.through) } : {}),
@@ -82,7 +88,7 @@ function parseOptions(url: string, o: RawOptions): { url: string; through?: stri
       maxRequests: integer('--max-requests', o.maxRequests, 1, 100_000),
     },
     strict: Boolean(o.strict),
-    format,
+    format: format as Format,
   }
 }
 
@@ -114,7 +120,7 @@ export function addCheckCommand(program: Command): void {
     .option('--through <edge-url>', 'also check the same server through an mcp-edge in front of it, side by side (the exit status then follows the edge)')
     .option('--strict', 'exit 1 when a row fails the spec, not only when one misleads')
     .option('--json', 'print one JSON document (for CI)')
-    .option('--format <format>', 'table | lines | json (default: table on a terminal, lines otherwise)')
+    .option('--format <format>', 'table | lines | json | junit (JUnit XML for CI test reports) | markdown (a CI job summary); default: table on a terminal, lines otherwise')
     .addHelpText(
       'after',
       '\nExit status: 0 nothing misleads (with --strict: nor fails the spec), 1 something does, 2 bad command line,\n3 could not connect (no handshake succeeded), 4 request budget reached before every case ran.\nReference: docs/check.md'
@@ -141,6 +147,8 @@ export function addCheckCommand(program: Command): void {
       const status = exitStatus(direct, through, parsed.strict)
       const pairs = pairRows(direct, through)
       if (parsed.format === 'json') process.stdout.write(toJson(direct, through, status))
+      else if (parsed.format === 'junit') process.stdout.write(toJunit(direct, through, pairs, status))
+      else if (parsed.format === 'markdown') process.stdout.write(toMarkdown(direct, through, pairs, status))
       else {
         // Width: the terminal's, else $COLUMNS, else 160. Under TABLE_MIN_COLUMNS the columns get too narrow to read: the plain lines are printed instead.
         const width = process.stdout.columns ?? (Number(process.env.COLUMNS) || 160)
