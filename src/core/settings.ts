@@ -26,14 +26,19 @@
 import { ALL_VERSIONS, isKnownVersion, type ProtocolVersion } from './jsonrpc/versions'
 import { DEFAULT_MAX_JSON_DEPTH } from './jsonrpc/json-scan'
 import { redactUrl } from './redact-url'
+import { EdgeError } from './errors'
 import { B64TOKEN, B64TOKEN_EXPECTED, ConfigError, INTEGER_TEXT, NOT_SHOWN, ORIGIN_URL_EXPECTED, csvList, isOriginName, originUrlOf, showValue } from './config-rules'
 
 /** A value a rule refuses: what is expected, and for one part of a compound value (`ORIGINS.weather`) the part's key and text. */
-export class Refused {
+export class Refused extends EdgeError {
+  override readonly name = 'Refused'
+  override readonly code = 'EDGE_ERR_SETTING_REFUSED'
   constructor(
     readonly expected: string,
     readonly part?: { key: string; text: string }
-  ) {}
+  ) {
+    super(`expected ${expected}`)
+  }
 }
 
 /**
