@@ -79,8 +79,13 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
     }
     // A STORE_FILE that exists and is not a store would be read as empty and written over (cli/store-file-check.ts).
     const storeFile = env.STORE_URL || env.STORE_FILE === 'memory' ? null : env.STORE_FILE || '.edge-data/kv.json'
-    if (storeFile !== null && storeFileState(storeFile).kind === 'foreign')
-      throw ConfigError.bad('STORE_FILE', storeFile, 'the path of an edge store file, or of a new one (this file exists and is not an edge store; it was left as it is)')
+    const state = storeFile === null ? null : storeFileState(storeFile)
+    if (storeFile !== null && state?.kind === 'foreign')
+      throw ConfigError.bad(
+        'STORE_FILE',
+        storeFile,
+        `the path of an edge store file, or of a new one (this file exists and is not an edge store; it was left as it is${state.hint ? `; ${state.hint}` : ''})`
+      )
     edge = await startEdge({ env })
   } catch (e) {
     await demo?.close()
