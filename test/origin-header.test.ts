@@ -1,5 +1,5 @@
 /**
- * The browser's `Origin` header stays at the edge: the edge applies the Origin rule itself
+ * The browser's `Origin` header (and `Referer`, `Sec-Fetch-*`) stays at the edge: the edge applies the Origin rule itself
  * (`ALLOWED_ORIGINS`) and calls the origin as its own client, so an origin with its own
  * loopback-only Origin check (the demo origin's, like the MCP SDK's DNS-rebinding protection)
  * serves the pages the edge allows. `FORWARD_ORIGIN_HEADER=on` passes it on for an origin that
@@ -74,5 +74,30 @@ describe.each(RUNTIMES)('the Origin header on $name', ({ start }) => {
     await post(keeping.url, { jsonrpc: '2.0', id: 8, method: 'ping' }, { origin: PAGE })
     const kept = scripted.received.find((r) => (r.json as { id?: number } | undefined)?.id === 8)
     expect(kept?.headers.origin).toBe(PAGE)
+  })
+
+  it('Referer and Sec-Fetch-* stay at the edge like Origin (an origin checking Sec-Fetch-Site serves the page); Cookie is forwarded; FORWARD_ORIGIN_HEADER=on passes them on', async () => {
+    const page = {
+      origin: PAGE,
+      referer: `${PAGE}/chat?room=1`,
+      'sec-fetch-site': 'cross-site',
+      'sec-fetch-mode': 'cors',
+      'sec-fetch-dest': 'empty',
+      cookie: 'session=abc',
+    }
+    scripted.reset()
+    await post(toScripted.url, { jsonrpc: '2.0', id: 9, method: 'ping' }, page)
+    await fetch(toScripted.url, { method: 'DELETE', headers: { ...page, 'mcp-session-id': 's-1', 'mcp-protocol-version': '2025-06-18' } }).then((r) => r.body?.cancel())
+    const seen = scripted.received.filter((r) => r.method === 'DELETE' || (r.json as { id?: number } | undefined)?.id === 9)
+    expect(seen.map((r) => r.method).sort()).toEqual(['DELETE', 'POST'])
+    for (const r of seen) {
+      for (const h of ['origin', 'referer', 'sec-fetch-site', 'sec-fetch-mode', 'sec-fetch-dest']) expect(r.headers[h], `${r.method} ${h}`).toBeUndefined()
+      expect(r.headers.cookie, r.method).toBe('session=abc')
+    }
+
+    scripted.reset()
+    await post(keeping.url, { jsonrpc: '2.0', id: 10, method: 'ping' }, page)
+    const kept = scripted.received.find((r) => (r.json as { id?: number } | undefined)?.id === 10)
+    expect(kept?.headers).toMatchObject(page)
   })
 })

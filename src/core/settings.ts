@@ -760,9 +760,9 @@ export const SETTINGS = [
     kind: onOff,
     default: false,
     arg: 'on|off',
-    help: "send the browser's Origin header on to the origin (off: the edge applies ALLOWED_ORIGINS itself)",
+    help: "send the browser's Origin, Referer and Sec-Fetch-* headers on to the origin (off: the edge applies ALLOWED_ORIGINS itself)",
     example: 'on',
-    doc: "send the browser's `Origin` header on to the origin. Off: the edge applies the Origin rule itself (`ALLOWED_ORIGINS`) and calls the origin as its own client, without the header, so an origin with its own loopback-only Origin check (the MCP SDK's DNS-rebinding protection) serves the pages the edge allows; `on` for an origin that reads it",
+    doc: "send the browser's `Origin`, `Referer` and `Sec-Fetch-*` headers on to the origin. Off: the edge applies the Origin rule itself (`ALLOWED_ORIGINS`) and calls the origin as its own client, without them, so an origin with its own loopback-only Origin check (the MCP SDK's DNS-rebinding protection) or a Fetch Metadata check (`Sec-Fetch-Site`) serves the pages the edge allows; `on` for an origin that reads them. `Cookie` is always forwarded (an origin may authenticate by cookie)",
   }),
   row({
     variable: 'ALLOWED_HOSTS',

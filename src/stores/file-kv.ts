@@ -21,11 +21,13 @@
  * `<file>.corrupt-<time>` and the store starts empty (the edge re-learns tool schemas from the
  * origin); a file that cannot be read at all (permissions) fails the start.
  */
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs'
+import { constants as bufferConstants } from 'node:buffer'
+import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs'
 import { open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { KvPut } from '../core/ports'
 import { MemoryKv, type KvEntry } from './memory-kv'
+import { readRegular } from './safe-read'
 import { lockStoreFile, type StoreLock } from './store-lock'
 import { EdgeError } from '../core/errors'
 
@@ -36,6 +38,20 @@ export const FILE_FORMAT = 'mcp-edge-kv'
 const HEADER = `{"format":"${FILE_FORMAT}"`
 /** How a store file of the first FileKv (entries at the top level) begins: `{"<key>":{"value":"`. */
 const FIRST_HEADER = /^\{"(?:[^"\\]|\\.)*":\{"value":"/
+
+/**
+ * The most bytes the store reads of a file (the store itself, a temporary file): the longest
+ * string V8 holds, so the longest JSON text a write of the store can produce (about 512 MiB on
+ * 64-bit Node 20). A file beyond it was not written by the store.
+ */
+export const MAX_STORE_BYTES = bufferConstants.MAX_STRING_LENGTH
+
+/**
+ * The folder name of the default store (`.edge-data/kv.json`). The first FileKv wrote an empty
+ * store as `{}`; only in a folder of this name is a `{}` taken as such a store (docs/stores.md,
+ * "Upgrading from an earlier version"): elsewhere it is a user's file (`.prettierrc.json`).
+ */
+const DEFAULT_FOLDER = '.edge-data'
 
 /** The store file cannot be used (unreadable, not an edge store, cannot be kept aside); the message names the file. */
 export class StoreFileError extends EdgeError {
@@ -70,11 +86,15 @@ interface Waiter {
  * - `damaged`: edge content, cut off or broken (it begins as this store writes its files): kept
  *   aside by the store, which starts empty;
  * - `newer`: an edge store of a later format version: refused, left as it is;
- * - `foreign`: anything else (empty, not JSON, JSON with comments, another program's JSON):
- *   refused, left as it is.
+ * - `foreign`: anything else (empty, not JSON, JSON with comments, another program's JSON, `{}`
+ *   outside a `.edge-data` folder): refused, left as it is; `hint` says what to do when there is
+ *   more to say than "give another path".
  */
 export type StoreText =
-  { kind: 'store'; entries: Record<string, KvEntry> } | { kind: 'damaged'; problem: string } | { kind: 'newer'; problem: string } | { kind: 'foreign'; problem: string }
+  | { kind: 'store'; entries: Record<string, KvEntry> }
+  | { kind: 'damaged'; problem: string }
+  | { kind: 'newer'; problem: string }
+  | { kind: 'foreign'; problem: string; hint?: string }
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -89,8 +109,27 @@ function entriesProblem(entries: Record<string, unknown>, legacy: boolean): stri
   return null
 }
 
-/** Says which {@link StoreText} `text` is (pure; reads nothing). */
-export function classifyStoreText(text: string): StoreText {
+/** Options of {@link classifyStoreText}. */
+export interface ClassifyOptions {
+  /**
+   * The file is in the default store's folder (`.edge-data`): a text of exactly `{}` there is an
+   * empty store of the first FileKv; anywhere else it is refused as not provably edge content.
+   */
+  inDefaultFolder?: boolean
+}
+
+/** True when `file`'s folder is named `.edge-data` (see {@link ClassifyOptions.inDefaultFolder}). */
+export function inDefaultFolder(file: string): boolean {
+  return basename(dirname(resolve(file))) === DEFAULT_FOLDER
+}
+
+/**
+ * Says which {@link StoreText} `text` is (pure; reads nothing). A file of the first FileKv is taken
+ * as a store only when it is exactly what that version wrote: `JSON.stringify` of entries that are
+ * each exactly `{ value, expiresAt }` (no white space, no other field), and `{}` only with
+ * `inDefaultFolder`.
+ */
+export function classifyStoreText(text: string, opts: ClassifyOptions = {}): StoreText {
   const ours = text.startsWith(HEADER) || FIRST_HEADER.test(text)
   if (text.length === 0) return { kind: 'foreign', problem: 'empty (0 bytes)' }
   let parsed: unknown
@@ -102,8 +141,24 @@ export function classifyStoreText(text: string): StoreText {
   }
   if (!isObj(parsed)) return { kind: 'foreign', problem: 'not a JSON object' }
   if (parsed.format === undefined) {
+    if (Object.keys(parsed).length === 0) {
+      if (text === '{}' && opts.inDefaultFolder) return { kind: 'store', entries: {} }
+      const hint = 'if it is an empty store of an earlier version, delete it (it holds no entries)'
+      return {
+        kind: 'foreign',
+        problem: `it holds an empty JSON object (${JSON.stringify(text.length > 20 ? text.slice(0, 20) + '...' : text)}), which is not provably edge content (an empty store of the first edge version is exactly {} in a ${DEFAULT_FOLDER} folder); ${hint}`,
+        hint,
+      }
+    }
     const problem = entriesProblem(parsed, true)
     if (problem !== null) return { kind: ours ? 'damaged' : 'foreign', problem }
+    // The first FileKv wrote JSON.stringify of { value, expiresAt } entries: anything else (white space, other fields) is not its file.
+    const exact = Object.values(parsed).every((v) => {
+      const keys = Object.keys(v as object)
+      return keys.length === 2 && keys[0] === 'value' && keys[1] === 'expiresAt'
+    })
+    if (!exact || JSON.stringify(parsed) !== text)
+      return { kind: 'foreign', problem: 'JSON with entries of the shape { value, expiresAt }, but not as an edge wrote them (white space, key order or other fields)' }
     return { kind: 'store', entries: parsed as unknown as Record<string, KvEntry> }
   }
   if (parsed.format !== FILE_FORMAT) return { kind: 'foreign', problem: `format ${JSON.stringify(parsed.format).slice(0, 80)} is not ${FILE_FORMAT}` }
@@ -120,7 +175,18 @@ export function classifyStoreText(text: string): StoreText {
 
 /** The name of a temporary file of a store file named `base` (this version's form). */
 function tempNamePattern(base: string): RegExp {
-  return new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.mcp-edge-\\d+-\\d+\\.tmp$`)
+  return new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.mcp-edge-(\\d+)-\\d+\\.tmp$`)
+}
+
+/** True when `pid` is a live process (EPERM: alive, another user's). */
+function pidAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 /**
@@ -155,6 +221,8 @@ export class FileKv extends MemoryKv {
   private closed = false
   /** Temporary files written by this process (the `<n>` of their name). */
   private tempSeq = 0
+  /** Permission bits each write gives the file: those of the file found at start (kept), 0o600 for a new one. */
+  private mode = 0o600
   /** File writes done (each may carry many changes); for tests and the benchmark. */
   readonly stats = { writes: 0 }
 
@@ -196,6 +264,17 @@ export class FileKv extends MemoryKv {
       throw new StoreFileError(`${named}: the path cannot be resolved (${(e as NodeJS.ErrnoException).code ?? String(e)})`)
     }
     const shown = this.file === given ? given : `${this.file} (given as ${given})`
+    // Before the lock: a FIFO, a device or a folder at the path is refused without a lock file made beside it.
+    let kind: ReturnType<typeof lstatSync> | undefined
+    try {
+      kind = lstatSync(this.file)
+    } catch {
+      // missing (a new store), or decided by the read below
+    }
+    if (kind && !kind.isFile() && !kind.isDirectory())
+      throw new StoreFileError(
+        `${named} cannot be read (${kind.isFIFO() ? 'a FIFO' : kind.isSocket() ? 'a socket' : 'a device'}, not a regular file); it was left as it is: give the path of an edge store file, or of a new one`
+      )
     try {
       // The earlier versions' lock, `<path>.lock`, at the given path and at the real one: read, never removed.
       const legacy = [...new Set([`${given}.lock`, `${this.file}.lock`])]
@@ -215,37 +294,51 @@ export class FileKv extends MemoryKv {
   }
 
   /**
-   * Temporary files of this store left by a crash mid-write: `<file>.mcp-edge-<pid>-<n>.tmp`
-   * holding edge content (or nothing: a write cut before its first byte). Files of the earlier
-   * versions' temporary names (`<file>.<digits>`, `<file>.<pid>.tmp`) are left alone: those are
-   * the names of a user's rotated logs and numbered copies.
+   * Temporary files of this store left by a crash mid-write: `<file>.mcp-edge-<pid>-<n>.tmp`, a
+   * regular file (a symlink, FIFO or device at that name is neither followed nor opened), and
+   * either holding a whole edge store of this format, with a pid that is not a live process other
+   * than this one (a live one may be another edge writing it), or, empty or cut off, named with the
+   * pid of the edge whose stale lock this start took over (its writes: only the lock's owner writes
+   * them; kill -9 between create and write leaves an empty one). Anything else at such a name is
+   * left as it is and named in one line: a leftover is harmless, as every write creates a new name
+   * exclusively. Files of the earlier versions' temporary names
+   * (`<file>.<digits>`, `<file>.<pid>.tmp`) are left alone: those are the names of a user's rotated
+   * logs and numbered copies.
    */
   private removeTempFiles(warn: (line: string) => void): void {
     const dir = dirname(this.file)
     const pattern = tempNamePattern(basename(this.file))
     const removed: string[] = []
+    const left: string[] = []
     for (const name of readdirSync(dir)) {
-      if (!pattern.test(name)) continue
+      const m = pattern.exec(name)
+      if (!m) continue
       const path = join(dir, name)
       try {
-        const head = Buffer.alloc(HEADER.length)
-        const fd = openSync(path, 'r')
-        let n: number
-        try {
-          n = readSync(fd, head, 0, head.length, 0)
-        } finally {
-          closeSync(fd)
+        const pid = Number(m[1])
+        const found = readRegular(path, MAX_STORE_BYTES, false)
+        if (found.kind === 'missing') continue
+        const text = found.kind === 'read' ? found.bytes.toString('utf8') : ''
+        const whole = found.kind === 'read' && text.startsWith(HEADER) && classifyStoreText(text).kind === 'store'
+        // A write of the edge whose stale lock this start took over, cut by its end (kill -9 between create and write, or mid-write).
+        const cut = found.kind === 'read' && pid === this.lock.tookOverFrom && (text.startsWith(HEADER) || HEADER.startsWith(text))
+        if (!(whole && (pid === process.pid || !pidAlive(pid))) && !cut) {
+          left.push(name)
+          continue
         }
-        if (n !== 0 && head.subarray(0, n).toString('utf8') !== HEADER.slice(0, n)) continue
         unlinkSync(path)
         removed.push(name)
       } catch {
         // gone meanwhile, or not ours to read
+        left.push(name)
       }
     }
+    const some = (names: string[]) => `${names.slice(0, 3).join(', ')}${names.length > 3 ? ', ...' : ''}`
     if (removed.length > 0)
+      warn(`store: removed ${removed.length} temporary file(s) of ${this.file} left by an interrupted write (${some(removed)}); no acknowledged write was in them`)
+    if (left.length > 0)
       warn(
-        `store: removed ${removed.length} temporary file(s) of ${this.file} left by an interrupted write (${removed.slice(0, 3).join(', ')}${removed.length > 3 ? ', ...' : ''}); no acknowledged write was in them`
+        `store: left ${left.length} file(s) named like temporary files of ${this.file} as they are (${some(left)}): not a whole store written by an edge that is gone; remove them by hand if they are leftovers of an interrupted write`
       )
   }
 
@@ -254,20 +347,26 @@ export class FileKv extends MemoryKv {
     try {
       const st = statSync(this.file)
       // Each write replaces the file: the other names would keep an old copy, and an edge started on one of them would share this store.
-      // A FIFO or a device (/dev/zero) would block or never end the read.
-      if (!st.isFile() && !st.isDirectory()) throw new StoreFileError(`store file ${this.file} cannot be read (not a regular file)`)
       if (st.isFile() && st.nlink > 1)
         throw new StoreFileError(
           `store file ${this.file} has ${st.nlink} hard links (another path names the same file); give the edge a file of its own (copy it to a new path); it was left as it is`
         )
-      text = readFileSync(this.file, 'utf8')
+      if (st.isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' })
+      // O_NONBLOCK and fstat on the open descriptor: a FIFO or a device put there since the check above is not read.
+      const read = readRegular(this.file, MAX_STORE_BYTES, false)
+      if (read.kind === 'missing') return
+      if (read.kind === 'not-regular') throw new StoreFileError(`store file ${this.file} cannot be read (${read.what}, not a regular file); it was left as it is`)
+      if (read.kind === 'too-large')
+        throw new StoreFileError(`${named} is not an edge store file: ${read.size} bytes, more than a store can hold (${MAX_STORE_BYTES}); it was left as it is`)
+      text = read.bytes.toString('utf8')
+      this.mode = read.mode
     } catch (e) {
       if (e instanceof StoreFileError) throw e
       const code = (e as NodeJS.ErrnoException).code
       if (code === 'ENOENT') return
       throw new StoreFileError(`store file ${this.file} cannot be read (${code ?? String(e)})`)
     }
-    const found = classifyStoreText(text)
+    const found = classifyStoreText(text, { inDefaultFolder: inDefaultFolder(this.file) })
     if (found.kind === 'foreign' || found.kind === 'newer')
       throw new StoreFileError(`${named} is not an edge store file of this version: ${found.problem}; it was left as it is: give the path of an edge store file, or of a new one`)
     if (found.kind === 'damaged') {
@@ -373,6 +472,8 @@ export class FileKv extends MemoryKv {
       tmp = `${this.file}.mcp-edge-${process.pid}-${++this.tempSeq}.tmp`
       try {
         fh = await open(tmp, 'wx', 0o600)
+        // The mode of the file found at start is kept (a file the store adopted is not made 0600).
+        if (this.mode !== 0o600) await fh.chmod(this.mode).catch(() => undefined)
       } catch (e) {
         // A file of that name from an earlier life of this pid: never opened over, the next number is taken.
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 10) throw e

@@ -7,7 +7,11 @@
  * taking over a "stale" one deleted it. That old name is now only read, never created or removed:
  * an edge of an earlier version holding it (live pid on this host) still refuses the start.
  * `file` is the store file's real path (symlinks followed, ./file-kv.ts), so two paths to one file
- * meet at one lock.
+ * meet at one lock. The lock name itself is never followed or waited on: it is read with
+ * O_NOFOLLOW and O_NONBLOCK, only as a regular file and at most 4 KiB (./safe-read.ts), so a FIFO
+ * there (the read blocked the start for ever) or a symlink to /dev/zero (memory grew without end)
+ * is refused in one line, as is a regular file there that is not `{ pid, host }`: only a lock of
+ * the edge whose owner is gone (or an empty one, cut between create and write) is taken over.
  *
  * Why not proper-lockfile: it decides staleness from an mtime it refreshes on a timer, so after a
  * `kill -9` (or an OOM kill) the restarted edge is refused until the stale period has passed (at
@@ -19,9 +23,10 @@
  * once. The cost: the lock is only for one machine (a lock held from another host name is refused,
  * never guessed stale); a network file system shared by hosts needs the shared store (Redis).
  */
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, lstatSync, openSync, unlinkSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { EdgeError } from '../core/errors'
+import { readRegular } from './safe-read'
 
 /** The store file is locked by a live process (or one this process cannot check). */
 export class StoreLockedError extends EdgeError {
@@ -35,6 +40,11 @@ export class StoreLockedError extends EdgeError {
 /** A held lock; `release` removes the lock file (idempotent, never throws). */
 export interface StoreLock {
   readonly path: string
+  /**
+   * The pid of the edge whose stale lock (its process gone, this host) was taken over, if any: the
+   * temporary files named with it are that edge's cut writes (only the lock's owner writes them).
+   */
+  readonly tookOverFrom?: number
   release(): void
 }
 
@@ -63,19 +73,25 @@ function alive(pid: number): boolean {
   }
 }
 
-function readOwner(path: string): { text: string; owner: Owner | null } | null {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw e
-  }
+/** A lock of the edge is a few dozen bytes (`{ pid, host, since }`); anything larger is not one and is not read (bytes). */
+const MAX_LOCK_BYTES = 4096
+
+/**
+ * Reads the lock file at `path` without following a symlink or blocking on a FIFO, at most
+ * {@link MAX_LOCK_BYTES}. `null`: no file there; `foreign`: something at that name that is not a
+ * lock file of the edge (what it is), never removed.
+ */
+function readOwner(path: string): { text: string; owner: Owner | null } | { foreign: string } | null {
+  const found = readRegular(path, MAX_LOCK_BYTES, false)
+  if (found.kind === 'missing') return null
+  if (found.kind === 'not-regular') return { foreign: found.what }
+  if (found.kind === 'too-large') return { foreign: `a file of ${found.size} bytes` }
+  const text = found.bytes.toString('utf8')
   try {
     const o = JSON.parse(text) as Partial<Owner>
     if (Number.isInteger(o.pid) && typeof o.host === 'string') return { text, owner: { pid: o.pid!, host: o.host, since: String(o.since ?? '') } }
   } catch {
-    // a lock file being written, or garbage: decided by its age below
+    // a lock file being written (empty), or another file: decided below
   }
   return { text, owner: null }
 }
@@ -101,16 +117,15 @@ export function lockStoreFile(file: string, hint: string, shown = file, legacyLo
     // Read only: a user's file of that name (yarn.lock) is not JSON of this shape and is ignored.
     let found: ReturnType<typeof readOwner>
     try {
-      // A lock of the edge is a few dozen bytes; a FIFO or a large file of that name is not one (and is not read).
-      const st = statSync(old)
-      if (!st.isFile() || st.size > 4096) continue
+      // A FIFO, a symlink or a large file of that name is not a lock (and is not read).
       found = readOwner(old)
     } catch {
       continue
     }
-    const o = found?.owner
+    const o = found !== null && 'owner' in found ? found.owner : null
     if (o && o.host === me.host && o.pid !== me.pid && alive(o.pid)) throw refuse(`an edge of an earlier version, pid ${o.pid} (since ${o.since}; its lock file is ${old})`)
   }
+  let tookOverFrom: number | undefined
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const fd = openSync(path, 'wx', 0o644)
@@ -125,12 +140,14 @@ export function lockStoreFile(file: string, hint: string, shown = file, legacyLo
       const onExit = () => lock.release()
       const lock: StoreLock = {
         path,
+        ...(tookOverFrom !== undefined && tookOverFrom !== me.pid ? { tookOverFrom } : {}),
         release() {
           if (!held.delete(path)) return
           process.removeListener('exit', onExit)
           try {
             // Only our own lock: never remove one another process took over.
-            if (readFileSync(path, 'utf8') === mine) unlinkSync(path)
+            const now = readOwner(path)
+            if (now !== null && 'text' in now && now.text === mine) unlinkSync(path)
           } catch {
             // already gone
           }
@@ -143,11 +160,20 @@ export function lockStoreFile(file: string, hint: string, shown = file, legacyLo
     }
     const found = readOwner(path)
     if (found === null) continue // released meanwhile
+    if ('foreign' in found)
+      throw new StoreLockedError(
+        `store file ${shown}: its lock file name ${path} is taken by ${found.foreign}, not a lock of the edge; it was left as it is: remove or rename it if it is not yours, or give STORE_FILE another path`
+      )
     const { owner } = found
+    if (owner === null && found.text !== '')
+      throw new StoreLockedError(
+        `store file ${shown}: its lock file name ${path} holds a file that is not a lock of the edge (${Buffer.byteLength(found.text)} bytes, not { pid, host }); it was left as it is: remove or rename it if it is not yours, or give STORE_FILE another path`
+      )
     if (owner === null) {
+      // Empty: a lock being written (its creator is between create and write), or cut by a crash there.
       let age = Infinity
       try {
-        age = Date.now() - statSync(path).mtimeMs
+        age = Date.now() - lstatSync(path).mtimeMs
       } catch {
         continue
       }
@@ -159,7 +185,8 @@ export function lockStoreFile(file: string, hint: string, shown = file, legacyLo
     }
     // Stale: remove it unless it changed since it was read (another process took it over meanwhile).
     const again = readOwner(path)
-    if (again !== null && again.text === found.text) {
+    if (again !== null && 'text' in again && again.text === found.text) {
+      if (owner !== null) tookOverFrom = owner.pid
       try {
         unlinkSync(path)
       } catch {

@@ -144,6 +144,37 @@ describe('mcp-edge serve: command line', () => {
     }
   })
 
+  it('an ADMIN_TOKEN or METRICS_TOKEN shorter than 16 characters starts with one warning naming the variable, never the value; 16 or more: no warning', async () => {
+    const short = await startServe(['--port', '0'], { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory', ADMIN_TOKEN: 'a', METRICS_TOKEN: 'm3tr1cs-x' })
+    try {
+      // Written right after the start line: wait (bounded) for the second one to arrive.
+      for (let i = 0; i < 100 && !short.stderr().includes('METRICS_TOKEN is shorter'); i++) await new Promise((r) => setTimeout(r, 50))
+      const warnings = short
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('warning') && l.includes('TOKEN'))
+      expect(warnings).toEqual([
+        'mcp-edge serve: warning: ADMIN_TOKEN is shorter than 16 characters (value not shown), so it can be guessed: use a random one, e.g. openssl rand -hex 32',
+        'mcp-edge serve: warning: METRICS_TOKEN is shorter than 16 characters (value not shown), so it can be guessed: use a random one, e.g. openssl rand -hex 32',
+      ])
+      expect(short.stderr() + short.stdout()).not.toContain('m3tr1cs-x')
+      // It still serves: a warning, not an error (a deployment with a short token keeps starting after an upgrade).
+      const r = await fetch(short.url.replace(/\/mcp$/, '/healthz'))
+      expect(r.status).toBe(200)
+    } finally {
+      short.kill()
+    }
+    const long = await startServe(['--port', '0'], { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory', ADMIN_TOKEN: 'a'.repeat(16), METRICS_TOKEN: 'b'.repeat(40) })
+    try {
+      // Written synchronously before the edge serves: after an answer, all of it has come.
+      expect((await fetch(long.url.replace(/\/mcp$/, '/healthz'))).status).toBe(200)
+      await new Promise((r) => setTimeout(r, 200))
+      expect(long.stderr()).not.toContain('TOKEN is shorter')
+    } finally {
+      long.kill()
+    }
+  })
+
   it('a bad command line exits 2', async () => {
     const run = await runCli(['serve', '--no-such-flag'])
     expect(run.code).toBe(2)

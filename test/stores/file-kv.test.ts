@@ -4,7 +4,8 @@
  * write are removed at start; corrupt files are reported in one line and kept aside; the lock;
  * close; a failed write rejects and the next one recovers.
  */
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -74,10 +75,12 @@ describe('FileKv durability', () => {
     await kv.close()
   })
 
-  it("removes only its own temporary files holding edge content; numbered user files and the earlier versions' temporary names are left byte for byte", async () => {
+  it("removes only its own temporary files holding a whole edge store of a gone pid; anything else at those names, numbered user files and the earlier versions' temporary names are left byte for byte", async () => {
     const { dir, file } = fresh()
     writeFileSync(file, JSON.stringify({ format: 'mcp-edge-kv', version: 1, entries: { a: { value: '1', expiresAt: null } } }))
-    const ours = { 'kv.json.mcp-edge-4242-1.tmp': '{"format":"mcp-edge-kv","version":1,"entr', 'kv.json.mcp-edge-4242-2.tmp': '' }
+    // 99999999 is above Linux's pid_max (4194304): never a live process.
+    const whole = JSON.stringify({ format: 'mcp-edge-kv', version: 1, entries: { b: { value: '2', expiresAt: null } } })
+    const ours = { 'kv.json.mcp-edge-99999999-1.tmp': whole, [`kv.json.mcp-edge-${process.pid}-7.tmp`]: whole }
     const users: Record<string, string> = {
       'kv.json.3598483948': '{"half',
       'kv.json.1': 'rotated log 1\n',
@@ -86,6 +89,12 @@ describe('FileKv durability', () => {
       'kv.json.4242.tmp': '{"half',
       'kv.json.backup': '{"half',
       'kv.json.mcp-edge-1-1.tmp': 'not edge content\n',
+      'kv.json.mcp-edge-7-1.tmp': '',
+      'kv.json.mcp-edge-99999999-2.tmp': '{"format":"mcp-edge-kv","version":1,"entr',
+      'kv.json.mcp-edge-99999999-3.tmp': '{"format":"mcp-edge-kv", "my":"notes"}',
+      'kv.json.mcp-edge-99999999-4.tmp': '{"format":"mcp-edge-kv","my":"notes"}',
+      // A whole store, but its pid (the test runner's parent) is alive: it may be another edge writing it.
+      [`kv.json.mcp-edge-${process.ppid}-1.tmp`]: whole,
       'other.json.123': '{"half',
     }
     for (const [n, text] of Object.entries({ ...ours, ...users })) writeFileSync(join(dir, n), text)
@@ -93,12 +102,46 @@ describe('FileKv durability', () => {
     const kv = new FileKv(file, { warn: (l) => lines.push(l) })
     expect(readdirSync(dir).sort()).toEqual(['kv.json', 'kv.json.mcp-edge.lock', ...Object.keys(users)].sort())
     for (const [n, text] of Object.entries(users)) expect(readFileSync(join(dir, n), 'utf8'), n).toBe(text)
-    expect(lines).toEqual([expect.stringContaining(`removed 2 temporary file(s) of ${file}`)])
+    expect(lines).toEqual([expect.stringContaining(`removed 2 temporary file(s) of ${file}`), expect.stringContaining('store: left 6 file(s) named like temporary files of')])
     expect(await kv.get('a')).toBe('1')
+    expect(await kv.get('b')).toBeNull()
     await kv.put('b', '2')
     await kv.close()
     expect(readdirSync(dir).sort()).toEqual(['kv.json', ...Object.keys(users)].sort())
     for (const [n, text] of Object.entries(users)) expect(readFileSync(join(dir, n), 'utf8'), n).toBe(text)
+  })
+
+  it("an empty or cut temporary file named with the pid of the edge whose stale lock this start took over is that edge's cut write, and removed; the same at another pid is left", async () => {
+    const { dir, file } = fresh()
+    writeFileSync(file, JSON.stringify({ format: 'mcp-edge-kv', version: 1, entries: {} }))
+    writeFileSync(`${file}.mcp-edge.lock`, JSON.stringify({ pid: 99999999, host: hostname(), since: '2026-12-01T00:00:00.000Z' }))
+    writeFileSync(join(dir, 'kv.json.mcp-edge-99999999-2.tmp'), '')
+    writeFileSync(join(dir, 'kv.json.mcp-edge-99999999-3.tmp'), '{"format":"mcp-edge-kv","version":1,"entr')
+    writeFileSync(join(dir, 'kv.json.mcp-edge-99999999-4.tmp'), 'my notes\n')
+    writeFileSync(join(dir, 'kv.json.mcp-edge-7-1.tmp'), '')
+    const lines: string[] = []
+    const kv = new FileKv(file, { warn: (l) => lines.push(l) })
+    expect(readdirSync(dir).sort()).toEqual(['kv.json', 'kv.json.mcp-edge-7-1.tmp', 'kv.json.mcp-edge-99999999-4.tmp', 'kv.json.mcp-edge.lock'])
+    expect(readFileSync(join(dir, 'kv.json.mcp-edge-99999999-4.tmp'), 'utf8')).toBe('my notes\n')
+    expect(lines).toEqual([expect.stringContaining('removed 2 temporary file(s)'), expect.stringContaining('left 2 file(s)')])
+    await kv.close()
+  })
+
+  it('a symlink (to /dev/zero, to a store) or a FIFO at a temporary name is neither followed nor opened, and left', async () => {
+    const { dir, file } = fresh()
+    const whole = JSON.stringify({ format: 'mcp-edge-kv', version: 1, entries: {} })
+    writeFileSync(join(dir, 'elsewhere.json'), whole)
+    symlinkSync('/dev/zero', join(dir, 'kv.json.mcp-edge-99999999-1.tmp'))
+    symlinkSync(join(dir, 'elsewhere.json'), join(dir, 'kv.json.mcp-edge-99999999-2.tmp'))
+    execFileSync('mkfifo', [join(dir, 'kv.json.mcp-edge-99999999-3.tmp')])
+    const lines: string[] = []
+    const kv = new FileKv(file, { warn: (l) => lines.push(l) })
+    expect(lines).toEqual([expect.stringContaining('store: left 3 file(s)')])
+    expect(lstatSync(join(dir, 'kv.json.mcp-edge-99999999-1.tmp')).isSymbolicLink()).toBe(true)
+    expect(lstatSync(join(dir, 'kv.json.mcp-edge-99999999-2.tmp')).isSymbolicLink()).toBe(true)
+    expect(lstatSync(join(dir, 'kv.json.mcp-edge-99999999-3.tmp')).isFIFO()).toBe(true)
+    expect(readFileSync(join(dir, 'elsewhere.json'), 'utf8')).toBe(whole)
+    await kv.close()
   })
 
   it('a write that fails rejects with the file named; the value is written by the next write that works', async () => {
@@ -190,6 +233,62 @@ describe('FileKv corrupt file at start', () => {
       expect(readFileSync(file, 'utf8')).toBe(content)
     })
   }
+
+  it("a user's {} (with or without a newline) outside a .edge-data folder is refused naming what to do, left byte for byte with its mode", () => {
+    for (const content of ['{}\n', '{}', '{ }']) {
+      const { dir } = fresh()
+      const file = join(dir, '.prettierrc.json')
+      writeFileSync(file, content)
+      chmodSync(file, 0o644)
+      let err: unknown
+      try {
+        new FileKv(file, { warn: () => undefined, variable: 'STORE_FILE' })
+      } catch (e) {
+        err = e
+      }
+      expect(err, content).toBeInstanceOf(StoreFileError)
+      expect((err as Error).message).toContain(`STORE_FILE=${file} is not an edge store file of this version: it holds an empty JSON object`)
+      expect((err as Error).message).toContain('if it is an empty store of an earlier version, delete it')
+      expect(readdirSync(dir)).toEqual(['.prettierrc.json'])
+      expect(readFileSync(file, 'utf8')).toBe(content)
+      expect(lstatSync(file).mode & 0o777).toBe(0o644)
+    }
+  })
+
+  it('an empty store of the first FileKv ({} exactly) in a .edge-data folder opens; its mode is kept by the writes', async () => {
+    const { dir } = fresh()
+    mkdirSync(join(dir, '.edge-data'))
+    const file = join(dir, '.edge-data', 'kv.json')
+    writeFileSync(file, '{}')
+    chmodSync(file, 0o644)
+    const kv = new FileKv(file, { warn: () => undefined })
+    await kv.put('a', '1')
+    await kv.close()
+    expect(onDisk(file).a!.value).toBe('1')
+    expect(lstatSync(file).mode & 0o777).toBe(0o644)
+    // {} with a newline is not what the first FileKv wrote: refused even there.
+    writeFileSync(join(dir, '.edge-data', 'other.json'), '{}\n')
+    expect(() => new FileKv(join(dir, '.edge-data', 'other.json'), { warn: () => undefined })).toThrow(/holds an empty JSON object/)
+  })
+
+  it("JSON shaped like the first FileKv's entries but not as it wrote them (white space, another field) is refused and left byte for byte", () => {
+    for (const content of ['{ "a": { "value": "x", "expiresAt": null } }\n', '{"a":{"value":"x","expiresAt":null,"note":"mine"}}', '{"a":{"expiresAt":null,"value":"x"}}']) {
+      const { dir, file } = fresh()
+      writeFileSync(file, content)
+      expect(() => new FileKv(file, { warn: () => undefined }), content).toThrow(/is not an edge store file of this version/)
+      expect(readdirSync(dir)).toEqual(['kv.json'])
+      expect(readFileSync(file, 'utf8')).toBe(content)
+    }
+  })
+
+  it('a FIFO at the store path is refused at once with one line and no lock file made beside it', () => {
+    const { dir, file } = fresh()
+    execFileSync('mkfifo', [file])
+    expect(() => new FileKv(file, { warn: () => undefined, variable: 'STORE_FILE' })).toThrow(
+      new StoreFileError(`STORE_FILE=${file} cannot be read (a FIFO, not a regular file); it was left as it is: give the path of an edge store file, or of a new one`)
+    )
+    expect(readdirSync(dir)).toEqual(['kv.json'])
+  })
 
   it('two corrupt starts within one second keep both copies', async () => {
     const { dir, file } = fresh()
@@ -344,6 +443,51 @@ describe('FileKv: the lock and the files beside the store are its own', () => {
 
   it('a file under /proc is refused (the missing-folder case under /proc is in file-kv-process.test.ts: the old recursive mkdir spun forever)', () => {
     expect(() => new FileKv('/proc/self/status', { warn: () => undefined })).toThrow(StoreFileError)
+  })
+})
+
+describe('FileKv: what is at the lock name', () => {
+  const cases: [string, (path: string) => void, RegExp][] = [
+    ['a FIFO (the read blocked the start for ever)', (p) => execFileSync('mkfifo', [p]), /is taken by a FIFO, not a lock of the edge/],
+    ['a symlink to /dev/zero (memory grew without end)', (p) => symlinkSync('/dev/zero', p), /is taken by a symbolic link, not a lock of the edge/],
+    ['a folder', (p) => mkdirSync(p), /is taken by a folder, not a lock of the edge/],
+    ['a large file', (p) => writeFileSync(p, 'x'.repeat(100_000)), /is taken by a file of 100000 bytes/],
+    ['a text that is not { pid, host }', (p) => writeFileSync(p, 'my notes\n'), /holds a file that is not a lock of the edge \(9 bytes/],
+  ]
+  for (const [label, make, why] of cases)
+    it(`${label}: refused in one line, left as it is`, () => {
+      const { dir, file } = fresh()
+      const lock = `${file}.mcp-edge.lock`
+      make(lock)
+      const past = new Date(Date.now() - 3_600_000)
+      try {
+        utimesSync(lock, past, past)
+      } catch {
+        // a symlink's target (/dev/zero) is not ours to touch
+      }
+      const before = lstatSync(lock)
+      let err: unknown
+      try {
+        new FileKv(file, { warn: () => undefined })
+      } catch (e) {
+        err = e
+      }
+      expect(err).toBeInstanceOf(StoreLockedError)
+      expect((err as Error).message).toMatch(why)
+      expect((err as Error).message).toContain('it was left as it is')
+      expect(readdirSync(dir)).toEqual(['kv.json.mcp-edge.lock'])
+      const after = lstatSync(lock)
+      expect([after.ino, after.mode, after.size]).toEqual([before.ino, before.mode, before.size])
+    })
+
+  it('an empty lock file older than its write window (a crash between create and write) is taken over', async () => {
+    const { file } = fresh()
+    writeFileSync(`${file}.mcp-edge.lock`, '')
+    const past = new Date(Date.now() - 3_600_000)
+    utimesSync(`${file}.mcp-edge.lock`, past, past)
+    const kv = new FileKv(file, { warn: () => undefined })
+    expect(JSON.parse(readFileSync(`${file}.mcp-edge.lock`, 'utf8'))).toMatchObject({ pid: process.pid })
+    await kv.close()
   })
 })
 

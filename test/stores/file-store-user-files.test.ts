@@ -6,8 +6,8 @@
  * a `STORE_FILE` in a missing folder (also under /proc) is refused with one line naming it and the
  * folder, exit 1, nothing created; the default `.edge-data` is still created on a fresh checkout.
  */
-import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -148,6 +148,56 @@ describe('file store: refusals leave everything as it was', () => {
     same()
     expect(readdirSync(dir)).toEqual(['tsconfig.json'])
   })
+
+  it('STORE_FILE=.prettierrc.json holding {} is refused with one line saying what to do; the file stays byte for byte with its mode 0644', async () => {
+    const dir = freshDir()
+    const same = plant(dir, { '.prettierrc.json': '{}\n' })
+    chmodSync(join(dir, '.prettierrc.json'), 0o644)
+    const run = await runEdgeToExit(bundle, env(join(dir, '.prettierrc.json')), 8_000)
+    expect(run.code, run.output).toBe(1)
+    expect(run.output.trim().split('\n')).toHaveLength(1)
+    expect(run.output).toContain(`STORE_FILE=${join(dir, '.prettierrc.json')}: expected the path of an edge store file, or of a new one`)
+    expect(run.output).toContain('if it is an empty store of an earlier version, delete it (it holds no entries)')
+    same()
+    expect(statSync(join(dir, '.prettierrc.json')).mode & 0o777).toBe(0o644)
+    expect(readdirSync(dir)).toEqual(['.prettierrc.json'])
+  })
+
+  const blockers: [string, (dir: string) => void, string, string[]][] = [
+    [
+      'a FIFO at a temporary name (the clean-up opened it and blocked)',
+      (d) => execFileSync('mkfifo', [join(d, 'kv.json.mcp-edge-1-1.tmp')]),
+      'start',
+      ['kv.json.mcp-edge-1-1.tmp'],
+    ],
+    ['a FIFO at the lock name (the lock reader blocked)', (d) => execFileSync('mkfifo', [join(d, 'kv.json.mcp-edge.lock')]), 'is taken by a FIFO', ['kv.json.mcp-edge.lock']],
+    [
+      'a symlink to /dev/zero at the lock name (memory grew without bound)',
+      (d) => symlinkSync('/dev/zero', join(d, 'kv.json.mcp-edge.lock')),
+      'is taken by a symbolic link',
+      ['kv.json.mcp-edge.lock'],
+    ],
+    ['a FIFO at STORE_FILE', (d) => execFileSync('mkfifo', [join(d, 'kv.json')]), 'cannot be read (a FIFO, not a regular file)', ['kv.json']],
+  ]
+  for (const [label, make, expected, names] of blockers)
+    it(`${label}: the start does not hang: it serves or is refused in one line, and the file is left`, async () => {
+      const dir = freshDir()
+      make(dir)
+      const before = names.map((n) => lstatSync(join(dir, n)))
+      if (expected === 'start') {
+        const edge = await spawnEdge(bundle, env(join(dir, 'kv.json')), 15_000)
+        expect(edge.output()).toContain('store: left 1 file(s) named like temporary files')
+        expect(await push(edge, 'weather')).toBe(200)
+        await stop(edge)
+      } else {
+        const run = await runEdgeToExit(bundle, env(join(dir, 'kv.json')), 8_000)
+        expect(run.code, run.output).toBe(1)
+        expect(run.output.trim().split('\n')).toHaveLength(1)
+        expect(run.output).toContain(expected)
+      }
+      const after = names.map((n) => lstatSync(join(dir, n)))
+      expect(after.map((s) => [s.ino, s.mode])).toEqual(before.map((s) => [s.ino, s.mode]))
+    }, 30_000)
 
   it('a STORE_FILE in a missing folder is refused with one line naming STORE_FILE and the folder; nothing is created', async () => {
     const dir = freshDir()

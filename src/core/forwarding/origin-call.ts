@@ -33,17 +33,29 @@ const DROP_REQUEST = new Set([
 const RELAY_REPLY = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'cache-control', 'www-authenticate', 'retry-after', 'allow']
 
 /**
- * The client's request headers to send to the origin: all but the hop-by-hop and framing ones,
- * and `Origin` unless `keepOrigin`. Why `Origin` is dropped: the edge is the origin's client; it
- * applies the browser Origin rule itself (`ALLOWED_ORIGINS`), and an origin with its own
- * loopback-only Origin check (the MCP SDK's DNS-rebinding protection, MCP Transports §Security
- * Warning) refused every page the edge allows when the browser's `Origin` was passed on.
- * @param keepOrigin `FORWARD_ORIGIN_HEADER=on`: pass the browser's `Origin` on as well
+ * The browser-context request headers: what a browser says about the page that made the request
+ * (`Origin`, `Referer` with the page's URL, the Fetch Metadata headers `Sec-Fetch-Site`,
+ * `Sec-Fetch-Mode`, `Sec-Fetch-Dest`, `Sec-Fetch-User`, ... all `sec-fetch-*`).
  */
-export function forwardHeaders(headers: RequestHeaders, keepOrigin = false): Record<string, string> {
+function isBrowserContext(name: string): boolean {
+  return name === 'origin' || name === 'referer' || name.startsWith('sec-fetch-')
+}
+
+/**
+ * The client's request headers to send to the origin: all but the hop-by-hop and framing ones,
+ * and the browser-context ones (`Origin`, `Referer`, `Sec-Fetch-*`) unless `keepBrowserContext`.
+ * Why they are dropped: the edge is the origin's client; it applies the browser Origin rule
+ * itself (`ALLOWED_ORIGINS`), and an origin with its own loopback-only Origin check (the MCP SDK's
+ * DNS-rebinding protection, MCP Transports §Security Warning) or a Fetch Metadata check
+ * (`Sec-Fetch-Site: cross-site` refused) refused every page the edge allows when the browser's
+ * headers were passed on. `Cookie` is forwarded: an origin may authenticate its callers by
+ * cookie, like by `Authorization`.
+ * @param keepBrowserContext `FORWARD_ORIGIN_HEADER=on`: pass the browser-context headers on as well
+ */
+export function forwardHeaders(headers: RequestHeaders, keepBrowserContext = false): Record<string, string> {
   const out: Record<string, string> = {}
   headers.forEach((value, name) => {
-    if (!DROP_REQUEST.has(name) && (keepOrigin || name !== 'origin')) out[name] = value
+    if (!DROP_REQUEST.has(name) && (keepBrowserContext || !isBrowserContext(name))) out[name] = value
   })
   return out
 }

@@ -6,7 +6,7 @@
  * such a file with one line and leave it as it is.
  */
 import { readFileSync, statSync } from 'node:fs'
-import { classifyStoreText } from 'mcp-edge-validator/node'
+import { classifyStoreText, inDefaultFolder } from 'mcp-edge-validator/node'
 
 /**
  * - `missing`: no file there (the store may create it);
@@ -15,11 +15,12 @@ import { classifyStoreText } from 'mcp-edge-validator/node'
  * - `damaged`: edge content cut off or broken (it begins as the store writes its files): the
  *   store's own start-up rule keeps it aside;
  * - `newer`: a store file of a later format version (the store refuses it, leaving it as it is);
- * - `foreign`: anything else (empty, not JSON, JSON with comments, JSON that is not a store's shape);
+ * - `foreign`: anything else (empty, not JSON, JSON with comments, JSON that is not a store's shape,
+ *   `{}` outside a `.edge-data` folder; `hint` then says what to do);
  * - `unreadable`: exists but cannot be read (`code` says why).
  * The same rule as the store's own (stores/file-kv.ts `classifyStoreText`).
  */
-export type StoreFileState = { kind: 'missing' | 'store' | 'damaged' | 'newer' | 'foreign' } | { kind: 'unreadable'; code: string }
+export type StoreFileState = { kind: 'missing' | 'store' | 'damaged' | 'newer' } | { kind: 'foreign'; hint?: string } | { kind: 'unreadable'; code: string }
 
 /** Reads `file` once and says which {@link StoreFileState} it is in; never writes. */
 export function storeFileState(file: string): StoreFileState {
@@ -32,5 +33,6 @@ export function storeFileState(file: string): StoreFileState {
     const code = (e as NodeJS.ErrnoException).code ?? 'error'
     return code === 'ENOENT' ? { kind: 'missing' } : { kind: 'unreadable', code }
   }
-  return { kind: classifyStoreText(text).kind }
+  const found = classifyStoreText(text, { inDefaultFolder: inDefaultFolder(file) })
+  return found.kind === 'foreign' ? (found.hint ? { kind: 'foreign', hint: found.hint } : { kind: 'foreign' }) : { kind: found.kind }
 }

@@ -79,8 +79,13 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
     }
     // A STORE_FILE that exists and is not a store would be read as empty and written over (cli/store-file-check.ts).
     const storeFile = env.STORE_URL || env.STORE_FILE === 'memory' ? null : env.STORE_FILE || '.edge-data/kv.json'
-    if (storeFile !== null && storeFileState(storeFile).kind === 'foreign')
-      throw ConfigError.bad('STORE_FILE', storeFile, 'the path of an edge store file, or of a new one (this file exists and is not an edge store; it was left as it is)')
+    const state = storeFile === null ? null : storeFileState(storeFile)
+    if (storeFile !== null && state?.kind === 'foreign')
+      throw ConfigError.bad(
+        'STORE_FILE',
+        storeFile,
+        `the path of an edge store file, or of a new one (this file exists and is not an edge store; it was left as it is${state.hint ? `; ${state.hint}` : ''})`
+      )
     edge = await startEdge({ env })
   } catch (e) {
     await demo?.close()
@@ -90,6 +95,7 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
   const graceMs = loadNodeListenConfig(env).shutdownGraceMs
   const target = env.ORIGIN_URL ? redactUrl(env.ORIGIN_URL) : 'ORIGINS'
   process.stderr.write(`mcp-edge-validator: ${edge.url} -> ${target}\n`)
+  for (const line of shortTokenWarnings(env)) process.stderr.write(`mcp-edge serve: warning: ${line}\n`)
   // An origin URL with a wrong path answers 404 to every call: said once at start, not only by /readyz.
   void readiness(edge.deps).then(
     (report) => {
@@ -134,4 +140,22 @@ function startError(e: unknown, fromFlag: Set<string>): string {
 function oneLine(e: unknown): string {
   const text = e instanceof Error ? e.message : String(e)
   return text.split('\n')[0]!
+}
+
+/** Bearer tokens shorter than this get a start warning (characters): 16 random b64token characters are about 96 bits. */
+export const SHORT_TOKEN_CHARS = 16
+
+/**
+ * One warning per token setting shorter than {@link SHORT_TOKEN_CHARS}, naming the variable and
+ * never the value (nor its length). A warning, not an error: a deployment that runs with a short
+ * token today keeps starting after an upgrade.
+ */
+export function shortTokenWarnings(env: Record<string, string | undefined>): string[] {
+  const out: string[] = []
+  for (const name of ['ADMIN_TOKEN', 'METRICS_TOKEN']) {
+    const v = env[name]
+    if (v !== undefined && v !== '' && v.length < SHORT_TOKEN_CHARS)
+      out.push(`${name} is shorter than ${SHORT_TOKEN_CHARS} characters (value not shown), so it can be guessed: use a random one, e.g. openssl rand -hex 32`)
+  }
+  return out
 }
