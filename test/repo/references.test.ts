@@ -1,6 +1,6 @@
 /**
  * The repository stands alone: every reference in code, tests, scripts and docs resolves inside
- * it (issue 13, part 6). Reads the files only; starts nothing.
+ * it, so a clone or the packed tarball works without the machine it was written on. Reads the files only; starts nothing.
  *
  * - No file names a place outside the repository: a parent `shared` folder, an absolute
  *   `/work/...` path, or the reference notes that lived there (their content is now
