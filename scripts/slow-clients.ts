@@ -1,6 +1,6 @@
 /**
  * `npm run slow-clients -- [--sockets N] [--mode headers|body] [--seconds S] [--edge-fds F] [--env K=V ...]`:
- * measures what slow clients do to the Node edge (issue 17, item 6; docs/reliability.md). Starts
+ * measures what slow clients do to the Node edge (docs/reliability.md, connection bounds). Starts
  * the edge as a child process on 127.0.0.1 (its file-descriptor limit set to F, default 4096, with
  * `ulimit -n`), opens N connections that send their request a byte at a time (mode `headers`: the
  * header block never ends; mode `body`: full headers, then a 1,000-byte body a byte a second), then,

@@ -1,5 +1,5 @@
 /**
- * The three high-severity defects a hostile probe found (issue 17), each with its reproducer, on
+ * The three high-severity defects a hostile probe found (docs/reliability.md), each with its reproducer, on
  * the Node entry and the built Worker in workerd, against a real scripted HTTP origin:
  * 1. deep nesting: a body of `[` x 750,000 then `]` x 750,000 (1.5 MB, under the 4 MiB limit) sent
  *    to a warm edge is refused at once with -32700 (MAX_JSON_DEPTH, default 64) and does not hold

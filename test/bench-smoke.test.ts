@@ -1,5 +1,5 @@
 /**
- * CI smoke of `npm run bench` (issues 7 and 18): the benchmark runs end to end in its short mode
+ * CI smoke of `npm run bench` (method: docs/performance.md): the benchmark runs end to end in its short mode
  * against the real processes (raw origin, bare Node and Hono floors, nginx when installed, Node
  * edge, edge and bare Workers in workerd, every growth axis) and writes a well-formed report.
  * Timings are not asserted; that the processes under test survive the run is (the script exits

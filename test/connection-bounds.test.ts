@@ -1,5 +1,6 @@
 /**
- * Connection bounds of the Node edge (issue 17, item 6; docs/reliability.md): with small limits
+ * Connection bounds of the Node edge, so slow or idle clients cannot exhaust its sockets
+ * (docs/reliability.md): with small limits
  * (MAX_CONNECTIONS=50, HEADERS_TIMEOUT_MS=500, REQUEST_TIMEOUT_MS=1000, KEEP_ALIVE_TIMEOUT_MS=300),
  * real sockets on 127.0.0.1 against the real Node entry:
  * - connections past MAX_CONNECTIONS are closed at once; the held ones stay under the cap;

@@ -1,5 +1,5 @@
 /**
- * Issue 5, origin faults (docs/design.md D9): connection refused, timeout (ORIGIN_TIMEOUT_MS), non-2xx
+ * Grading under origin faults (docs/grading.md, docs/design.md D9): connection refused, timeout (ORIGIN_TIMEOUT_MS), non-2xx
  * with an HTML, empty or non-JSON-RPC body, a 2xx that is not JSON-RPC, an SSE stream that ends,
  * breaks or goes quiet before every id was answered. Every forwarded id gets a gateway error with
  * the right code, HTTP 200, never the origin's body text, and the client is never left waiting.

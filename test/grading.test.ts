@@ -1,5 +1,5 @@
 /**
- * Issue 5: every reply graded per JSON-RPC id. A table of origin answers (scripted fake origin,
+ * Every reply graded per JSON-RPC id (docs/grading.md). A table of origin answers (scripted fake origin,
  * real HTTP) run through the edge on Node and on the built Worker in workerd; each row asserts
  * the exact bytes the client receives, the HTTP status, the `MCP-Edge-Grade` header and the
  * per-id grade table of the POST's log line. Also the metrics route.

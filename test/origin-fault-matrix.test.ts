@@ -1,5 +1,5 @@
 /**
- * The origin fault matrix (issue 17; docs/reliability.md), as one table, on the Node entry and the
+ * The origin fault matrix (docs/reliability.md), as one table, on the Node entry and the
  * built Worker in workerd, against a real HTTP origin on 127.0.0.1 that misbehaves on purpose:
  * refused, reset (before the headers, in a JSON body, in an SSE stream), hang, trickle (status
  * line, JSON body, SSE data, SSE comments), 5xx with and without a JSON-RPC body, HTML under 200

@@ -1,5 +1,5 @@
 /**
- * The property-based fuzz of the whole POST path (issue 17; docs/reliability.md), short and seeded:
+ * The property-based fuzz of the whole POST path (docs/reliability.md), short and seeded:
  * the oracle itself (it catches each kind of wrong answer), a seeded run against the one POST
  * entry both runtimes call (admitPost + handlePost with a scripted origin port), a seeded run over
  * real HTTP against the Node edge and the built Worker in workerd fronting a scripted HTTP origin,

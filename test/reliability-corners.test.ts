@@ -1,5 +1,5 @@
 /**
- * Corners a hostile probe found (issue 17, items 5, 7 and 8), on the Node entry and the built
+ * Corners a hostile probe found (docs/reliability.md), on the Node entry and the built
  * Worker in workerd, against a real scripted HTTP origin:
  * - an origin's 5xx carrying a JSON-RPC error with `id: null` answers each forwarded id under its
  *   own id (as the same body under 200 does), single and batch;

@@ -9,8 +9,8 @@
  * Clients: SDK v1 (@modelcontextprotocol/sdk 1.32) at 2025-11-25 and at an older negotiated
  * version (2025-06-18); SDK v2 (@modelcontextprotocol/client 2.4) with
  * `versionNegotiation: { mode: 'auto' }`, which speaks 2026-07-28 where the server does.
- * Servers: demo/origin.ts (SDK v1 low-level Server, with the conformance fixtures, so sampling and
- * elicitation travel server -> client inside the POST's SSE stream) and demo/origin-v2.ts
+ * Servers: packages/cli/demo/origin.ts (SDK v1 low-level Server, with the conformance fixtures, so sampling and
+ * elicitation travel server -> client inside the POST's SSE stream) and packages/cli/demo/origin-v2.ts
  * (SDK v2 McpServer, 2026-07-28 plus the stateless 2025 leg).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Issue 5, SSE replies: transformed event by event (eventsource-parser), never buffered beyond
+ * SSE replies (docs/grading.md): transformed event by event (eventsource-parser), never buffered beyond
  * one event, on Node and on the built Worker in workerd.
  * - no buffering: the client receives the first event before the origin sends the second;
  * - fidelity: events split across chunks (also inside a UTF-8 character), multi-line `data`,

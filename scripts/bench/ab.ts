@@ -1,6 +1,6 @@
 /**
  * Whole-edge A/B: the Node edge of two checkouts, side by side in one run, so a change can be
- * shown not to cost speed (issue 13). Each checkout's own `scripts/bench/edge.ts` is bundled with
+ * shown not to cost speed (docs/performance.md). Each checkout's own `scripts/bench/edge.ts` is bundled with
  * esbuild (packages left external: each runs on its own node_modules) and started with the same
  * seeded tools; one benchmark origin (this checkout's) serves both. The edges run alone on CPU 0,
  * the origin and autocannon on CPU 1 (taskset, as `npm run bench` pins; scripts/bench/processes.ts). Per round, for the valid call (forwarded) and the

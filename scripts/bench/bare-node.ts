@@ -1,5 +1,5 @@
 /**
- * The bare Node floor (issue 18): the fastest pass-through proxy written here with `node:http`
+ * The bare Node floor (docs/performance.md, "The floors"): the fastest pass-through proxy written here with `node:http`
  * and undici, nothing read, checked or logged. Every POST body is collected and handed to
  * undici's `Pool.dispatch` (keep-alive pool to `ORIGIN_BASE`, the same path); the reply's status,
  * `content-type` and `content-length` are copied and its chunks written to the client as they

@@ -1,5 +1,5 @@
 /**
- * The bare Worker (issue 18): the floor of every workerd scenario. Runs in the same workerd as
+ * The bare Worker: the floor of every workerd scenario. Runs in the same workerd as
  * the edge Worker (scripts/bench/worker.ts routes `/bare/*` to it) and forwards each request
  * with `fetch` to `ORIGIN_BASE` + the path after `/bare`, returning the origin's reply: nothing
  * parsed, checked or logged. The binding `BARE_BODY` picks how (docs/performance.md, "The

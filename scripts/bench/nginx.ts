@@ -1,5 +1,5 @@
 /**
- * nginx as the native reverse-proxy reference of the benchmark (issue 18), when the Debian
+ * nginx as the native reverse-proxy reference of the benchmark (docs/performance.md), when the Debian
  * package is installed (`apt-get install -y nginx`): one worker, a keep-alive upstream to the
  * benchmark origin, no access log, no daemon. Everything it writes (config, pid, error log,
  * temporary files) is in a fresh temporary directory, removed when it stops; it listens on

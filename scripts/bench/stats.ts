@@ -34,7 +34,8 @@ export const clock = (s: number): string => {
 }
 
 /**
- * Growth of a cost along an axis (issue 18: "at most linear; report the knee").
+ * Growth of a cost along an axis: a cost should grow at most linearly with the size, and where
+ * it bends upward (the knee) is reported.
  * `xs` ascending sizes, `ys` the costs at those sizes (CPU per call, bytes, ...).
  * - `linear`: between every two consecutive points the cost grows at most in proportion to
  *   the size, with `slack` for noise: y[i+1] / y[i] <= slack * x[i+1] / x[i].

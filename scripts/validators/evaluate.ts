@@ -1,6 +1,6 @@
 /**
  * `node --import tsx scripts/validators/evaluate.ts`: no-codegen JSON Schema engines for the
- * Workers runtime, against the edge's @cfworker/json-schema (issue 18; results in
+ * Workers runtime, against the edge's @cfworker/json-schema, to learn whether a faster one could replace it (results in
  * docs/validators.md). Every candidate runs inside workerd (scripts/validators/engines-worker.ts
  * under Miniflare, no `nodejs_compat`), where code generation from strings is forbidden.
  *

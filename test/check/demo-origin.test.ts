@@ -1,5 +1,5 @@
 /**
- * `mcp-edge check` run as a process against the demo origin (demo/origin.ts), directly and
+ * `mcp-edge check` run as a process against the demo origin (packages/cli/demo/origin.ts), directly and
  * through the edge (startEdge, Node). Directly, every deliberate red fixture of the demo is named
  * by a misleading row: no argument validation in get_forecast, create_order, echo and run_query
  * (a call missing a required argument or with a wrong type is answered as a success), echo and

@@ -1,9 +1,9 @@
 /**
- * `mcp-edge check` in 2026-07-28 against demo/origin-v2.ts (SDK v2 `McpServer` behind
+ * `mcp-edge check` in 2026-07-28 against packages/cli/demo/origin-v2.ts (SDK v2 `McpServer` behind
  * `createMcpHandler`: 2026-07-28 and, on its legacy leg, the 2025 revisions), directly and through
  * the edge. The handshake is the official SDK v2 client's `server/discover` probe; every case
  * carries the per-request envelope and the standard headers. The SDK v2 server validates
- * arguments itself, so every row passes both ways; an SDK v1 origin (demo/origin.ts) does not
+ * arguments itself, so every row passes both ways; an SDK v1 origin (packages/cli/demo/origin.ts) does not
  * speak 2026-07-28, and check says so with an info row instead of grading it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the grading tests (issue 5): raw HTTP posts to an edge, waiting for the
+ * Shared pieces of the grading tests (docs/grading.md): raw HTTP posts to an edge, waiting for the
  * per-POST log line, and pushing tool schemas through the admin API so `tools/call` is validated.
  */
 import type { EdgeUnderTest, LogWait } from './runtimes'

@@ -1,5 +1,5 @@
 /**
- * The property-based fuzz of the whole `POST /mcp` path (issue 17; docs/reliability.md), shared by
+ * The property-based fuzz of the whole `POST /mcp` path (docs/reliability.md), shared by
  * test/post-fuzz.test.ts (a seeded short run) and scripts/fuzz.ts (`npm run fuzz`, long runs).
  *
  * One case is a request body (arbitrary bytes or JSON, near-valid JSON-RPC, 2025-03-26 batches,

@@ -1,6 +1,6 @@
 /**
  * The repository stands alone: every reference in code, tests, scripts and docs resolves inside
- * it (issue 13, part 6). Reads the files only; starts nothing.
+ * it, so a clone or the packed tarball works without the machine it was written on. Reads the files only; starts nothing.
  *
  * - No file names a place outside the repository: a parent `shared` folder, an absolute
  *   `/work/...` path, or the reference notes that lived there (their content is now
@@ -112,6 +112,22 @@ describe('the repository stands alone', () => {
     expect(missing).toEqual([])
   })
 
+  it('no comment or doc cites a tracker issue number: it gives the reason, which a newcomer can read', () => {
+    const own = OWN.filter((f) => !f.startsWith('test/fixtures/'))
+    expect(hits(own, /\b[Ii]ssues? \d+\b|\b[Ii]ssue #\d+/)).toEqual([])
+  })
+
+  it('docs/README.md lists every page of docs/ once, under use, operate or extend', () => {
+    const index = read('docs/README.md')
+    const sections = [...index.matchAll(/^## (.+)$/gm)].map((m) => m[1])
+    expect(sections).toEqual(['Use', 'Operate', 'Extend'])
+    const listed = [...index.split(/^## Use$/m)[1]!.matchAll(/^- \[[^\]]+\]\(([^)#]+)\)/gm)].map((m) => m[1]!.replace(/\/.*$/, '/'))
+    const pages = readdirSync(join(REPO, 'docs'))
+      .filter((n) => n !== 'README.md')
+      .map((n) => (statSync(join(REPO, 'docs', n)).isDirectory() ? `${n}/` : n))
+    expect([...listed].sort()).toEqual([...pages].sort())
+  })
+
   it('every relative link in a Markdown file resolves, anchors included', () => {
     const broken: string[] = []
     for (const f of OWN.filter((x) => x.endsWith('.md'))) {
@@ -173,7 +189,9 @@ describe('the repository stands alone', () => {
       for (const m of read(f).matchAll(path)) {
         const p = m[1]!
         if (p.includes('*') || p.includes('<')) continue
-        if (!existsSync(join(REPO, p))) missing.push(`${f}: ${p}`)
+        // A file of a workspace package (packages/<name>/...) may name paths from its package's root.
+        const pkg = /^packages\/[^/]+\//.exec(f)?.[0]
+        if (!existsSync(join(REPO, p)) && !(pkg && existsSync(join(REPO, pkg, p)))) missing.push(`${f}: ${p}`)
       }
     }
     expect(missing).toEqual([])
