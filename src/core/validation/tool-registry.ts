@@ -310,7 +310,7 @@ export class ToolRegistry {
    * scope counts toward `MAX_PRIVATE_SCOPES` (private-scopes.ts); the promise also covers the
    * store deletions and the sweep that may cause.
    * @param options `mustStore`: every record is written (none skipped as unchanged) and a failed
-   *   write rejects (the admin API acknowledges a push only once it is in the store,
+   *   write rejects (`mcp-edge schemas push` against a store acknowledges a push only once it is stored,
    *   docs/stores.md); otherwise a failed write is ignored (the next list writes it again)
    * @returns the names stored
    * @throws StoreUnavailableError with `mustStore` when a write failed
