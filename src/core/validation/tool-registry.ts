@@ -32,7 +32,6 @@ import { getStoredTool, putPulledList, putStoredTool, sourceTag, toolKey, toolPr
 import type { ResolvedTool, ToolRecord } from './tool-record'
 import { EdgeError, PullError } from '../errors'
 export type { ResolvedTool, ToolRecord } from './tool-record'
-export { fnv1a } from './tool-store'
 
 /** The KV namespace failed (binding missing, outage): no schema can be known for now (D8). */
 export class StoreUnavailableError extends EdgeError {
