@@ -27,24 +27,26 @@ import type { EdgeDeps } from '../core/exchange'
 import { originTarget } from '../core/pipeline'
 import { nestsDeeperThan } from '../core/jsonrpc/json-scan'
 import { isObject } from '../core/jsonrpc/jsonrpc'
-import { dialectOf, isKnownVersion, isModern, newestFirst, type ProtocolVersion } from '../core/jsonrpc/versions'
+import { isKnownVersion, isModern, newestFirst, type ProtocolVersion } from '../core/jsonrpc/versions'
 import { pullToolList } from '../core/forwarding/tool-list-pull'
 import { PUBLIC_SCOPE } from '../core/validation/caller-scope'
-import { fnv1a, type ToolRecord } from '../core/validation/tool-registry'
+import type { ToolRecord } from '../core/validation/tool-record'
+import {
+  deleteStoredTool,
+  getStoredTool,
+  listStoredNames,
+  MAX_TOOL_NAME,
+  putStoredTools,
+  readNames,
+  toolListKey,
+  toolNameProblem,
+  toToolRecord,
+} from '../core/validation/tool-store'
 import { boundText } from '../core/jsonrpc/bound-text'
-import { putEntries, type KvStore } from '../core/ports'
-import { MAX_TOOL_NAME } from '../core/validation/tools-call'
-import { MAX_KEY_BYTES } from '../stores/kv-rules'
 
 /** Resolves the ports for a request, as the app's `getDeps`. */
 export type AdminDeps = (c: Context) => EdgeDeps
 
-/**
- * Longest tool name accepted, in UTF-16 units: the one bound of the edge (core/validation/tools-call.ts),
- * so a name a tools/call may use can be pushed, read and deleted here. MCP 2025-11-25 says tool
- * names SHOULD be 1 to 128 characters; a SHOULD, so origins with longer names are served.
- */
-export { MAX_TOOL_NAME }
 /** Most tool names one listing returns. */
 export const MAX_LISTED = 10_000
 
@@ -70,67 +72,6 @@ function originOf(deps: EdgeDeps, id: string): string | null {
 /** A JSON error answer: `{ "error": message, ...extra }`. */
 function fail(c: Context, status: 400 | 401 | 404 | 409 | 413 | 429 | 502 | 503, message: string, extra: Record<string, unknown> = {}): Response {
   return c.json({ error: message, ...extra }, status)
-}
-
-/** Every key of `kv` under `prefix` (the store's `list` when it has one), at most {@link MAX_LISTED}. */
-async function listKeys(kv: KvStore, prefix: string): Promise<string[] | null> {
-  const list = (kv as { list?: (o: { prefix: string; cursor?: string }) => Promise<{ keys: { name: string }[]; list_complete: boolean; cursor?: string }> }).list
-  if (typeof list !== 'function') return null
-  const out: string[] = []
-  let cursor: string | undefined
-  do {
-    const page = await list.call(kv, cursor === undefined ? { prefix } : { prefix, cursor })
-    for (const k of page.keys) out.push(k.name)
-    cursor = page.list_complete ? undefined : page.cursor
-  } while (cursor && out.length < MAX_LISTED)
-  return out.slice(0, MAX_LISTED)
-}
-
-/**
- * The names recorded under `key`: `toollist:<origin>:<scope>` (the last full pull; the registry
- * deletes the records of names a new pull drops) or `adminlist:<origin>:<scope>` (the names
- * pushed through this API, kept apart so a pull does not delete them). [] when there is none.
- */
-async function listRecordNames(kv: KvStore, key: string): Promise<string[]> {
-  const text = await kv.get(key)
-  let v: unknown
-  try {
-    v = text ? JSON.parse(text) : null
-  } catch {
-    return []
-  }
-  return isObject(v) && Array.isArray(v.names) ? v.names.filter((n): n is string => typeof n === 'string') : []
-}
-
-/** The new value of the names record `key` (see {@link listRecordNames}), keeping its other members. */
-async function listNamesValue(kv: KvStore, key: string, names: string[]): Promise<string> {
-  let v: unknown
-  try {
-    v = JSON.parse((await kv.get(key)) ?? 'null')
-  } catch {
-    v = null
-  }
-  const rec = isObject(v) ? v : {}
-  return JSON.stringify({ ...rec, names, hash: fnv1a(names.join('\n')) })
-}
-
-/** Rewrites the names under `key` (see {@link listRecordNames}), keeping the record's other members. */
-async function writeListNames(kv: KvStore, key: string, names: string[]): Promise<void> {
-  await kv.put(key, await listNamesValue(kv, key, names))
-}
-
-const utf8 = new TextEncoder()
-
-/**
- * Why a tool name cannot name a record of `origin` and `scope`, or null: 1 to {@link MAX_TOOL_NAME}
- * characters, and its store key `tools:<origin>:<scope>:<name>` within the store's
- * {@link MAX_KEY_BYTES} UTF-8 bytes (Workers KV's rule; a name of 256 non-ASCII characters passes the first).
- */
-function nameProblem(name: string, origin: string, scope: string): string | null {
-  if (name.length === 0 || name.length > MAX_TOOL_NAME) return `a tool name must be 1 to ${MAX_TOOL_NAME} characters long (this one has ${name.length})`
-  const bytes = utf8.encode(`tools:${origin}:${scope}:${name}`).length
-  if (bytes > MAX_KEY_BYTES) return `with its origin and scope, a tool name's store key must be at most ${MAX_KEY_BYTES} UTF-8 bytes (this one would be ${bytes})`
-  return null
 }
 
 /** Parses a JSON body already bounded in size: null with an answer when it is not usable. */
@@ -169,19 +110,16 @@ export function checkEntries(
     if (!isObject(t)) return void problem('the entry must be an object { "name", "inputSchema" }')
     if (typeof t.name !== 'string') return void problem('name must be a string')
     if (t.name.length === 0 || t.name.length > MAX_TOOL_NAME) return void problem(`name must be 1 to ${MAX_TOOL_NAME} characters long`)
-    const tooLong = keyScope === undefined ? null : nameProblem(t.name, keyScope.origin, keyScope.scope)
+    const tooLong = keyScope === undefined ? null : toolNameProblem(t.name, keyScope.origin, keyScope.scope)
     if (tooLong !== null) return void problem(tooLong)
     if (seen.has(t.name)) return void problem('the name occurs twice in this body')
     seen.add(t.name)
     if (!('inputSchema' in t)) return void problem('inputSchema is missing')
     if (!isObject(t.inputSchema)) return void problem('inputSchema must be a JSON object (a JSON Schema)')
     if (t.outputSchema !== undefined && !isObject(t.outputSchema)) return void problem('outputSchema must be a JSON object (a JSON Schema) when present')
-    const record: ToolRecord = { name: t.name, inputSchema: t.inputSchema, dialect: dialectOf(t.inputSchema, era), hash: fnv1a(JSON.stringify(t.inputSchema)), fetchedAt: now }
-    if (source !== undefined) record.source = source
-    if (t.outputSchema !== undefined) {
-      record.outputSchema = t.outputSchema
-      record.outputDialect = dialectOf(t.outputSchema, era)
-    }
+    // The record a tool list learned from the origin gives (tool-store.ts), without a freshness hint.
+    const record = toToolRecord(t, era, now, source)
+    if (!record) return void problem('inputSchema is missing')
     // The same compile the registry runs on first use. A schema it cannot use is stored all the
     // same (as from a tools/list, calls to it then follow ON_SCHEMA_ERROR) and reported.
     const resolved = deps.registry.resolve(record)
@@ -239,15 +177,11 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     const t = target(c)
     if (t instanceof Response) return t
     const { kv } = t.deps.registry
-    const prefix = `tools:${t.origin}:${t.scope}:`
     try {
-      const keys = await listKeys(kv, prefix)
-      const names = keys
-        ? keys.map((k) => k.slice(prefix.length))
-        : [...new Set([...(await listRecordNames(kv, `toollist:${t.origin}:${t.scope}`)), ...(await listRecordNames(kv, `adminlist:${t.origin}:${t.scope}`))])].sort()
+      const { names, listedBy } = await listStoredNames(kv, t.origin, t.scope, MAX_LISTED)
       const tools: Record<string, unknown>[] = []
-      for (const name of names.slice(0, MAX_LISTED)) {
-        const rec = parseRecord(await kv.get(prefix + name))
+      for (const name of names) {
+        const rec = await getStoredTool(kv, t.origin, name, t.scope)
         if (rec)
           tools.push({
             name: rec.name,
@@ -258,7 +192,7 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
             ...(rec.fetchedAt !== undefined ? { fetchedAt: rec.fetchedAt } : {}),
           })
       }
-      return c.json({ origin: t.origin, scope: t.scope, listedBy: keys ? 'store' : 'toollist', tools })
+      return c.json({ origin: t.origin, scope: t.scope, listedBy, tools })
     } catch {
       return fail(c, 503, 'the tool schema store is unavailable')
     }
@@ -267,11 +201,11 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
   admin.get('/tools/:origin/:name', async (c) => {
     const t = target(c)
     if (t instanceof Response) return t
-    const refused = nameProblem(c.req.param('name'), t.origin, t.scope)
+    const refused = toolNameProblem(c.req.param('name'), t.origin, t.scope)
     if (refused !== null) return fail(c, 400, `${refused}: no such tool can be stored`)
     let rec: ToolRecord | null
     try {
-      rec = parseRecord(await t.deps.registry.kv.get(`tools:${t.origin}:${t.scope}:${c.req.param('name')}`))
+      rec = await getStoredTool(t.deps.registry.kv, t.origin, c.req.param('name'), t.scope)
     } catch {
       return fail(c, 503, 'the tool schema store is unavailable')
     }
@@ -290,20 +224,14 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
       return fail(c, 400, 'protocolVersion must be one of the four MCP protocol versions when present')
     const era: ProtocolVersion = isKnownVersion(body.protocolVersion) ? body.protocolVersion : '2025-11-25'
     const { registry } = t.deps
-    const source = sourceTag(t.deps, t.origin)
+    const source = registry.sourceOf(t.origin)
     const checked = checkEntries(body.tools, era, t.deps, source, Date.now(), { origin: t.origin, scope: t.scope })
     if ('problems' in checked)
       return fail(c, 400, `${checked.problems.length} of ${body.tools.length} tool entries are malformed; nothing was stored`, { entries: checked.problems })
-    const { kv } = registry
     try {
-      // One read first: a store that is down answers 503 before anything is written.
-      const pushed = `adminlist:${t.origin}:${t.scope}`
-      const names = await listRecordNames(kv, pushed)
-      // One write of the store (putMany: one file write, one MULTI/EXEC), whole or not at all; the
-      // names record last, for Workers KV, where each put is its own write (docs/admin-api.md).
-      const writes = checked.records.map((r) => ({ key: `tools:${t.origin}:${t.scope}:${r.name}`, value: JSON.stringify(r) }))
-      writes.push({ key: pushed, value: await listNamesValue(kv, pushed, [...new Set([...names, ...checked.records.map((r) => r.name)])]) })
-      await putEntries(kv, writes)
+      // One read first (a store that is down answers 503 before anything is written), then one
+      // write of the store, whole or not at all, the pushed names last (docs/admin-api.md).
+      await putStoredTools(registry.kv, t.origin, t.scope, checked.records)
       for (const r of checked.records) registry.forget(t.origin, t.scope, r.name)
     } catch {
       return fail(c, 503, 'the tool schema store could not be written: the push is not (or not wholly) stored, send it again')
@@ -315,23 +243,12 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     const t = target(c)
     if (t instanceof Response) return t
     const name = c.req.param('name')
-    const refused = nameProblem(name, t.origin, t.scope)
+    const refused = toolNameProblem(name, t.origin, t.scope)
     if (refused !== null) return fail(c, 400, `${refused}: no such tool can be stored`)
-    const { kv } = t.deps.registry
-    const key = `tools:${t.origin}:${t.scope}:${name}`
     try {
-      if ((await kv.get(key)) === null) return fail(c, 404, 'no such tool for this origin and scope')
-      await kv.delete(key)
+      // The record and its name in the pulled and pushed name lists.
+      if (!(await deleteStoredTool(t.deps.registry.kv, t.origin, name, t.scope))) return fail(c, 404, 'no such tool for this origin and scope')
       t.deps.registry.forget(t.origin, t.scope, name)
-      for (const list of [`toollist:${t.origin}:${t.scope}`, `adminlist:${t.origin}:${t.scope}`]) {
-        const names = await listRecordNames(kv, list)
-        if (names.includes(name))
-          await writeListNames(
-            kv,
-            list,
-            names.filter((n) => n !== name)
-          )
-      }
     } catch {
       return fail(c, 503, 'the tool schema store is unavailable')
     }
@@ -365,7 +282,7 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     if (!ok) return fail(c, 502, 'the origin did not give its tool list (see the edge log for the cause)')
     let names: string[] = []
     try {
-      names = await listRecordNames(deps.registry.kv, `toollist:${t.origin}:${t.scope}`)
+      names = await readNames(deps.registry.kv, toolListKey(t.origin, t.scope))
     } catch {
       // listed below as empty; the refresh itself succeeded
     }
@@ -378,20 +295,4 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     return c.json({ error: 'internal error in the admin API' }, 500)
   })
   return admin
-}
-
-/** The source tag records of `origin` carry (a hash of its URL), as {@link createToolRegistry} sets it. */
-function sourceTag(deps: EdgeDeps, origin: string): string | undefined {
-  const url = origin === 'default' ? deps.config.originUrl : deps.config.origins[origin]
-  return url ? fnv1a(url) : undefined
-}
-
-function parseRecord(text: string | null): ToolRecord | null {
-  if (!text) return null
-  try {
-    const v: unknown = JSON.parse(text)
-    return isObject(v) && typeof v.name === 'string' ? (v as unknown as ToolRecord) : null
-  } catch {
-    return null
-  }
 }

@@ -9,7 +9,7 @@ import { EdgeError, PULL_STEPS, PullError, type PullStep } from '../../src/core/
 import { ConfigError } from '../../src/core/config'
 import { OriginReplyTooLargeError, OriginTimeoutError, SchemaUnusableError } from '../../src/core/ports'
 import { StoreUnavailableError } from '../../src/core/validation/tool-registry'
-import { StoreCannotListError } from '../../src/core/validation/stored-tools'
+import { StoreCannotListError } from '../../src/core/validation/tool-store'
 import { PatternUnusableError } from '../../src/core/validation/linear-pattern'
 import { originCause } from '../../src/core/observe/origin-cause'
 import { readRpcResponse } from '../../src/core/forwarding/tool-list-pull'

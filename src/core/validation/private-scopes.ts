@@ -14,7 +14,7 @@
  *     store): one edge alone keeps the store at the bound;
  *   - for what one isolate does not know (scopes of an earlier process, of other edges on a
  *     shared Redis, of other Worker isolates): each write into a private scope also writes its marker
- *     (`scopes:<origin>:<scope>`, kv-keys.ts, expiring after twice the TTL). After every
+ *     (`scopes:<origin>:<scope>`, tool-store.ts, expiring after twice the TTL). After every
  *     {@link sweepEvery} scopes new to this isolate, a sweep lists the origin's markers and removes
  *     the scopes beyond the bound, oldest write first, and the leftovers of scopes whose TTL is
  *     over (a file store's memory, Redis's key index); writes into further new scopes wait for it.
@@ -24,7 +24,7 @@
  */
 import type { KvStore, LogRecord } from '../ports'
 import { BoundedMap } from './bounded-map'
-import { scopeMarkerKey, scopeMarkerPrefix, toolListKey, toolPrefix } from './kv-keys'
+import { listScopeMarkers, putScopeMarker, scopeKeys, scopeMarkerKey } from './tool-store'
 
 /** Scopes removed by one sweep at most (a Worker invocation may make about 1,000 KV calls; each scope costs a few). */
 export const MAX_SWEPT_PER_RUN = 100
@@ -139,7 +139,7 @@ export class PrivateScopes {
     const id = `${originId}\n${scope}`
     this.droppingScopes.add(id)
     const p = (async () => {
-      const keys = await this.keysOf(originId, scope)
+      const keys = await scopeKeys(this.opts.kv, originId, scope)
       await Promise.all(keys.map((k) => this.opts.kv.delete(k)))
       await this.opts.kv.delete(scopeMarkerKey(originId, scope))
       this.stats.evicted++
@@ -166,7 +166,7 @@ export class PrivateScopes {
    * @throws the store's error when the marker cannot be written
    */
   async stored(originId: string, scope: string): Promise<void> {
-    await this.opts.kv.put(scopeMarkerKey(originId, scope), JSON.stringify({ at: this.opts.now() }), { expirationTtl: 2 * this.opts.ttlS })
+    await putScopeMarker(this.opts.kv, originId, scope, this.opts.now(), 2 * this.opts.ttlS)
   }
 
   /**
@@ -202,17 +202,7 @@ export class PrivateScopes {
     const kv = this.opts.kv
     if (typeof kv.list !== 'function') return false
     this.stats.sweeps++
-    const prefix = scopeMarkerPrefix(originId)
-    const markers: { scope: string; expiration: number }[] = []
-    let cursor: string | undefined
-    do {
-      const page = await kv.list({ prefix, ...(cursor ? { cursor } : {}) })
-      for (const k of page.keys) {
-        const scope = k.name.slice(prefix.length)
-        if (!this.droppingScopes.has(`${originId}\n${scope}`)) markers.push({ scope, expiration: k.expiration ?? Number.POSITIVE_INFINITY })
-      }
-      cursor = page.list_complete ? undefined : page.cursor
-    } while (cursor)
+    const markers = (await listScopeMarkers(kv, originId)).filter((m) => !this.droppingScopes.has(`${originId}\n${m.scope}`))
     // A marker expires a TTL after its scope's keys: past `expiration - TTL` the keys are gone.
     const nowS = this.opts.now() / 1000
     const expired = markers.filter((m) => m.expiration - this.opts.ttlS <= nowS)
@@ -230,7 +220,7 @@ export class PrivateScopes {
     for (const v of victims) held?.delete(v.scope)
     // Every key of every victim is deleted at once (the file store writes them in one group
     // commit), the markers last: a run cut short finds its scopes again.
-    const keys = (await Promise.all(victims.map((v) => this.keysOf(originId, v.scope)))).flat()
+    const keys = (await Promise.all(victims.map((v) => scopeKeys(kv, originId, v.scope)))).flat()
     await Promise.all(keys.map((k) => kv.delete(k)))
     await Promise.all(victims.map((v) => kv.delete(scopeMarkerKey(originId, v.scope))))
     for (const v of victims) {
@@ -246,19 +236,6 @@ export class PrivateScopes {
       kept: live.length - evicted.length,
     })
     return victims.length === MAX_SWEPT_PER_RUN && markers.length - victims.length > this.opts.maxPerOrigin
-  }
-
-  /** The keys of one private scope but its marker: its tool records and its tool list. */
-  private async keysOf(originId: string, scope: string): Promise<string[]> {
-    const prefix = toolPrefix(originId, scope)
-    const keys: string[] = [toolListKey(originId, scope)]
-    let cursor: string | undefined
-    do {
-      const page = await this.opts.kv.list!({ prefix, ...(cursor ? { cursor } : {}) })
-      for (const k of page.keys) keys.push(k.name)
-      cursor = page.list_complete ? undefined : page.cursor
-    } while (cursor)
-    return keys
   }
 
   private event(record: LogRecord): void {

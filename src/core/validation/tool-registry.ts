@@ -2,7 +2,7 @@
  * @module core/validation/tool-registry
  * Tool schemas per origin: a KV namespace behind a per-isolate memory cache (docs/design.md §7).
  * The registry reads, learns and forgets records; its parts each hold one concern:
- * - ./kv-keys.ts: the KV layout (`tools:<originId>:<scope>:<toolName>`, `toollist:<originId>:<scope>`);
+ * - ./tool-store.ts: the KV layout, the record codec and every store read and write;
  * - ./compiled-validators.ts: the LRU of compiled validators (once per dialect and schema text);
  * - ./freshness.ts: when a record is stale (TTL, the origin's `ttlMs`, `list_changed`) or a
  *   rejection must be rechecked;
@@ -20,8 +20,7 @@
  */
 import type { ValidationCost } from './schema-portability'
 import type { Config } from '../config'
-import { dialectOf, type ProtocolVersion } from '../jsonrpc/versions'
-import { isObject } from '../jsonrpc/jsonrpc'
+import type { ProtocolVersion } from '../jsonrpc/versions'
 import type { KvStore, LogRecord, ValidatorEngine } from '../ports'
 import { listScope, PUBLIC_SCOPE } from './caller-scope'
 import { BoundedMap } from './bounded-map'
@@ -29,7 +28,7 @@ import { CompiledValidators } from './compiled-validators'
 import { Freshness } from './freshness'
 import { RefreshPolicy } from './refresh-policy'
 import { PrivateScopes } from './private-scopes'
-import { toolKey, toolListKey, toolPrefix } from './kv-keys'
+import { getStoredTool, putPulledList, putStoredTool, sourceTag, toolKey, toolPrefix, toToolRecord } from './tool-store'
 import type { ResolvedTool, ToolRecord } from './tool-record'
 import { EdgeError, PullError } from '../errors'
 export type { ResolvedTool, ToolRecord } from './tool-record'
@@ -41,16 +40,6 @@ export class StoreUnavailableError extends EdgeError {
   constructor() {
     super('the tool schema store is unavailable')
   }
-}
-
-/** 32-bit FNV-1a of a string, as 8 hex digits. */
-export function fnv1a(text: string): string {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return (h >>> 0).toString(16).padStart(8, '0')
 }
 
 /**
@@ -167,9 +156,14 @@ export class ToolRegistry {
     return this.freshness.needsRecheck(tool, recheckMs)
   }
 
-  /** The KV namespace the records live in (the admin API reads and writes it directly). */
+  /** The KV namespace the records live in (the admin API reads and writes it through tool-store.ts). */
   get kv(): KvStore {
     return this.opts.kv
+  }
+
+  /** The source tag records of `originId` carry now ({@link ToolRegistryOptions.sourceOf}). */
+  sourceOf(originId: string): string | undefined {
+    return this.opts.sourceOf?.(originId)
   }
 
   /**
@@ -248,25 +242,18 @@ export class ToolRegistry {
     const held = this.fromMemory(originId, scope, name, now)
     if (held !== undefined) return held
     let record: ToolRecord | null = null
-    let text: string | null
     const generation = this.generation
     try {
       this.stats.kvReads++
-      // Every store refuses keys over 512 UTF-8 bytes (Workers KV's rule, docs/stores.md): a tool
-      // with so long a name cannot be in the store, which is "not known", not a store outage.
-      text = key.length > 170 && utf8Length(key) > 512 ? null : await this.opts.kv.get(key)
+      // A name whose key no store accepts (over 512 UTF-8 bytes) cannot be in the store: "not
+      // known", not a store outage; an unreadable record is not known either (tool-store.ts).
+      record = await getStoredTool(this.opts.kv, originId, name, scope)
     } catch {
       // Not cached: the next call tries the store again.
       throw new StoreUnavailableError()
     }
-    try {
-      const parsed: unknown = text ? JSON.parse(text) : null
-      record = isToolRecord(parsed) ? parsed : null
-      const source = this.opts.sourceOf?.(originId)
-      if (record?.source !== undefined && source !== undefined && record.source !== source) record = null
-    } catch {
-      record = null
-    }
+    const source = this.opts.sourceOf?.(originId)
+    if (record?.source !== undefined && source !== undefined && record.source !== source) record = null
     const tool = record ? this.resolve(record) : null
     // Memory holds the entry until the record's own freshness ends (so KV is not read again first),
     // a private one no longer than the store keeps it (PRIVATE_SCOPE_TTL_S).
@@ -303,11 +290,6 @@ export class ToolRegistry {
     return this.validators.resolve(record)
   }
 
-  /** The store the records are kept in (the admin API lists, reads and deletes through it: stored-tools.ts). */
-  get store(): KvStore {
-    return this.opts.kv
-  }
-
   /** Number of tool entries held in memory (bounded by {@link MAX_MEMORY_ENTRIES}). */
   get heldCount(): number {
     return this.memory.size
@@ -327,7 +309,7 @@ export class ToolRegistry {
    * scope counts toward `MAX_PRIVATE_SCOPES` (private-scopes.ts); the promise also covers the
    * store deletions and the sweep that may cause.
    * @param options `mustStore`: every record is written (none skipped as unchanged) and a failed
-   *   write rejects (the admin API acknowledges a push only once it is in the store,
+   *   write rejects (`mcp-edge schemas push` against a store acknowledges a push only once it is stored,
    *   docs/stores.md); otherwise a failed write is ignored (the next list writes it again)
    * @returns the names stored
    * @throws StoreUnavailableError with `mustStore` when a write failed
@@ -341,24 +323,12 @@ export class ToolRegistry {
     const isPrivate = scope !== PUBLIC_SCOPE
     const putOptions = isPrivate ? this.privateScopes.putOptions : undefined
     const heldScope = !isPrivate || this.privateScopes.isHeld(originId, scope)
+    const source = this.opts.sourceOf?.(originId)
     for (const t of tools) {
-      if (!isObject(t) || typeof t.name !== 'string' || t.name === '' || !('inputSchema' in t)) continue
-      const record: ToolRecord = {
-        name: t.name,
-        inputSchema: t.inputSchema,
-        dialect: dialectOf(t.inputSchema, era),
-        hash: fnv1a(JSON.stringify(t.inputSchema) ?? ''),
-        fetchedAt: now,
-      }
-      const source = this.opts.sourceOf?.(originId)
-      if (source !== undefined) record.source = source
-      if (t.outputSchema !== undefined) {
-        record.outputSchema = t.outputSchema
-        record.outputDialect = dialectOf(t.outputSchema, era)
-      }
-      if (typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs > 0) record.ttlMs = ttlMs
-      names.push(t.name)
-      const key = toolKey(originId, scope, t.name)
+      const record = toToolRecord(t, era, now, source, ttlMs)
+      if (!record) continue
+      names.push(record.name)
+      const key = toolKey(originId, scope, record.name)
       // Every client session lists the tools: an unchanged record still in its first half-life is
       // not written again (KV writes are slow and billed; Workers KV allows 1 write/s per key).
       const held = heldScope ? this.memory.get(key)?.tool?.record : undefined
@@ -374,7 +344,7 @@ export class ToolRegistry {
       this.memory.set(key, { tool: this.resolve(record), expiresAt: isPrivate ? Math.min(now + this.ttlMs(record), this.privateScopes.holdUntil(now)) : now + this.ttlMs(record) })
       this.stats.kvWrites++
       writes.push(
-        (async () => this.opts.kv.put(key, JSON.stringify(record), putOptions))().catch(() => {
+        (async () => putStoredTool(this.opts.kv, originId, scope, record, putOptions))().catch(() => {
           failed = true
         })
       )
@@ -403,23 +373,6 @@ export class ToolRegistry {
       JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema) &&
       JSON.stringify(a.outputSchema) === JSON.stringify(b.outputSchema)
     )
-  }
-
-  /**
-   * Records a full pull's name list under `toollist:<originId>:<scope>` and deletes the records of
-   * tools the previous list named and this one does not (a removed tool is unknown again).
-   */
-  private async storeList(originId: string, scope: string, names: string[], ttlMs?: number): Promise<void> {
-    const listKey = toolListKey(originId, scope)
-    try {
-      const previous: unknown = JSON.parse((await this.opts.kv.get(listKey)) ?? 'null')
-      const old = isObject(previous) && Array.isArray(previous.names) ? previous.names.filter((n): n is string => typeof n === 'string') : []
-      await Promise.all(old.filter((n) => !names.includes(n)).map((n) => this.opts.kv.delete(toolKey(originId, scope, n))))
-    } catch {
-      // the store is down: the next pull cleans up
-    }
-    const value = { names, hash: fnv1a(names.join('\n')), fetchedAt: this.now(), ...(typeof ttlMs === 'number' && ttlMs > 0 ? { ttlMs } : {}) }
-    await this.opts.kv.put(listKey, JSON.stringify(value), scope === PUBLIC_SCOPE ? undefined : this.privateScopes.putOptions).catch(() => undefined)
   }
 
   /**
@@ -461,7 +414,8 @@ export class ToolRegistry {
         for (const key of this.memory.keys()) if (key.startsWith(prefix)) this.memory.delete(key)
       }
       const names = await this.learn(originId, dest, tools, era, ttlMs)
-      await this.storeList(originId, dest, names, ttlMs)
+      // The list's record, and the deletion of the records of tools it no longer names.
+      await putPulledList(this.opts.kv, originId, dest, names, this.now(), ttlMs, dest === PUBLIC_SCOPE ? undefined : this.privateScopes.putOptions)
       // A failed or refused pull is logged by the policy (refresh-policy.ts).
       this.event({
         level: 'info',
@@ -486,29 +440,6 @@ export class ToolRegistry {
   }
 }
 
-/** Length of a string in UTF-8 bytes (lone surrogates count 3, as TextEncoder writes U+FFFD). */
-function utf8Length(s: string): number {
-  let n = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0x80) n += 1
-    else if (c < 0x800) n += 2
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4
-      i++
-    } else n += 3
-  }
-  return n
-}
-
-/** True for a value shaped like a {@link ToolRecord} (KV may hold anything an operator wrote). */
-function isToolRecord(v: unknown): v is ToolRecord {
-  if (!isObject(v) || typeof v.name !== 'string' || !('inputSchema' in v)) return false
-  // A record written by hand may leave the dialect out: its `$schema`, else 2020-12 (MCP 2025-11-25 default).
-  if (v.dialect === undefined) v.dialect = dialectOf(v.inputSchema, '2025-11-25')
-  return v.dialect === null || v.dialect === 'draft-07' || v.dialect === '2019-09' || v.dialect === '2020-12'
-}
-
 /**
  * The registry an entry builds from its configuration: records are tagged with a hash of the URL
  * their origin name stands for, so schemas never cross from one origin URL to another.
@@ -524,9 +455,6 @@ export function createToolRegistry(config: Config, kv: KvStore, engine: Validato
     refreshBudgetPerMin: config.refreshBudgetPerMin,
     privateScopeTtlS: config.privateScopeTtlS,
     maxPrivateScopes: config.maxPrivateScopes,
-    sourceOf: (id) => {
-      const url = id === 'default' ? config.originUrl : config.origins[id]
-      return url ? fnv1a(url) : undefined
-    },
+    sourceOf: (id) => sourceTag(config, id),
   })
 }

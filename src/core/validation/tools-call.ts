@@ -23,6 +23,7 @@ import type { CallAnswer } from '../local-answer'
 import { StoreUnavailableError, type ToolListPuller, type ToolRegistry } from './tool-registry'
 import type { ResolvedTool } from './tool-record'
 import { boundText } from '../jsonrpc/bound-text'
+import { MAX_TOOL_NAME } from './tool-store'
 
 /** Where and for whom a call is validated. */
 export interface ValidateContext {
@@ -41,9 +42,6 @@ export interface ValidateContext {
 
 /** The verdict on one call: forward it (maybe unvalidated) or answer it locally ({@link CallAnswer}). */
 export type CallVerdict = { kind: 'forward'; tool: string; unvalidated: boolean; resolved?: ResolvedTool } | CallAnswer
-
-/** Tool names longer than this (UTF-16 units) are unknown without a lookup. */
-export const MAX_TOOL_NAME = 256
 
 /** The D7 answer for a tool the origin does not list: -32602 naming it (cut to 64 characters). */
 function unknownTool(id: RawId, name: string): CallVerdict {
