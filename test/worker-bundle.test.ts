@@ -19,7 +19,8 @@ const ROOT = REPO
 /** Places in a bundle that generate code from strings. */
 function codegenSites(js: string): string[] {
   const found: string[] = []
-  for (const re of [/\bnew Function\s*\(/g, /(?<![\w$.])eval\s*\(/g, /\bFunction\s*\(\s*["'`]/g]) {
+  // `eval(` as a call of the global, not a method definition of that name (re2js's prefilter has `eval(input, pos) {`).
+  for (const re of [/\bnew Function\s*\(/g, /(?<![\w$.])eval\s*\((?![^)]*\)\s*\{)/g, /\bFunction\s*\(\s*["'`]/g]) {
     for (const m of js.matchAll(re)) found.push(js.slice(Math.max(0, m.index! - 40), m.index! + 40))
   }
   return found
