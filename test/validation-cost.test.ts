@@ -59,6 +59,8 @@ const TOOLS = [
   { name: 'ref_loop', inputSchema: { $defs: { a: { $ref: '#/$defs/b' }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' } },
   { name: 'backreference', inputSchema: object({ s: { type: 'string', pattern: '^(a+)\\1$' } }) },
   { name: 'one_pattern', inputSchema: object({ s: { type: 'string', pattern: '^[a-z]*$' } }) },
+  { name: 'large_pattern', inputSchema: object({ s: { type: 'string', pattern: '[ab]*a[ab]{999}c' } }) },
+  { name: 'tiny_multiple', inputSchema: object({ l: { type: 'array', items: { multipleOf: 5e-324 } } }) },
   { name: 'many_max_length', inputSchema: object({ s: { allOf: Array.from({ length: 64 }, () => ({ maxLength: 1e9 })) } }) },
 ]
 const REFUSED = ['ref_fan_out', 'many_required', 'huge_enum', 'ref_root', 'ref_loop', 'backreference']
@@ -193,6 +195,28 @@ describe.each(RUNTIMES)('bounded validation cost on $name', ({ name, start }) =>
       expect(body.error.message).toMatch(new RegExp(`^Cannot validate tool "${tool}": its inputSchema `))
     }
     expect(origin.forwarded().filter((f) => f.body.includes('tools/call'))).toHaveLength(0)
+  })
+
+  it('a pattern of 1,005 instructions against 40 KB and 170,000 x 1.797e308 against multipleOf 5e-324 are judged at once (budget or validation), while another call is answered', async () => {
+    let x = 12345
+    const ab = Array.from({ length: 40_000 }, () => ((x = (x * 1103515245 + 12345) & 0x7fffffff) % 2 === 0 ? 'a' : 'b')).join('') + 'c'
+    for (const [id, tool, args] of [
+      [50, 'large_pattern', { s: ab }],
+      [51, 'tiny_multiple', { l: Array.from({ length: 170_000 }, () => 1.7976931348623157e308) }],
+    ] as const) {
+      const { attack, other } = await withConcurrentCall(rejectEdge, call(id, tool, args), edge)
+      expect(JSON.parse(attack.text)).toMatchObject({ id, error: { code: -32602, data: { tool, reason: 'validation-budget' } } })
+      figures.push(`${tool} ${attack.ms.toFixed(0)}/${other.ms.toFixed(0)} ms`)
+    }
+  })
+
+  it('the request scan stays linear on every call: a ping carrying 680,000 numbers is answered at once, twice, while another call is answered', async () => {
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'ping', params: { x: Array.from({ length: 680_000 }, () => 1) } })
+    for (let k = 0; k < 2; k++) {
+      const { attack, other } = await withConcurrentCall(edge, ping)
+      expect(JSON.parse(attack.text)).toMatchObject({ id: 'p' })
+      figures.push(`ping of 680,000 numbers ${attack.ms.toFixed(0)}/${other.ms.toFixed(0)} ms`)
+    }
   })
 
   it('past the validation budget (a 3.5 MB string against one pattern; allOf of 64 maxLength over 1 MB) the call is answered at once as invalid arguments, not validated or forwarded, while another call is answered', async () => {

@@ -101,8 +101,6 @@ export function scanJsonText(text: string): JsonScan {
   const n = text.length
   let i = 0
   while (i < n && isWs(text.charCodeAt(i))) i++
-  // Without any backslash in the text no string holds an escape: its end is the next quote.
-  const noEscapes = !text.includes('\\')
   const isArray = text.charCodeAt(i) === 0x5b
   const elements: ScannedElement[] = []
   // The depth at which message elements start: 0 for a single value, 1 inside a batch.
@@ -148,21 +146,20 @@ export function scanJsonText(text: string): JsonScan {
     if (c === 0x22 && top >= 0 && expectKey[top]) {
       const s = i + 1
       let escaped = false
-      if (noEscapes) i = text.indexOf('"', s)
-      else {
-        i = s
-        while (i < n) {
-          const d = text.charCodeAt(i)
-          if (d === 0x5c) {
-            escaped = true
-            i += 2
-            continue
-          }
-          if (d === 0x22) break
-          i++
+      // A character loop, not `indexOf('"')`: with an indexOf in this loop, V8's optimised code
+      // took 1.6 s for 340,000 `1,` in an array (quadratic; 19 ms when first run, before
+      // optimisation); the loop keeps every run linear (about JSON.parse's own time).
+      i = s
+      while (i < n) {
+        const d = text.charCodeAt(i)
+        if (d === 0x5c) {
+          escaped = true
+          i += 2
+          continue
         }
+        if (d === 0x22) break
+        i++
       }
-      if (i < 0) i = n // unreachable for text JSON.parse accepted; never loop
       const key = escaped ? (JSON.parse(text.slice(s - 1, i + 1)) as string) : text.slice(s, i)
       i++
       const set = nameSets[top]
@@ -200,21 +197,18 @@ export function scanJsonText(text: string): JsonScan {
       continue
     }
     if (c === 0x22) {
-      // a string value
-      if (noEscapes) i = text.indexOf('"', i + 1)
-      else {
-        i++
-        while (i < n) {
-          const d = text.charCodeAt(i)
-          if (d === 0x5c) {
-            i += 2
-            continue
-          }
-          if (d === 0x22) break
-          i++
+      // a string value (a character loop, as for names)
+      i++
+      while (i < n) {
+        const d = text.charCodeAt(i)
+        if (d === 0x5c) {
+          i += 2
+          continue
         }
+        if (d === 0x22) break
+        i++
       }
-      i = i < 0 ? n : i + 1
+      i++
     } else {
       // number or literal
       while (i < n) {

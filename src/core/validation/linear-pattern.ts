@@ -26,9 +26,27 @@ import { EdgeError } from '../errors'
 export const PATTERN_LIMITS = {
   /** Characters of the pattern's source text. The longest pattern in the suites and the demo schemas is under 700. */
   maxLength: 8_192,
-  /** Instructions of the compiled RE2 program: the NFA's per-character work, should the DFA give up. */
-  maxProgram: 20_000,
+  /**
+   * Instructions of the compiled RE2 program. Matching costs up to about 90 ns per character per
+   * instruction (re2js's NFA; the DFA, where it gives up, more: see {@link DFA_MAX_PROGRAM}), so the
+   * validation budget weighs a pattern by its program (schema-portability.ts `COST_WEIGHTS`). Real
+   * tool patterns compile to under 150 (a UUID 40, an ISO date-time 39, `^\p{L}[\p{L}\p{N} ]{0,63}$`
+   * 131); 2,000 leaves room for counted repetitions such as `{1,500}` and keeps one character's
+   * worst work near 0.2 ms. At 20,000, `[ab]*a[ab]{999}c` against 10 KB held the event loop 2-3 s.
+   */
+  maxProgram: 2_000,
 } as const
+
+/**
+ * Programs larger than this skip re2js's lazy DFA and run on its NFA (or bit-state backtracker):
+ * where the DFA's states blow up it builds states of O(program) for each character before it
+ * gives up, measured 308 ns per character per instruction for `[ab]*a[ab]{999}c` (1,005
+ * instructions) against the NFA's 76-92; at 105 instructions the DFA's worst was 28.
+ */
+export const DFA_MAX_PROGRAM = 128
+
+/** Stands in for re2js's lazy DFA: "gave up", so the engine goes on to its NFA. */
+const NO_DFA = { match: () => null }
 
 /** ECMAScript's WhiteSpace and LineTerminator code points (the members of `\s`), in RE2 class syntax. */
 const JS_SPACE = '\\t\\n\\x{b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}'
@@ -181,6 +199,8 @@ export function toRe2Syntax(source: string): string {
 /** A compiled pattern: `test` searches the string (unanchored, as JSON Schema's `pattern`). */
 export interface LinearPattern {
   test(input: string): boolean
+  /** Instructions of the compiled RE2 program (the per-character work of matching grows with it). */
+  readonly program: number
 }
 
 /** Compiled patterns shared by every schema of the isolate (bounded; the oldest leaves first). */
@@ -196,9 +216,11 @@ function compileUncached(source: string): LinearPattern | PatternUnusableError {
     if (e instanceof PatternUnusableError) return e
     return new PatternUnusableError('a pattern the edge cannot match in linear time (a repetition count above 1000, or a construct RE2 lacks)')
   }
-  const program = (re.re2() as unknown as { prog?: { inst?: unknown[] } }).prog?.inst?.length ?? 0
+  const re2 = re.re2() as unknown as { numberOfInstructions(): number; lazyDFA: unknown }
+  const program = re2.numberOfInstructions()
   if (program > PATTERN_LIMITS.maxProgram) return new PatternUnusableError(`a pattern whose compiled program exceeds ${PATTERN_LIMITS.maxProgram} instructions`)
-  return { test: (input: string) => re.test(input) }
+  if (program > DFA_MAX_PROGRAM) re2.lazyDFA = NO_DFA
+  return { test: (input: string) => re.test(input), program }
 }
 
 /**
@@ -216,6 +238,20 @@ export function compilePattern(source: string): LinearPattern {
   }
   if (hit instanceof PatternUnusableError) throw hit
   return hit
+}
+
+/**
+ * Instructions of a usable pattern's compiled program, or 0 for a non-string or an unusable pattern
+ * (the cost model's per-character weight of the pattern; see {@link PATTERN_LIMITS}).
+ * @param source the pattern text
+ */
+export function patternProgram(source: unknown): number {
+  if (typeof source !== 'string') return 0
+  try {
+    return compilePattern(source).program
+  } catch {
+    return 0
+  }
 }
 
 /**

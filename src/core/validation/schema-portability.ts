@@ -12,7 +12,7 @@
  * "Composition-Keyword Resource Use"): it runs once when a schema is compiled, never per call.
  */
 
-import { patternProblem } from './linear-pattern'
+import { patternProblem, patternProgram } from './linear-pattern'
 
 /**
  * Upper bounds of a schema the edge validates with (docs/validation.md "Cost bounds" gives the
@@ -353,12 +353,16 @@ export function portabilityProblem(schema: unknown, what = 'inputSchema'): strin
  *   (100,000 members); with `additionalProperties: false` each is an issue: ajv 344 ns, cfworker 889 ns
  *   per character, charged as `subschema / 2`: 100.
  * - `pattern`: re2js per character of the string: ajv 47-143 ns, cfworker 55-99 ns
- *   (`^[a-z]*$`, `^(a|b|c\d)*$`; an unanchored or large pattern was faster): 200.
+ *   (`^[a-z]*$`, `^(a|b|c\d)*$`): 200, plus `patternInstruction` per instruction of its compiled
+ *   program: the NFA's work per character grows with the program, 76-92 ns per instruction
+ *   (`[ab]*a[ab]{999}c`, `(?:a|b|aa|ab|ba|bb){300}$` against random `a`/`b`; the DFA, kept for
+ *   programs of at most 128 instructions, 28 at 105 and 10-17 for small ones): 150. A flat 200 let
+ *   `[ab]*a[ab]{999}c` hold the event loop 2-3 s on 10 KB.
  * - `length`: `minLength`/`maxLength` count code points: ajv 4.3 ns, cfworker 6.7 ns: 10.
  * - `format`: the shared format checks: ajv 4.1 ns, cfworker 5.2 ns (`uri`): 10.
  * - `uniqueItems`: the canonical key of every item: ajv 126 ns, cfworker 95 ns per character: 200.
  */
-export const COST_WEIGHTS = { subschema: 2_000, member: 100, pattern: 200, length: 10, format: 10, uniqueItems: 200 } as const
+export const COST_WEIGHTS = { subschema: 2_000, member: 100, pattern: 200, patternInstruction: 150, length: 10, format: 10, uniqueItems: 200 } as const
 
 /**
  * What validating one call against a schema can cost, known before the call: `fixedNs + chars *
@@ -420,12 +424,13 @@ export function validationCost(schema: unknown): ValidationCost {
     // `patternProperties` and `items` test every member or item, and a failing test makes an issue.
     if (o.additionalProperties !== undefined || o.patternProperties !== undefined || o.items !== undefined) p.perChar += W.subschema / 2
     else if (o.properties !== undefined) p.perChar += W.member
-    if (typeof o.pattern === 'string') p.perChar += W.pattern
+    if (typeof o.pattern === 'string') p.perChar += W.pattern + W.patternInstruction * patternProgram(o.pattern)
     if (o.minLength !== undefined) p.perChar += W.length
     if (o.maxLength !== undefined) p.perChar += W.length
     if (typeof o.format === 'string') p.perChar += W.format
     // Every member name is matched against every patternProperties key.
-    p.perChar += W.pattern * size(o.patternProperties)
+    if (typeof o.patternProperties === 'object' && o.patternProperties !== null)
+      for (const name of Object.keys(o.patternProperties)) p.perChar += W.pattern + W.patternInstruction * patternProgram(name)
     if (o.uniqueItems === true) uniqueItems++
     if (typeof o.$ref === 'string') {
       const target = resolve(o.$ref)

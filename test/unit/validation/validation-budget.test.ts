@@ -15,6 +15,16 @@ const ENGINES = [
   ['cfworker', createCfworkerEngine()],
 ] as const
 const object = (properties: Record<string, unknown>) => ({ type: 'object', properties })
+/** `n` characters of `a` and `b`, seeded (the same text on every run). */
+const randomAb = (n: number, seed = 12345) => {
+  let s = ''
+  let x = seed
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff
+    s += x % 2 === 0 ? 'a' : 'b'
+  }
+  return s
+}
 const messageChars = (args: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't', arguments: args } }).length
 
 /** Median CPU time (process.cpuUsage) of `runs` validations, in ms. */
@@ -80,6 +90,16 @@ describe('validation cost estimate', () => {
       'items with allOf of 16 subschemas',
       object({ l: { type: 'array', items: { allOf: Array.from({ length: 16 }, () => ({ type: 'integer' })) } } }),
       (n) => ({ l: Array.from({ length: n / 2 }, () => 1) }),
+    ],
+    // Patterns whose lazy DFA gives up (each text ends in the `c` the pattern needs, so re2js's literal prefilter does not answer first): re2js's work per character grows with the compiled program (a flat weight let 10 KB hold the event loop 2-3 s).
+    ['a pattern of 1,005 instructions whose DFA blows up', object({ s: { type: 'string', pattern: '[ab]*a[ab]{999}c' } }), (n) => ({ s: randomAb(n - 1) + 'c' })],
+    ['a pattern near the 2,000-instruction bound', object({ s: { type: 'string', pattern: '[ab]*a[ab]{999}[ab]{980}c' } }), (n) => ({ s: randomAb(n - 1) + 'c' })],
+    ['alternations repeated 280 times, anchored at the end', object({ s: { type: 'string', pattern: '(?:a|b|aa|ab|ba|bb){280}$' } }), (n) => ({ s: randomAb(n - 1) + 'c' })],
+    ['optional repeats before a counted run', object({ s: { type: 'string', pattern: '(?:a?){300}a{300}' } }), (n) => ({ s: 'a'.repeat(n) })],
+    [
+      'patternProperties of a 1,005-instruction pattern',
+      { type: 'object', patternProperties: { '[ab]*a[ab]{999}c': true } },
+      (n) => Object.fromEntries(Array.from({ length: Math.max(1, Math.floor(n / 40)) }, (_, i) => [randomAb(31, i + 1) + 'c', 1])),
     ],
     ['uniqueItems over strings', object({ l: { type: 'array', items: { type: 'string' }, uniqueItems: true } }), (n) => ({ l: Array.from({ length: n / 8 }, (_, i) => `s${i}`) })],
   ]
