@@ -94,16 +94,9 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
   }
   const graceMs = loadNodeListenConfig(env).shutdownGraceMs
   const target = env.ORIGIN_URL ? redactUrl(env.ORIGIN_URL) : 'ORIGINS'
-  process.stderr.write(`mcp-edge-validator: ${edge.url} -> ${target}\n`)
-  for (const line of shortTokenWarnings(env)) process.stderr.write(`mcp-edge serve: warning: ${line}\n`)
-  // An origin URL with a wrong path answers 404 to every call: said once at start, not only by /readyz.
-  void readiness(edge.deps).then(
-    (report) => {
-      for (const o of unreadyOrigins(edge.deps, report)) process.stderr.write(`mcp-edge serve: warning: ${o.variable}=${o.url}: ${o.answered}\n`)
-    },
-    () => undefined
-  )
-  await new Promise<void>((resolve) => {
+  // The signal handlers exist before the start line is written: a supervisor that reads the line
+  // and stops the edge at once must get the graceful stop, not the default exit.
+  const stopped = new Promise<void>((resolve) => {
     let stoppingSince = 0
     const onSignal = (signal: NodeJS.Signals) => {
       if (stoppingSince) {
@@ -124,6 +117,16 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
     process.on('SIGTERM', onSignal)
     process.on('SIGINT', onSignal)
   })
+  process.stderr.write(`mcp-edge-validator: ${edge.url} -> ${target}\n`)
+  for (const line of shortTokenWarnings(env)) process.stderr.write(`mcp-edge serve: warning: ${line}\n`)
+  // An origin URL with a wrong path answers 404 to every call: said once at start, not only by /readyz.
+  void readiness(edge.deps).then(
+    (report) => {
+      for (const o of unreadyOrigins(edge.deps, report)) process.stderr.write(`mcp-edge serve: warning: ${o.variable}=${o.url}: ${o.answered}\n`)
+    },
+    () => undefined
+  )
+  await stopped
   return 0
 }
 
