@@ -37,9 +37,23 @@ async function serve(graceMs: number): Promise<ServeProcess> {
   return edge
 }
 
+/**
+ * Counts the requests the origin receives: `all` resolves once `n` have arrived, so a test signals
+ * the edge while they are surely in flight there (a fixed sleep lost that race on a busy machine).
+ */
+function arrivals(n: number): { one: () => void; all: Promise<void> } {
+  let left = n
+  let done!: () => void
+  const all = new Promise<void>((r) => (done = r))
+  return { one: () => void (--left === 0 && done()), all }
+}
+
 describe('mcp-edge serve: graceful stop', () => {
   it('a slow call in flight at SIGTERM finishes within the grace period; exit 0; nothing listening', async () => {
+    const seen = arrivals(1)
     origin.handle(async (req, res) => {
+      // The start's readiness probe (initialize) reaches this origin too: count the call only.
+      if ((req.json as { id?: unknown }).id === 7) seen.one()
       await sleep(1_200)
       sendJson(res, { jsonrpc: '2.0', id: (req.json as { id: number }).id, result: { contents: [{ uri: 'test://slow', text: 'done slowly' }] } })
     })
@@ -47,7 +61,7 @@ describe('mcp-edge serve: graceful stop', () => {
     // ends shows the stop waited for the call, not for the clock, however busy the machine is.
     const e = await serve(20_000)
     const pending = call(e.url, 7)
-    await sleep(300)
+    await seen.all
     const t0 = Date.now()
     e.child.kill('SIGTERM')
     // A new connection after the signal is refused.
@@ -70,10 +84,11 @@ describe('mcp-edge serve: graceful stop', () => {
   })
 
   it('a JSON call still open at the bound gets -31002 for its id; exit 0', async () => {
-    origin.handle(() => undefined) // never answers
+    const seen = arrivals(1)
+    origin.handle((req) => void ((req.json as { id?: unknown }).id === 'abc' && seen.one())) // never answers
     const e = await serve(600)
     const pending = call(e.url, 'abc' as unknown as number)
-    await sleep(300)
+    await seen.all
     const t0 = Date.now()
     e.child.kill('SIGTERM')
     const answer = await pending
@@ -91,10 +106,12 @@ describe('mcp-edge serve: graceful stop', () => {
   })
 
   it('an SSE stream in flight finishes; one still open at the bound ends with -31002 for its open id', async () => {
+    const seen = arrivals(2)
     origin.handle(async (req, res) => {
       const id = (req.json as { id: number }).id
       res.writeHead(200, { 'content-type': 'text/event-stream' })
       res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: id, progress: 1 } })}\n\n`)
+      if (id === 1 || id === 2) seen.one()
       if (id === 1) {
         await sleep(800)
         res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { contents: [] } })}\n\n`)
@@ -103,7 +120,7 @@ describe('mcp-edge serve: graceful stop', () => {
     const e = await serve(1_500)
     const finishing = call(e.url, 1)
     const hanging = call(e.url, 2)
-    await sleep(300)
+    await seen.all
     e.child.kill('SIGTERM')
     const [a, b] = await Promise.all([finishing, hanging])
     const events = (t: string) =>
