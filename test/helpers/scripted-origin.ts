@@ -76,3 +76,19 @@ export async function startScriptedOrigin(): Promise<ScriptedOrigin> {
     },
   }
 }
+
+/**
+ * The handler of an origin that lists no tools, so every schema the edge knows was pushed to it:
+ * `initialize` answers 2025-06-18, `tools/list` an empty list, notifications and GETs 202, and any
+ * other request a text result `forwarded` (or 202 as well with `forward: false`).
+ */
+export function emptyToolsOrigin(opts: { forward?: boolean } = {}): ScriptedHandler {
+  return (req, res) => {
+    const m = req.json as { id?: unknown; method?: string }
+    if (m.method === 'initialize')
+      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
+    if (opts.forward === false || m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
+    sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })
+  }
+}

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { buildNodeEdge, killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
-import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { emptyToolsOrigin, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 
 const TOKEN = 'bulk-put-token'
 
@@ -20,13 +20,7 @@ const dirs: string[] = []
 beforeAll(async () => {
   bundle = await buildNodeEdge('node-edge-bulk-put')
   origin = await startScriptedOrigin()
-  origin.handle((req, res) => {
-    const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
-    if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
-    res.writeHead(202).end()
-  })
+  origin.handle(emptyToolsOrigin({ forward: false }))
 })
 afterEach(async () => {
   await killAll()

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { buildNodeEdge, killAll, runEdgeToExit, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
-import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { emptyToolsOrigin, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
 
 const TOKEN = 'store-test-token'
@@ -25,15 +25,8 @@ const dirs: string[] = []
 beforeAll(async () => {
   bundle = await buildNodeEdge('node-edge-file-store')
   origin = await startScriptedOrigin()
-  origin.handle((req, res) => {
-    const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
-    // A lost push would show: the tool would be unknown (-32602 naming no argument) after a restart.
-    if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
-    if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
-    sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })
-  })
+  // A lost push would show: the tool would be unknown (-32602 naming no argument) after a restart.
+  origin.handle(emptyToolsOrigin())
 })
 afterEach(async () => {
   await killAll()

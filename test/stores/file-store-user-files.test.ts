@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { buildNodeEdge, killAll, runEdgeToExit, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
-import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { emptyToolsOrigin, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 
 const TOKEN = 'user-files-token'
 const STRICT = { type: 'object', properties: { units: { enum: ['c', 'f'] } }, required: ['units'] }
@@ -24,14 +24,7 @@ const dirs: string[] = []
 beforeAll(async () => {
   bundle = await buildNodeEdge('node-edge-user-files')
   origin = await startScriptedOrigin()
-  origin.handle((req, res) => {
-    const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
-    if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
-    if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
-    sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })
-  })
+  origin.handle(emptyToolsOrigin())
 })
 afterEach(async () => {
   await killAll()
