@@ -16,7 +16,7 @@
  * - `EDGE_ERR_ORIGIN_REPLY_TOO_LARGE`: the origin's body exceeded MAX_REPLY_BYTES (ports.ts)
  * - `EDGE_ERR_ORIGIN_READ_STOPPED`: the edge stopped reading an origin body (Node origin client, internal)
  * - `EDGE_ERR_PULL`: a step of the edge's own tool-list pull failed ({@link PullError}, `step` says which)
- * - `EDGE_ERR_STORE_UNAVAILABLE`: the KV namespace failed (validation/tool-registry.ts)
+ * - `EDGE_ERR_STORE_UNAVAILABLE`: the KV namespace failed (validation/store-reads.ts)
  * - `EDGE_ERR_STORE_CANNOT_LIST`: the store has no `list` (validation/tool-store.ts)
  * - `EDGE_ERR_STORE_FILE`: the store file cannot be used (stores/file-kv.ts)
  * - `EDGE_ERR_STORE_LOCKED`: the store file is locked by a live process (stores/store-lock.ts)
