@@ -4,7 +4,7 @@
  * promises (the time is printed); a PUT in flight at SIGTERM is stored whole or not at all (never
  * a part), an answered one whole, and the edge stops within its grace; the records survive a restart.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -91,6 +91,32 @@ describe('admin PUT on the file store: bulk', () => {
     // wall time grows with whatever else runs (the figure above shows both).
     expect(cpu).toBeLessThan(5)
     expect(storedNames(file, 'bulk')).toHaveLength(10_000)
+  }, 60_000)
+
+  it('a PUT answered 503 (its store write failed: a folder at the store path) is not stored: the next PUT that works does not write it, nor does GET or a restart show it', async () => {
+    const file = storeFile()
+    const env = { ORIGIN_URL: origin.url, STORE_FILE: file, ADMIN_TOKEN: TOKEN }
+    const edge = await spawnEdge(bundle, env)
+    expect((await put(edge, { tools: tools(1, 'keep') })).status).toBe(200)
+    // A real failure of the file system as root (chmod would not stop it): the rename over the store path fails with EISDIR.
+    rmSync(file)
+    mkdirSync(join(file, 'inside'), { recursive: true })
+    const failed = await put(edge, { tools: tools(3, 'failed') })
+    expect(failed.status, await failed.clone().text()).toBe(503)
+    expect(((await failed.json()) as { error: string }).error).toContain('could not be written')
+    rmSync(file, { recursive: true })
+    expect((await put(edge, { tools: tools(1, 'later') })).status).toBe(200)
+    const names = async (e: EdgeProcess) => {
+      const res = await fetch(`${e.base}/admin/tools/default`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      return ((await res.json()) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()
+    }
+    expect(await names(edge)).toEqual(['keep_0', 'later_0'])
+    expect(storedNames(file, 'failed')).toEqual([])
+    expect(storedNames(file, 'later')).toEqual(['tools:default:public:later_0'])
+    edge.child.kill('SIGTERM')
+    await edge.exited
+    const again = await spawnEdge(bundle, env)
+    expect(await names(again)).toEqual(['keep_0', 'later_0'])
   }, 60_000)
 
   it('a PUT of 3,000 tools in flight at SIGTERM is stored whole or not at all; answered 200 means whole; the edge stops within its grace', async () => {
