@@ -18,14 +18,18 @@ export { REPO }
 /** The command under test (built by the global setup). */
 export const CLI = resolve(REPO, 'dist/test/cli.js')
 
+let bundled: Promise<string> | undefined
+
 /**
  * Builds {@link CLI} (and its chunks) with the command's build script (scripts/build-node.mjs),
- * the library from its sources. Called by the global setup only: once per run.
+ * the library from its sources, once per process (a second call gets the first build). Called by
+ * the global setup only, so once per run.
+ * @returns the path of the command ({@link CLI})
  * @throws with the build script's output when the build fails
  */
-export async function bundleCli(): Promise<string> {
-  await promisify(execFile)(process.execPath, ['scripts/build-node.mjs', '--from-source', '--outdir', 'dist/test'], { cwd: REPO })
-  return CLI
+export function bundleCli(): Promise<string> {
+  bundled ??= promisify(execFile)(process.execPath, ['scripts/build-node.mjs', '--from-source', '--outdir', 'dist/test'], { cwd: REPO }).then(() => CLI)
+  return bundled
 }
 
 /** What one finished run of the command printed and how it ended. */
