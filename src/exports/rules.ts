@@ -28,3 +28,4 @@ export { createToolRegistry, type ToolRecord } from '../core/validation/tool-reg
 export { deleteStoredTool, getStoredTool, listStoredTools, portable, StoreCannotListError, type PortableTool } from '../core/validation/tool-store'
 export { createCfworkerEngine } from '../validators/cfworker'
 export { readiness, unreadyOrigins } from '../observe/readiness'
+export { toolDigest, type ToolDigest, type ToolDigestResult, type JcsProblem } from '../core/pinning/tool-digest'

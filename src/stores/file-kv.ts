@@ -7,8 +7,11 @@
  * on disk: written to a temporary file `<file>.mcp-edge-<pid>-<n>.tmp`, fsync'd, renamed over the
  * old one, and the directory fsync'd so the rename itself survives a power cut. Concurrent changes
  * share one file write (group commit): while a write runs, later changes queue and go out together
- * in the next. A `putMany` is in one write, whole or not at all. A crash mid-write leaves the old
- * file whole plus a temporary file, which the next start removes.
+ * in the next. A `putMany` is in one write, whole or not at all. Every change is all-or-nothing in
+ * memory too: when its write fails, the change is undone (memory goes back to the file's entries
+ * plus the changes queued since), so a put the caller was told failed is not read back and is
+ * not carried by the next write. A crash mid-write leaves the old file whole plus a temporary
+ * file, which the next start removes.
  *
  * Touches only what it made: the temporary and lock files have names no user file has (the
  * `mcp-edge` part), and the start removes a temporary file only when it has that name and holds
@@ -26,6 +29,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSy
 import { open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { KvPut } from '../core/ports'
+import { checkKey } from './kv-rules'
 import { MemoryKv, type KvEntry } from './memory-kv'
 import { readRegular } from './safe-read'
 import { lockStoreFile, type StoreLock } from './store-lock'
@@ -74,7 +78,12 @@ export interface FileKvOptions {
   variable?: string
 }
 
+/** One change of a put, putMany or delete: the key and its new entry, null for a removal. */
+type Change = readonly [key: string, entry: KvEntry | null]
+
+/** A call waiting for the file write that carries its changes. */
 interface Waiter {
+  changes: readonly Change[]
   resolve(): void
   reject(e: unknown): void
 }
@@ -216,6 +225,13 @@ export class FileKv extends MemoryKv {
   readonly file: string
   private readonly lock: StoreLock
   private pending: Waiter[] = []
+  /**
+   * The entries of the last write that worked (at start: those loaded), i.e. what the file holds.
+   * A failed write puts memory back to this plus the changes queued since: what the caller was
+   * told failed is neither read back nor carried by a later write.
+   */
+  private durable = new Map<string, KvEntry>()
+  private readonly warn: (line: string) => void
   /** The running write loop, if any (resolves when the file holds every change queued so far). */
   private writing: Promise<void> | null = null
   private closed = false
@@ -236,6 +252,7 @@ export class FileKv extends MemoryKv {
     super(opts.now)
     const given = resolve(file)
     const warn = opts.warn ?? ((line: string) => void process.stderr.write(line + '\n'))
+    this.warn = warn
     const named = opts.variable ? `${opts.variable}=${file}` : `store file ${given}`
     const dir = dirname(given)
     let folder: ReturnType<typeof statSync> | undefined
@@ -286,6 +303,7 @@ export class FileKv extends MemoryKv {
     }
     try {
       this.load(warn, named)
+      this.durable = new Map(this.data)
       this.removeTempFiles(warn)
     } catch (e) {
       this.lock.release()
@@ -396,42 +414,63 @@ export class FileKv extends MemoryKv {
     }
   }
 
-  /** Stores `value`; resolves once the file with it is on disk. @throws StoreFileError when the write fails (the value stays in memory and goes out with the next write) */
+  /**
+   * Stores `value`; resolves once the file with it is on disk.
+   * @throws TypeError/RangeError for a bad key, value or TTL: then nothing changed
+   * @throws StoreFileError when the write fails: then the put is undone (memory as before the call)
+   */
   override async put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void> {
     this.open()
-    this.set(key, value, options)
-    return this.commit()
+    return this.commit([this.checked(key, value, options)])
   }
 
   /**
    * Stores every entry in one file write: on disk all together or, when the write fails, none of
-   * them (they stay in memory and go out whole with the next write).
+   * them, and none in memory either (memory as before the call; a later write does not carry them).
    * @throws TypeError/RangeError for a bad key, value or TTL: then nothing changed
    * @throws StoreFileError when the write fails
    */
   override async putMany(entries: readonly KvPut[]): Promise<void> {
     this.open()
-    this.setMany(entries)
-    return this.commit()
+    return this.commit(this.checkedMany(entries))
   }
 
-  /** Removes `key`; resolves once the file without it is on disk. @throws StoreFileError when the write fails */
+  /**
+   * Removes `key`; resolves once the file without it is on disk.
+   * @throws TypeError/RangeError for a bad key
+   * @throws StoreFileError when the write fails: then the key is back as it was (value and expiry)
+   */
   override async delete(key: string): Promise<void> {
     this.open()
-    await super.delete(key)
-    return this.commit()
+    checkKey(key)
+    return this.commit([[key, null]])
   }
 
   private open(): void {
     if (this.closed) throw new StoreFileError(`store file ${this.file} is closed`)
   }
 
-  /** Queues the current state for writing; resolves when a write that started after this call is on disk. */
-  private commit(): Promise<void> {
+  private apply(changes: readonly Change[]): void {
+    for (const [k, e] of changes) {
+      if (e === null) this.data.delete(k)
+      else this.data.set(k, e)
+    }
+  }
+
+  /** Applies `changes` in memory and queues them for writing; resolves when a write that started after this call is on disk. */
+  private commit(changes: readonly Change[]): Promise<void> {
+    this.apply(changes)
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ resolve, reject })
+      this.pending.push({ changes, resolve, reject })
       this.writing ??= this.writeLoop()
     })
+  }
+
+  /** Memory back to the file's entries plus the changes queued since the failed write began, in their order. */
+  private rollBack(): void {
+    this.data.clear()
+    for (const [k, e] of this.durable) this.data.set(k, e)
+    for (const w of this.pending) this.apply(w.changes)
   }
 
   private async writeLoop(): Promise<void> {
@@ -439,10 +478,12 @@ export class FileKv extends MemoryKv {
       const batch = this.pending
       this.pending = []
       try {
-        await this.writeFile()
+        this.durable = await this.writeFile()
         this.stats.writes++
         for (const w of batch) w.resolve()
       } catch (e) {
+        // Before the next write takes its snapshot (this loop, same tick): it carries none of this batch.
+        this.rollBack()
         const err = new StoreFileError(`store file ${this.file} could not be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
         for (const w of batch) w.reject(err)
       }
@@ -452,7 +493,11 @@ export class FileKv extends MemoryKv {
 
   /**
    * Writes every live entry: `<file>.mcp-edge-<pid>-<n>.tmp` created exclusively, written,
-   * fsync'd, renamed over the store file, then the folder fsync'd.
+   * fsync'd, renamed over the store file, then the folder fsync'd. Resolves with the entries
+   * written (what the file now holds). The rename is the commit point: a failure before it
+   * rejects and leaves the file as it was (the temporary file removed); a failure to fsync the
+   * folder after it cannot undo the rename (a reader or a restart already sees the new file), so
+   * the write counts as done and one line says it may not survive a power cut.
    *
    * Why not write-file-atomic (6.0.0, used before): its temporary file is `<file>.<murmurhash>`,
    * e.g. `kv.json.499033397`, the very form of a user's numbered files (`app.log.1`,
@@ -460,11 +505,15 @@ export class FileKv extends MemoryKv {
    * (no O_EXCL), truncating a file that has it; and it has no option to choose the name (its
    * options: chown, mode, fsync, encoding, tmpfileCreated). These 15 lines do the same steps.
    */
-  private async writeFile(): Promise<void> {
+  private async writeFile(): Promise<Map<string, KvEntry>> {
     const now = this.now()
     const entries: Record<string, KvEntry> = {}
+    const written = new Map<string, KvEntry>()
     for (const [k, e] of this.data)
-      if (e.expiresAt === null || e.expiresAt > now) Object.defineProperty(entries, k, { value: e, enumerable: true, writable: true, configurable: true })
+      if (e.expiresAt === null || e.expiresAt > now) {
+        Object.defineProperty(entries, k, { value: e, enumerable: true, writable: true, configurable: true })
+        written.set(k, e)
+      }
     const text = JSON.stringify({ format: FILE_FORMAT, version: 1, entries })
     let tmp = ''
     let fh: Awaited<ReturnType<typeof open>> | undefined
@@ -491,12 +540,19 @@ export class FileKv extends MemoryKv {
       await unlink(tmp).catch(() => undefined)
       throw e
     }
-    const dir = await open(dirname(this.file), 'r')
     try {
-      await dir.sync()
-    } finally {
-      await dir.close()
+      const dir = await open(dirname(this.file), 'r')
+      try {
+        await dir.sync()
+      } finally {
+        await dir.close()
+      }
+    } catch (e) {
+      this.warn(
+        `store: ${this.file} was written, but its folder could not be synced (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): the write may not survive a power cut`
+      )
     }
+    return written
   }
 
   /** Resolves when every change made so far is written (or its write failed: the put itself rejected). */

@@ -35,11 +35,17 @@ export class MemoryKv implements KvStore {
     this.set(key, value, options)
   }
 
-  /** Checks and applies a put in memory (the file store persists after it). */
+  /** Checks and applies a put in memory. */
   protected set(key: string, value: string, options?: { expirationTtl?: number }): void {
+    const [k, e] = this.checked(key, value, options)
+    this.data.set(k, e)
+  }
+
+  /** The entry a put stores, checked and not applied (the file store applies it with its undo). @throws TypeError/RangeError for a bad key, value or TTL */
+  protected checked(key: string, value: string, options?: { expirationTtl?: number }): [string, KvEntry] {
     checkKey(key)
     if (typeof value !== 'string') throw new TypeError('a KV value must be a string')
-    this.data.set(key, { value, expiresAt: expiryOf(options?.expirationTtl, this.now()) })
+    return [key, { value, expiresAt: expiryOf(options?.expirationTtl, this.now()) }]
   }
 
   /** Stores every entry at once (see {@link KvStore.putMany}). @throws TypeError/RangeError for a bad key, value or TTL, before anything changed */
@@ -49,13 +55,17 @@ export class MemoryKv implements KvStore {
 
   /** Checks every entry, then applies them all in memory (nothing when one is bad). */
   protected setMany(entries: readonly KvPut[]): void {
+    for (const [k, v] of this.checkedMany(entries)) this.data.set(k, v)
+  }
+
+  /** The entries a putMany stores, all checked and none applied. @throws TypeError/RangeError for a bad key, value or TTL */
+  protected checkedMany(entries: readonly KvPut[]): [string, KvEntry][] {
     const now = this.now()
-    const checked = entries.map((e): [string, KvEntry] => {
+    return entries.map((e): [string, KvEntry] => {
       checkKey(e.key)
       if (typeof e.value !== 'string') throw new TypeError('a KV value must be a string')
       return [e.key, { value: e.value, expiresAt: expiryOf(e.expirationTtl, now) }]
     })
-    for (const [k, v] of checked) this.data.set(k, v)
   }
 
   /** Removes `key` (no error when missing). @throws TypeError/RangeError for a bad key */

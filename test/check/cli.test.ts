@@ -9,11 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServerResponse } from 'node:http'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { serveMcp } from '../helpers/mcp-script'
-import { freePort, REPO } from '../helpers/peers-procs'
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { checkJson, row, runMcpEdge } from '../helpers/check-cli'
+import { freePort } from '../helpers/peers-procs'
+import { checkJson, row, runMcpEdge, type CliRun, type JsonReport } from '../helpers/check-cli'
+import { runCli } from '../helpers/cli-process'
 import pkg from '../../packages/cli/package.json' with { type: 'json' }
 
 const TOOL = { name: 'lookup', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }
@@ -66,22 +64,17 @@ describe('mcp-edge program', () => {
     expect(sub.stdout).toContain('3 could not connect')
   })
 
-  it('the entry has no tsx-only tricks: bundled with esbuild it runs the same check', async () => {
-    const outdir = mkdtempSync(join(REPO, 'node_modules', '.check-cli-bundle-'))
-    try {
-      const outfile = join(outdir, 'cli.js')
-      execFileSync(process.execPath, [join(REPO, 'scripts/build-node.mjs'), '--from-source', '--outdir', outdir], { cwd: REPO })
-      const run = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-        const child = spawn(process.execPath, [outfile, 'check', honest.url, '--json', '--version', '2025-06-18'], { cwd: REPO, stdio: ['ignore', 'pipe', 'ignore'] })
-        let stdout = ''
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-        child.once('close', (code) => resolve({ code, stdout }))
-      })
-      expect(run.code).toBe(0)
-      expect(JSON.parse(run.stdout).versions).toEqual([{ version: '2025-06-18', negotiated: '2025-06-18' }])
-    } finally {
-      rmSync(outdir, { recursive: true, force: true })
-    }
+  it('the sources under tsx (what scripts/load.ts runs) and the built command (what the other tests run) give the same check', async () => {
+    const args = ['check', honest.url, '--json', '--version', '2025-06-18']
+    const [sources, built] = await Promise.all([
+      runCli(args, {}, { command: [process.execPath, '--import', 'tsx', 'packages/cli/src/cli/main.ts'], timeoutMs: 60_000 }),
+      runMcpEdge(args),
+    ])
+    expect(sources.code, sources.stderr).toBe(0)
+    expect(built.code, built.stderr).toBe(0)
+    const versions = (run: CliRun) => (JSON.parse(run.stdout) as JsonReport).versions
+    expect(versions(sources)).toEqual([{ version: '2025-06-18', negotiated: '2025-06-18' }])
+    expect(versions(built)).toEqual(versions(sources))
   })
 
   it('--version prints the package version', async () => {

@@ -1,17 +1,10 @@
 /**
- * Runs `mcp-edge check` as a real process, the way a user does before the package build exists:
- * `node --import tsx packages/cli/src/cli/main.ts check …` in the repository, stdin closed, stdout not a TTY.
+ * `mcp-edge check` as a real process (the built command, ./cli-process.ts's {@link CLI}) and its
+ * `--json` document: run it, parse it, find a row.
  */
-import { spawn } from 'node:child_process'
-import { REPO } from './repo'
+import { runCli, type CliRun } from './cli-process'
 
-/** What one run of the CLI printed and how it exited. */
-export interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-  ms: number
-}
+export type { CliRun }
 
 /** A row of `--json` output (see packages/cli/src/check/cases/types.ts CaseRow), with its counterpart through the edge. */
 export interface JsonRow {
@@ -41,27 +34,11 @@ export interface JsonReport {
 }
 
 /**
- * Runs `mcp-edge <args>` and waits for it to exit (killed after `killAfterMs`).
+ * Runs `mcp-edge <args>` (the built command, `NO_COLOR=1`) and waits for it to exit (killed after `killAfterMs`).
  * @param args the arguments after `mcp-edge`, e.g. `['check', url, '--json']`
  */
 export function runMcpEdge(args: string[], killAfterMs = 60_000, env: Record<string, string> = {}): Promise<CliRun> {
-  const started = Date.now()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/cli/main.ts', ...args], {
-    cwd: REPO,
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-  const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs)
-  return new Promise((resolve) => {
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr, ms: Date.now() - started })
-    })
-  })
+  return runCli(args, { NO_COLOR: '1', ...env }, { timeoutMs: killAfterMs })
 }
 
 /** Runs `mcp-edge check <url> --json …` and parses its document. */

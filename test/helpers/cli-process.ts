@@ -1,45 +1,73 @@
 /**
- * The built `mcp-edge` command as a real process: built once by the global setup into
+ * The built `mcp-edge` command as a real process, and the one way tests build it: the global setup
+ * (global-setup.ts) calls {@link bundleCli} once per run, before any test file starts, into
  * dist/test/cli.js (what `npm run build` writes to packages/cli/dist, but with the library bundled
  * from its sources, and apart from `npm start`'s copy so a concurrent `npm start` never rewrites
- * the file a test runs), run with `node`, its output kept.
+ * the file a test runs). Test files never build: they run {@link CLI} (with `runCli`, `startServe`,
+ * or edge-process.ts's `spawnEdge`), so files running in parallel neither race on the bundle nor
+ * build it twice.
  */
-import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
+import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { connect } from 'node:net'
 import { resolve } from 'node:path'
+import { promisify } from 'node:util'
 import { REPO } from './repo'
 import { mcpHeaders } from './mcp'
 
 export { REPO }
-/** The command under test. */
+/** The command under test (built by the global setup). */
 export const CLI = resolve(REPO, 'dist/test/cli.js')
 
-/** Builds dist/test/cli.js (and its chunks) with the command's build script, the library from its sources. */
-export function buildCli(): void {
-  execFileSync(process.execPath, ['scripts/build-node.mjs', '--from-source', '--outdir', 'dist/test'], { cwd: REPO, stdio: 'inherit' })
+let bundled: Promise<string> | undefined
+
+/**
+ * Builds {@link CLI} (and its chunks) with the command's build script (scripts/build-node.mjs),
+ * the library from its sources, once per process (a second call gets the first build). Called by
+ * the global setup only, so once per run.
+ * @returns the path of the command ({@link CLI})
+ * @throws with the build script's output when the build fails
+ */
+export function bundleCli(): Promise<string> {
+  bundled ??= promisify(execFile)(process.execPath, ['scripts/build-node.mjs', '--from-source', '--outdir', 'dist/test'], { cwd: REPO }).then(() => CLI)
+  return bundled
 }
 
-/** What a finished run printed and how it ended. */
+/** What one finished run of the command printed and how it ended. */
 export interface CliRun {
+  /** Exit status; null when a signal ended it. */
   code: number | null
   signal: NodeJS.Signals | null
   stdout: string
   stderr: string
+  /** Wall time from spawn to close, in ms. */
+  ms: number
 }
 
-/** Environment for a child: the test's own, minus every variable the edge reads, plus `env`. */
-export function childEnv(env: Record<string, string | undefined>): Record<string, string> {
+/** Environment for a child: `base` (default the test's own), minus every variable the edge reads, plus `env`. */
+export function childEnv(env: Record<string, string | undefined>, base: Record<string, string | undefined> = process.env): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env))
+  for (const [k, v] of Object.entries(base))
     if (v !== undefined && !/^(ORIGIN_URL|ORIGINS|PORT|HOST|STORE_|ADMIN_TOKEN|SHUTDOWN_GRACE_MS|DEMO_PORT|MAX_|ALLOWED_)/.test(k)) out[k] = v
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v
   return out
 }
 
-/** Runs `node dist/test/cli.js args` to its end (killed after `timeoutMs`). */
-export function runCli(args: string[], env: Record<string, string | undefined> = {}, opts: { timeoutMs?: number; spawn?: SpawnOptions; cli?: string } = {}): Promise<CliRun> {
+/**
+ * Runs `node dist/test/cli.js args` (or `opts.command` + args) to its end, stdin closed, stdout
+ * not a TTY; killed with SIGKILL after `timeoutMs` (default 15 s). `env` is added to the test's
+ * own environment minus every variable the edge reads ({@link childEnv}); with `bareEnv`, to PATH
+ * alone (a start whose outcome no variable of the test runner may change).
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  opts: { timeoutMs?: number; spawn?: SpawnOptions; command?: string[]; bareEnv?: boolean } = {}
+): Promise<CliRun> {
+  const started = Date.now()
+  const cmd = opts.command ?? [process.execPath, CLI]
+  const childVars = opts.bareEnv ? childEnv(env, { PATH: process.env.PATH }) : childEnv(env)
   return new Promise((res) => {
-    const child = spawn(process.execPath, [opts.cli ?? CLI, ...args], { cwd: REPO, ...opts.spawn, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(cmd[0]!, [...cmd.slice(1), ...args], { cwd: REPO, ...opts.spawn, env: childVars, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()))
@@ -47,7 +75,7 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 15_000)
     child.once('close', (code, signal) => {
       clearTimeout(timer)
-      res({ code, signal, stdout, stderr })
+      res({ code, signal, stdout, stderr, ms: Date.now() - started })
     })
   })
 }

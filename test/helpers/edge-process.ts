@@ -1,26 +1,11 @@
 /**
- * The real Node edge as a child process, for tests that kill it: the `mcp-edge` command
- * (packages/cli/src/cli/main.ts) bundled once by scripts/build-node.mjs into dist/test/<name>/
- * (the library from its sources; other packages stay external and resolve from the repository's
- * node_modules), run as
- * `node <bundle> serve` with the given variables. Each child gets its own process group, and every
- * child a test started is killed by `killAll`.
+ * The real Node edge as a child process, for tests that kill it: `node <CLI> serve` (the `mcp-edge`
+ * command the global setup built once, ./cli-process.ts) with the given variables and no others
+ * (PATH, PORT=0 unless given). Each child gets its own process group, and every child a test
+ * started is killed by `killAll`.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { promisify } from 'node:util'
-import { REPO } from './repo'
-
-const run = promisify(execFile)
-
-/** Bundles the `mcp-edge` command, library from source, to dist/test/<name>/cli.js (one per test file: files run in parallel). */
-export async function buildNodeEdge(name: string): Promise<string> {
-  const outdir = resolve(REPO, 'dist/test', name)
-  mkdirSync(outdir, { recursive: true })
-  await run(process.execPath, ['scripts/build-node.mjs', '--from-source', '--outdir', outdir], { cwd: REPO })
-  return resolve(outdir, 'cli.js')
-}
+import { spawn, type ChildProcess } from 'node:child_process'
+import { CLI, REPO, runCli, type CliRun } from './cli-process'
 
 /** A running (or exited) edge child. */
 export interface EdgeProcess {
@@ -60,8 +45,8 @@ export async function killAll(): Promise<void> {
  * (`mcp-edge-validator: <url> -> <origin>`).
  * @throws with the child's output when it exits first or does not start within `timeoutMs`
  */
-export async function spawnEdge(bundle: string, env: Record<string, string>, timeoutMs = 15_000): Promise<EdgeProcess> {
-  const p = startChild(bundle, env)
+export async function spawnEdge(env: Record<string, string>, timeoutMs = 15_000): Promise<EdgeProcess> {
+  const p = startChild(env)
   const url = await new Promise<string>((res, rej) => {
     const t = setTimeout(() => rej(new Error(`the edge did not start within ${timeoutMs} ms: ${p.output()}`)), timeoutMs)
     const check = () => {
@@ -81,17 +66,16 @@ export async function spawnEdge(bundle: string, env: Record<string, string>, tim
   return { ...p, url, base: new URL(url).origin }
 }
 
-/** Starts `mcp-edge serve` and waits for it to exit (a start that must fail). */
-export async function runEdgeToExit(bundle: string, env: Record<string, string>, timeoutMs = 15_000): Promise<{ code: number | null; output: string }> {
-  const p = startChild(bundle, env)
-  const t = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs)
-  const { code } = await p.exited
-  clearTimeout(t)
-  return { code, output: p.output() }
+/**
+ * Runs `mcp-edge serve` with `env` and no other variable (PATH, PORT=0 unless given) to its exit: a start that must fail.
+ * Killed with SIGKILL after `timeoutMs`.
+ */
+export function runEdgeToExit(env: Record<string, string>, timeoutMs = 15_000): Promise<CliRun> {
+  return runCli(['serve'], { PORT: '0', ...env }, { timeoutMs, bareEnv: true })
 }
 
-function startChild(bundle: string, env: Record<string, string>): Omit<EdgeProcess, 'url' | 'base'> {
-  const child = spawn(process.execPath, [bundle, 'serve'], { cwd: REPO, env: { PATH: process.env.PATH, PORT: '0', ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+function startChild(env: Record<string, string>): Omit<EdgeProcess, 'url' | 'base'> {
+  const child = spawn(process.execPath, [CLI, 'serve'], { cwd: REPO, env: { PATH: process.env.PATH, PORT: '0', ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   children.add(child)
   let out = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))

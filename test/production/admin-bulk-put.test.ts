@@ -4,21 +4,19 @@
  * promises (the time is printed); a PUT in flight at SIGTERM is stored whole or not at all (never
  * a part), an answered one whole, and the edge stops within its grace; the records survive a restart.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { buildNodeEdge, killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
+import { killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { emptyToolsOrigin, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 
 const TOKEN = 'bulk-put-token'
 
-let bundle: string
 let origin: ScriptedOrigin
 const dirs: string[] = []
 
 beforeAll(async () => {
-  bundle = await buildNodeEdge('node-edge-bulk-put')
   origin = await startScriptedOrigin()
   origin.handle(emptyToolsOrigin({ forward: false }))
 })
@@ -74,7 +72,7 @@ function storedNames(file: string, tag: string): string[] {
 describe('admin PUT on the file store: bulk', () => {
   it('10,000 tools in one PUT are answered within 5 s and are all on disk (one group commit)', async () => {
     const file = storeFile()
-    const edge = await spawnEdge(bundle, { ORIGIN_URL: origin.url, STORE_FILE: file, ADMIN_TOKEN: TOKEN, MAX_BODY_BYTES: String(16 * 1024 * 1024) })
+    const edge = await spawnEdge({ ORIGIN_URL: origin.url, STORE_FILE: file, ADMIN_TOKEN: TOKEN, MAX_BODY_BYTES: String(16 * 1024 * 1024) })
     const body = { tools: tools(10_000, 'bulk') }
     const cpu0 = cpuSeconds(edge.child.pid!)
     const t0 = performance.now()
@@ -93,12 +91,38 @@ describe('admin PUT on the file store: bulk', () => {
     expect(storedNames(file, 'bulk')).toHaveLength(10_000)
   }, 60_000)
 
+  it('a PUT answered 503 (its store write failed: a folder at the store path) is not stored: the next PUT that works does not write it, nor does GET or a restart show it', async () => {
+    const file = storeFile()
+    const env = { ORIGIN_URL: origin.url, STORE_FILE: file, ADMIN_TOKEN: TOKEN }
+    const edge = await spawnEdge(env)
+    expect((await put(edge, { tools: tools(1, 'keep') })).status).toBe(200)
+    // A real failure of the file system as root (chmod would not stop it): the rename over the store path fails with EISDIR.
+    rmSync(file)
+    mkdirSync(join(file, 'inside'), { recursive: true })
+    const failed = await put(edge, { tools: tools(3, 'failed') })
+    expect(failed.status, await failed.clone().text()).toBe(503)
+    expect(((await failed.json()) as { error: string }).error).toContain('could not be written')
+    rmSync(file, { recursive: true })
+    expect((await put(edge, { tools: tools(1, 'later') })).status).toBe(200)
+    const names = async (e: EdgeProcess) => {
+      const res = await fetch(`${e.base}/admin/tools/default`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      return ((await res.json()) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()
+    }
+    expect(await names(edge)).toEqual(['keep_0', 'later_0'])
+    expect(storedNames(file, 'failed')).toEqual([])
+    expect(storedNames(file, 'later')).toEqual(['tools:default:public:later_0'])
+    edge.child.kill('SIGTERM')
+    await edge.exited
+    const again = await spawnEdge(env)
+    expect(await names(again)).toEqual(['keep_0', 'later_0'])
+  }, 60_000)
+
   it('a PUT of 3,000 tools in flight at SIGTERM is stored whole or not at all; answered 200 means whole; the edge stops within its grace', async () => {
     const outcomes: string[] = []
     // SIGTERM at a few points of the PUT's life: before its body is read, while it is checked, while it is written.
     for (const delayMs of [0, 20, 80, 200]) {
       const file = storeFile()
-      const edge = await spawnEdge(bundle, { ORIGIN_URL: origin.url, STORE_FILE: file, ADMIN_TOKEN: TOKEN, SHUTDOWN_GRACE_MS: '3000' })
+      const edge = await spawnEdge({ ORIGIN_URL: origin.url, STORE_FILE: file, ADMIN_TOKEN: TOKEN, SHUTDOWN_GRACE_MS: '3000' })
       const answered = put(edge, { tools: tools(3_000, 'sig') }).then(
         async (r) => ({ status: r.status, text: await r.text() }),
         (e: unknown) => ({ status: 0, text: String(e) })

@@ -86,12 +86,16 @@ describe('production install of the packed packages (the Dockerfile proof)', () 
 
   it('mcp-edge --version answers without loading a subcommand; mcp-edge check from the install grades the demo origin', async () => {
     const bin = join(app, 'node_modules/.bin/mcp-edge')
-    const version = await runCli(['--version'], {}, { cli: bin, spawn: { cwd: app } })
+    const version = await runCli(['--version'], {}, { command: [process.execPath, bin], spawn: { cwd: app } })
     expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(REPO, 'packages/cli/package.json'), 'utf8')) as { version: string }).version)
     // A demo origin of its own: the check's cases call its tools, which the serve test below counts on the shared one.
     const graded = await startDemoOrigin({ port: 0 })
     try {
-      const check = await runCli(['check', graded.url, '--tool', 'get_forecast', '--version', '2025-06-18', '--json'], {}, { cli: bin, spawn: { cwd: app }, timeoutMs: 60_000 })
+      const check = await runCli(
+        ['check', graded.url, '--tool', 'get_forecast', '--version', '2025-06-18', '--json'],
+        {},
+        { command: [process.execPath, bin], spawn: { cwd: app }, timeoutMs: 60_000 }
+      )
       const report = JSON.parse(check.stdout) as { exitCode: number; rows: { grade: string; case: string }[] }
       expect(check.code).toBe(report.exitCode)
       expect(report.rows.some((r) => r.case === 'missing-required')).toBe(true)

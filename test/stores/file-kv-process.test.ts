@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { buildNodeEdge, killAll, runEdgeToExit, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
+import { killAll, runEdgeToExit, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { emptyToolsOrigin, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
 
@@ -18,12 +18,10 @@ const HEADERS = mcpHeaders()
 /** The pushed schema: `units` must be c or f. The origin lists no tools: every schema the edge knows was pushed. */
 const STRICT = { type: 'object', properties: { units: { enum: ['c', 'f'] } }, required: ['units'] }
 
-let bundle: string
 let origin: ScriptedOrigin
 const dirs: string[] = []
 
 beforeAll(async () => {
-  bundle = await buildNodeEdge('node-edge-file-store')
   origin = await startScriptedOrigin()
   // A lost push would show: the tool would be unknown (-32602 naming no argument) after a restart.
   origin.handle(emptyToolsOrigin())
@@ -88,7 +86,7 @@ describe('file store under kill -9', () => {
     const acknowledged: string[] = []
     let leftByKill = 0
     for (let round = 0; round < 6; round++) {
-      const edge = await spawnEdge(bundle, edgeEnv(file))
+      const edge = await spawnEdge(edgeEnv(file))
       // The kill of the round before may have cut a write (the next one of the group commit): its
       // temporary file is gone once the edge has started, and said so.
       expect(strayFiles(dir), `round ${round}`).toEqual([])
@@ -112,7 +110,7 @@ describe('file store under kill -9', () => {
         ).toBe(true)
     }
     expect(acknowledged.length).toBeGreaterThanOrEqual(6)
-    const edge = await spawnEdge(bundle, edgeEnv(file))
+    const edge = await spawnEdge(edgeEnv(file))
     expect(strayFiles(dir)).toEqual([])
     console.log(`kill -9 rounds: ${acknowledged.length} pushes acknowledged, all kept; ${leftByKill} of 5 restarts removed a cut write's temporary file`)
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { entries: Record<string, { value: string }> }
@@ -135,7 +133,7 @@ describe('file store at start', () => {
     const whole = JSON.stringify({ format: 'mcp-edge-kv', version: 1, entries: { 'tools:default:public:x': { value: '{"name":"x"}', expiresAt: null } } })
     const truncated = whole.slice(0, 40)
     writeFileSync(file, truncated)
-    const edge = await spawnEdge(bundle, edgeEnv(file))
+    const edge = await spawnEdge(edgeEnv(file))
     const lines = edge
       .output()
       .split('\n')
@@ -159,11 +157,11 @@ describe('file store at start', () => {
   it('a second edge on the same store file refuses to start with one line naming the file and the shared store', async () => {
     const dir = storeDir()
     const file = join(dir, 'kv.json')
-    const first = await spawnEdge(bundle, edgeEnv(file))
-    const second = await runEdgeToExit(bundle, edgeEnv(file))
+    const first = await spawnEdge(edgeEnv(file))
+    const second = await runEdgeToExit(edgeEnv(file))
     expect(second.code).toBe(1)
-    const lines = second.output.trim().split('\n')
-    expect(lines.length, second.output).toBe(1)
+    const lines = (second.stdout + second.stderr).trim().split('\n')
+    expect(lines.length, second.stdout + second.stderr).toBe(1)
     expect(lines[0]).toMatch(/^mcp-edge serve: store file /)
     expect(lines[0]).toContain(`store file ${file} is in use by another edge, pid ${first.child.pid}`)
     expect(lines[0]).toContain('STORE_URL=redis://')
@@ -173,7 +171,7 @@ describe('file store at start', () => {
     // Once the first is gone (even by kill -9), the file can be used again at once.
     first.child.kill('SIGKILL')
     await first.exited
-    const next = await spawnEdge(bundle, edgeEnv(file))
+    const next = await spawnEdge(edgeEnv(file))
     expect((await badCall(next, 'still_first')).refused).toBe(true)
   })
 })

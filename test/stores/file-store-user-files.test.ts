@@ -11,18 +11,17 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { buildNodeEdge, killAll, runEdgeToExit, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
+import { killAll, runEdgeToExit, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
+import { CLI } from '../helpers/cli-process'
 import { emptyToolsOrigin, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 
 const TOKEN = 'user-files-token'
 const STRICT = { type: 'object', properties: { units: { enum: ['c', 'f'] } }, required: ['units'] }
 
-let bundle: string
 let origin: ScriptedOrigin
 const dirs: string[] = []
 
 beforeAll(async () => {
-  bundle = await buildNodeEdge('node-edge-user-files')
   origin = await startScriptedOrigin()
   origin.handle(emptyToolsOrigin())
 })
@@ -82,7 +81,7 @@ describe('file store: the user files beside STORE_FILE', () => {
   it('STORE_FILE=logs/app.log: app.log.1, app.log.2, app.log.20261201, app.log.1.tmp stay byte for byte through start, push and stop', async () => {
     const dir = freshDir()
     const same = plant(dir, { 'app.log.1': 'line 1\n', 'app.log.2': 'line 2\n', 'app.log.20261201': 'december\n', 'app.log.1.tmp': 'an editor copy\n' })
-    const edge = await spawnEdge(bundle, env(join(dir, 'app.log')))
+    const edge = await spawnEdge(env(join(dir, 'app.log')))
     expect(edge.output()).not.toContain('removed')
     same()
     expect(await push(edge, 'weather')).toBe(200)
@@ -97,7 +96,7 @@ describe('file store: the user files beside STORE_FILE', () => {
     // Older than the lock's "being written" window: the earlier lock took it for a stale lock and deleted it.
     const past = new Date(Date.now() - 3_600_000)
     utimesSync(join(dir, 'yarn.lock'), past, past)
-    const edge = await spawnEdge(bundle, env(join(dir, 'yarn')))
+    const edge = await spawnEdge(env(join(dir, 'yarn')))
     same()
     expect(await push(edge, 'weather')).toBe(200)
     await stop(edge)
@@ -110,18 +109,18 @@ describe('file store: one edge per file, whatever the path', () => {
   it("a second edge on a symlink to the first one's store file is refused with one line; an acknowledged push survives a restart", async () => {
     const dir = freshDir()
     const file = join(dir, 'kv.json')
-    const first = await spawnEdge(bundle, env(file))
+    const first = await spawnEdge(env(file))
     expect(await push(first, 'before')).toBe(200)
     symlinkSync(file, join(dir, 'link.json'))
-    const second = await runEdgeToExit(bundle, env(join(dir, 'link.json')), 8_000)
-    expect(second.code, second.output).toBe(1)
-    const lines = second.output.trim().split('\n')
+    const second = await runEdgeToExit(env(join(dir, 'link.json')), 8_000)
+    expect(second.code, second.stdout + second.stderr).toBe(1)
+    const lines = (second.stdout + second.stderr).trim().split('\n')
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain(`store file ${file} (given as ${join(dir, 'link.json')}) is in use by another edge, pid ${first.child.pid}`)
     expect(await push(first, 'after')).toBe(200)
     first.child.kill('SIGKILL')
     await first.exited
-    const again = await spawnEdge(bundle, env(join(dir, 'link.json')))
+    const again = await spawnEdge(env(join(dir, 'link.json')))
     expect(await holds(again, 'before')).toBe(true)
     expect(await holds(again, 'after')).toBe(true)
     await stop(again)
@@ -133,11 +132,11 @@ describe('file store: refusals leave everything as it was', () => {
     const dir = freshDir()
     const text = '{\n  "compilerOptions": { "strict": true }, // keep strict\n  "include": ["src"]\n}\n'
     const same = plant(dir, { 'tsconfig.json': text })
-    const run = await runEdgeToExit(bundle, env(join(dir, 'tsconfig.json')), 8_000)
-    expect(run.code, run.output).toBe(1)
-    expect(run.output.trim().split('\n')).toHaveLength(1)
-    expect(run.output).toContain(join(dir, 'tsconfig.json'))
-    expect(run.output).toContain('left as it is')
+    const run = await runEdgeToExit(env(join(dir, 'tsconfig.json')), 8_000)
+    expect(run.code, run.stdout + run.stderr).toBe(1)
+    expect((run.stdout + run.stderr).trim().split('\n')).toHaveLength(1)
+    expect(run.stdout + run.stderr).toContain(join(dir, 'tsconfig.json'))
+    expect(run.stdout + run.stderr).toContain('left as it is')
     same()
     expect(readdirSync(dir)).toEqual(['tsconfig.json'])
   })
@@ -146,11 +145,11 @@ describe('file store: refusals leave everything as it was', () => {
     const dir = freshDir()
     const same = plant(dir, { '.prettierrc.json': '{}\n' })
     chmodSync(join(dir, '.prettierrc.json'), 0o644)
-    const run = await runEdgeToExit(bundle, env(join(dir, '.prettierrc.json')), 8_000)
-    expect(run.code, run.output).toBe(1)
-    expect(run.output.trim().split('\n')).toHaveLength(1)
-    expect(run.output).toContain(`STORE_FILE=${join(dir, '.prettierrc.json')}: expected the path of an edge store file, or of a new one`)
-    expect(run.output).toContain('if it is an empty store of an earlier version, delete it (it holds no entries)')
+    const run = await runEdgeToExit(env(join(dir, '.prettierrc.json')), 8_000)
+    expect(run.code, run.stdout + run.stderr).toBe(1)
+    expect((run.stdout + run.stderr).trim().split('\n')).toHaveLength(1)
+    expect(run.stdout + run.stderr).toContain(`STORE_FILE=${join(dir, '.prettierrc.json')}: expected the path of an edge store file, or of a new one`)
+    expect(run.stdout + run.stderr).toContain('if it is an empty store of an earlier version, delete it (it holds no entries)')
     same()
     expect(statSync(join(dir, '.prettierrc.json')).mode & 0o777).toBe(0o644)
     expect(readdirSync(dir)).toEqual(['.prettierrc.json'])
@@ -178,15 +177,15 @@ describe('file store: refusals leave everything as it was', () => {
       make(dir)
       const before = names.map((n) => lstatSync(join(dir, n)))
       if (expected === 'start') {
-        const edge = await spawnEdge(bundle, env(join(dir, 'kv.json')), 15_000)
+        const edge = await spawnEdge(env(join(dir, 'kv.json')), 15_000)
         expect(edge.output()).toContain('store: left 1 file(s) named like temporary files')
         expect(await push(edge, 'weather')).toBe(200)
         await stop(edge)
       } else {
-        const run = await runEdgeToExit(bundle, env(join(dir, 'kv.json')), 8_000)
-        expect(run.code, run.output).toBe(1)
-        expect(run.output.trim().split('\n')).toHaveLength(1)
-        expect(run.output).toContain(expected)
+        const run = await runEdgeToExit(env(join(dir, 'kv.json')), 8_000)
+        expect(run.code, run.stdout + run.stderr).toBe(1)
+        expect((run.stdout + run.stderr).trim().split('\n')).toHaveLength(1)
+        expect(run.stdout + run.stderr).toContain(expected)
       }
       const after = names.map((n) => lstatSync(join(dir, n)))
       expect(after.map((s) => [s.ino, s.mode])).toEqual(before.map((s) => [s.ino, s.mode]))
@@ -195,23 +194,23 @@ describe('file store: refusals leave everything as it was', () => {
   it('a STORE_FILE in a missing folder is refused with one line naming STORE_FILE and the folder; nothing is created', async () => {
     const dir = freshDir()
     const file = join(dir, 'no', 'such', 'kv.json')
-    const run = await runEdgeToExit(bundle, env(file), 8_000)
-    expect(run.code, run.output).toBe(1)
-    expect(run.output).toBe(
+    const run = await runEdgeToExit(env(file), 8_000)
+    expect(run.code, run.stdout + run.stderr).toBe(1)
+    expect(run.stdout + run.stderr).toBe(
       `mcp-edge serve: STORE_FILE=${file}: the folder ${join(dir, 'no', 'such')} does not exist; create it first (mkdir -p ${join(dir, 'no', 'such')}) or choose a path in an existing folder\n`
     )
     expect(readdirSync(dir)).toEqual([])
   })
 
   it("a STORE_FILE under /proc in a missing folder is refused at once (Node 20's recursive mkdir spun at 100% CPU there)", async () => {
-    const run = await runEdgeToExit(bundle, env('/proc/mcp-edge-no-such/kv.json'), 8_000)
-    expect(run.code, run.output).toBe(1)
-    expect(run.output).toContain('STORE_FILE=/proc/mcp-edge-no-such/kv.json: the folder /proc/mcp-edge-no-such does not exist')
+    const run = await runEdgeToExit(env('/proc/mcp-edge-no-such/kv.json'), 8_000)
+    expect(run.code, run.stdout + run.stderr).toBe(1)
+    expect(run.stdout + run.stderr).toContain('STORE_FILE=/proc/mcp-edge-no-such/kv.json: the folder /proc/mcp-edge-no-such does not exist')
   })
 
   it('without STORE_FILE, on a fresh checkout, the default .edge-data folder is created and the store works', async () => {
     const cwd = freshDir()
-    const child = spawn(process.execPath, [bundle, 'serve'], {
+    const child = spawn(process.execPath, [CLI, 'serve'], {
       cwd,
       env: { PATH: process.env.PATH, PORT: '0', ORIGIN_URL: origin.url, ADMIN_TOKEN: TOKEN },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sweepEvery } from '../../src/core/validation/private-scopes'
-import { buildNodeEdge, killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
+import { killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 
@@ -28,12 +28,10 @@ const TTL_S = 120
 const BOUND = MAX + sweepEvery(MAX)
 const SETTINGS = { MAX_PRIVATE_SCOPES: String(MAX), PRIVATE_SCOPE_TTL_S: String(TTL_S), REFRESH_BUDGET_PER_MIN: '1000' }
 
-let bundle: string
 let origin: ScriptedOrigin
 let dir: string
 
 beforeAll(async () => {
-  bundle = await buildNodeEdge('node-edge-private-scopes')
   dir = mkdtempSync(join(tmpdir(), 'mcp-edge-private-scopes-'))
   origin = await startScriptedOrigin()
   origin.handle((req, res) => {
@@ -81,7 +79,7 @@ describe('the file store', () => {
   it('private keys expire after PRIVATE_SCOPE_TTL_S and at most MAX_PRIVATE_SCOPES scopes stay, also after a restart', async () => {
     const file = join(dir, 'kv.json')
     const entries = () => (JSON.parse(readFileSync(file, 'utf8')) as { entries: Record<string, { expiresAt: number | null }> }).entries
-    let edge = await spawnEdge(bundle, { ORIGIN_URL: origin.url, STORE_FILE: file, ...SETTINGS })
+    let edge = await spawnEdge({ ORIGIN_URL: origin.url, STORE_FILE: file, ...SETTINGS })
     const t0 = Date.now()
     for (let i = 0; i < 30; i++) {
       await callAs(edge, `file-caller-${i}`)
@@ -101,7 +99,7 @@ describe('the file store', () => {
     edge.child.kill('SIGTERM')
     await edge.exited
     const before = scopesOf(Object.keys(entries()), 'tools')
-    edge = await spawnEdge(bundle, { ORIGIN_URL: origin.url, STORE_FILE: file, ...SETTINGS })
+    edge = await spawnEdge({ ORIGIN_URL: origin.url, STORE_FILE: file, ...SETTINGS })
     for (let i = 0; i < 10; i++) await callAs(edge, `file-caller-after-${i}`)
     const after = await eventually(
       3_000,
@@ -127,7 +125,7 @@ describe('Redis shared by two edges', () => {
   it('private values carry EX; the two edges together keep the origin at MAX_PRIVATE_SCOPES, its key index included', async () => {
     const prefix = `private-${process.pid}:`
     const env = { ORIGIN_URL: origin.url, STORE_URL: redis.url, STORE_PREFIX: prefix, ...SETTINGS }
-    const [a, b] = await Promise.all([spawnEdge(bundle, env), spawnEdge(bundle, env)])
+    const [a, b] = await Promise.all([spawnEdge(env), spawnEdge(env)])
     const client = new Redis(redis.url)
     try {
       const storeKeys = async () => (await client.keys(`${prefix}v:*`)).map((k) => k.slice(`${prefix}v:`.length))

@@ -7,7 +7,7 @@
  */
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildNodeEdge, killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
+import { killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
@@ -21,7 +21,6 @@ let redis: RedisServer
 let edge: EdgeProcess
 
 beforeAll(async () => {
-  const bundle = await buildNodeEdge('node-edge-redis-lost')
   redis = await startRedisServer()
   origin = await startScriptedOrigin()
   origin.handle((req, res) => {
@@ -32,7 +31,7 @@ beforeAll(async () => {
     if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })
   })
-  edge = await spawnEdge(bundle, { ORIGIN_URL: origin.url, STORE_URL: redis.url, STORE_PREFIX: PREFIX, REFRESH_MIN_INTERVAL_MS: '600000' })
+  edge = await spawnEdge({ ORIGIN_URL: origin.url, STORE_URL: redis.url, STORE_PREFIX: PREFIX, REFRESH_MIN_INTERVAL_MS: '600000' })
 })
 afterAll(async () => {
   await killAll()

@@ -6,7 +6,7 @@
  * unreachable Redis or a bad STORE_URL is one line, the password redacted, exit 1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildNodeEdge, killAll, runEdgeToExit, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
+import { killAll, runEdgeToExit, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { freePort } from '../helpers/peers-procs'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
@@ -18,14 +18,12 @@ const HEADERS = mcpHeaders()
 const STRICT = { type: 'object', properties: { units: { enum: ['c', 'f'] } }, required: ['units'] }
 const LOOSER = { type: 'object', properties: { units: { enum: ['c', 'f', 'k'] } }, required: ['units'] }
 
-let bundle: string
 let origin: ScriptedOrigin
 let redis: RedisServer
 let a: EdgeProcess
 let b: EdgeProcess
 
 beforeAll(async () => {
-  bundle = await buildNodeEdge('node-edge-redis-store')
   redis = await startRedisServer()
   origin = await startScriptedOrigin()
   origin.handle((req, res) => {
@@ -38,7 +36,7 @@ beforeAll(async () => {
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })
   })
   const env = { ORIGIN_URL: origin.url, STORE_URL: redis.url, STORE_PREFIX: `shared-${process.pid}:`, ADMIN_TOKEN: TOKEN }
-  ;[a, b] = await Promise.all([spawnEdge(bundle, env), spawnEdge(bundle, env)])
+  ;[a, b] = await Promise.all([spawnEdge(env), spawnEdge(env)])
 })
 afterAll(async () => {
   await killAll()
@@ -147,13 +145,13 @@ describe('two edges on one redis-server', () => {
 describe('Redis store at start', () => {
   it('an unreachable Redis: one line naming STORE_URL, the password redacted, exit 1', async () => {
     const port = await freePort()
-    const r = await runEdgeToExit(bundle, { ORIGIN_URL: origin.url, STORE_URL: `redis://edge:hunter2@127.0.0.1:${port}/0` })
+    const r = await runEdgeToExit({ ORIGIN_URL: origin.url, STORE_URL: `redis://edge:hunter2@127.0.0.1:${port}/0` })
     expect(r.code).toBe(1)
-    const lines = r.output.trim().split('\n')
-    expect(lines.length, r.output).toBe(1)
+    const lines = (r.stdout + r.stderr).trim().split('\n')
+    expect(lines.length, r.stdout + r.stderr).toBe(1)
     expect(lines[0]).toContain(`cannot reach Redis at STORE_URL=redis://edge:***@127.0.0.1:${port}/0 (connect ECONNREFUSED 127.0.0.1:${port})`)
     expect(lines[0]).toMatch(/^mcp-edge serve: /)
-    expect(r.output).not.toContain('hunter2')
+    expect(r.stdout + r.stderr).not.toContain('hunter2')
   })
 
   it('a STORE_URL that is not redis:// is a configuration error naming it', async () => {
@@ -162,9 +160,9 @@ describe('Redis store at start', () => {
       ['redis//:pw@nowhere', 'STORE_URL=redis//:***@nowhere: expected a redis:// or rediss:// URL with a host, such as redis://127.0.0.1:6379/0'],
       ['redis://:pw@', 'STORE_URL=redis://:***@: expected a redis:// or rediss:// URL with a host, such as redis://127.0.0.1:6379/0'],
     ] as const) {
-      const r = await runEdgeToExit(bundle, { ORIGIN_URL: origin.url, STORE_URL: value })
+      const r = await runEdgeToExit({ ORIGIN_URL: origin.url, STORE_URL: value })
       expect(r.code).toBe(1)
-      expect(r.output.trim().split('\n'), r.output).toEqual([`mcp-edge serve: ${want}`])
+      expect((r.stdout + r.stderr).trim().split('\n'), r.stdout + r.stderr).toEqual([`mcp-edge serve: ${want}`])
     }
   })
 })

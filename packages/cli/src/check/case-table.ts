@@ -3,7 +3,7 @@
  * The cases of `mcp-edge check` as one table ({@link CASE_TABLE}): for one protocol version, the
  * requests to send and, for each, the rule the specs set and the judgement of what the server
  * answered. Each case family is a file of ./cases/ (messages, transport, arguments, valid-call,
- * batch; the rows that are not one request in ./cases/rows). Pure; no I/O. docs/check.md lists
+ * batch; the rows that are not one request in ./cases/rows and ./cases/tool-set). Pure; no I/O. docs/check.md lists
  * every case with its rule and source; grades are defined in ./cases/types.
  */
 import { argumentsNotObject, missingRequired, wrongType } from './cases/arguments'
@@ -21,6 +21,7 @@ export { contentTypeRow, judgeModernRefusal, judgeNotification, judgeOrigin, jud
 export { judgeValidCall } from './cases/valid-call'
 export { judgeBatch } from './cases/batch'
 export { handshakeRow, notCalledRow, schemaRow, toolsListRow, unlistedToolRow, type ToolListing } from './cases/rows'
+export { toolSetRow } from './cases/tool-set'
 
 /**
  * Every planned case, in sending order: the message and transport cases once per version; per

@@ -9,6 +9,7 @@
  * - {@link dialectOf}: a schema's JSON Schema dialect for a protocol version (MCP 2025-11-25 basic "JSON Schema Usage").
  * - {@link publicIssues}: validation issues as paths and expectations, never values (docs/validation.md).
  * - {@link requestMessage} and {@link errorText}: the one writer of JSON-RPC envelopes (src/core/jsonrpc/jsonrpc.ts).
+ * - {@link toolDigest}: the digest a pinning edge approves a tool by (SHA-256 over the JCS of the whole Tool, docs/pinning.md).
  * - the two engines (ajv on Node, @cfworker/json-schema on Workers).
  */
 export { hidesFailure } from 'mcp-edge-validator/rules'
@@ -17,5 +18,6 @@ export { dialectOf, allowsBatches, invalidArgsAsToolError, isModern, META_VERSIO
 export { publicIssues, type PublicIssue } from 'mcp-edge-validator/rules'
 export { errorText, isObject, requestMessage, toRawId } from 'mcp-edge-validator/rules'
 export { SchemaUnusableError, type ValidatorEngine, type CompiledValidator, type ValidationIssue } from 'mcp-edge-validator/rules'
+export { toolDigest, type ToolDigest } from 'mcp-edge-validator/rules'
 export { createAjvEngine } from 'mcp-edge-validator/engines/ajv'
 export { createCfworkerEngine } from 'mcp-edge-validator/rules'

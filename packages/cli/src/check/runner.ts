@@ -3,7 +3,8 @@
  * The run of `mcp-edge check` against one MCP endpoint: for each protocol version, the handshake
  * (./session), `tools/list`, then the cases of ./case-table sent as raw HTTP POSTs on the same
  * session (./http; so every byte of each client mistake is the one check meant to send), every
- * answer judged by its case. Never throws for anything the server does; every request is bounded
+ * answer judged by its case, then `tools/list` again, its tool set compared with the first by
+ * tool digest (./cases/tool-set). Never throws for anything the server does; every request is bounded
  * in time (`timeoutMs`) and the run in number of requests (`maxRequests`).
  */
 import { validArguments } from './arguments'
@@ -15,6 +16,7 @@ import {
   planCases,
   schemaRow,
   toolsListRow,
+  toolSetRow,
   unlistedToolRow,
   type CaseRow,
   type ToolListing,
@@ -111,6 +113,7 @@ interface RunState {
  */
 async function listTools(state: RunState, version: ProtocolVersion, headers: Record<string, string>, answers: { sent: string; answer: HttpAnswer }[]): Promise<ToolListing> {
   const listed: unknown[] = []
+  const served: Record<string, unknown>[] = []
   let cursor: string | undefined
   let answer: HttpAnswer | undefined
   let id = 0
@@ -122,12 +125,13 @@ async function listTools(state: RunState, version: ProtocolVersion, headers: Rec
     const r = replyFor(answer, id)
     if (r.kind !== 'result') break
     listed.push(...listedTools(r.result).tools)
+    if (isObject(r.result) && Array.isArray(r.result.tools)) for (const t of r.result.tools) if (isObject(t) && typeof t.name === 'string') served.push(t)
     const next = isObject(r.result) ? r.result.nextCursor : undefined
     if (typeof next !== 'string' || next === '') break
     cursor = next
   }
   const { tools, malformed } = listedTools({ tools: listed })
-  return { ...(answer ? { answer } : {}), id, tools, malformed }
+  return { ...(answer ? { answer } : {}), id, tools, served, malformed }
 }
 
 /**
@@ -182,6 +186,9 @@ async function checkVersion(state: RunState, version: ProtocolVersion, session: 
       ...verdict,
     })
   }
+  // The tool set again, after the cases: a set that changes under a client (a rug pull) shows here.
+  state.progress('tools/list again')
+  state.addRow(await toolSetRow(version, listing, await listTools(state, version, headers, answers)))
   state.addRow(contentTypeRow(version, answers))
 }
 

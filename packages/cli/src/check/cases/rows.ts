@@ -57,6 +57,8 @@ export interface ToolListing {
   id: number
   /** Tools with a string name, from every page. */
   tools: ListedTool[]
+  /** The same tools as served (every member, for the tool digest), in order. */
+  served: Record<string, unknown>[]
   /** Entries without a string name. */
   malformed: number
 }

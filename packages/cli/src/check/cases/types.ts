@@ -29,6 +29,7 @@ export const GRADE_ORDER: readonly CheckGrade[] = ['misleads', 'fails', 'pass', 
 export type CaseName =
   | 'handshake'
   | 'tools-list'
+  | 'tools-stable'
   | 'schema'
   | 'parse-error'
   | 'invalid-request'
