@@ -76,6 +76,8 @@ export interface EdgeAuthOptions {
   jwksUrl?: string
   /** `AUTH_JWKS`: the key set as JSON text (public keys only). */
   jwks?: string
+  /** `AUTH_JWKS_COOLDOWN_MS` (default 30000): least time between two JWKS reads caused by an unknown `kid`. */
+  jwksCooldownMs?: number
   /** `AUTH_ALGORITHMS`: accepted JWS algorithms (default RS256, ES256, PS256, EdDSA). */
   algorithms?: string[]
   /** `ORIGIN_AUTHORIZATION`: the `Authorization` value sent to the origin instead of the client's (default: none). */

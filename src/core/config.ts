@@ -76,6 +76,8 @@ export interface Config {
   authJwksUrl: string | null
   /** `AUTH_JWKS`: the JWKS as JSON text (a secret: never shown). */
   authJwks: string | null
+  /** `AUTH_JWKS_COOLDOWN_MS`: least time between two JWKS reads caused by an unknown `kid`, ms. */
+  authJwksCooldownMs: number
   /** `AUTH_ALGORITHMS`: the accepted JWS algorithms; empty: the default list. */
   authAlgorithms: string[]
   /** `ORIGIN_AUTHORIZATION`: the `Authorization` value sent to the origin with auth on (a secret); null: none. */

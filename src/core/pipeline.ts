@@ -19,7 +19,8 @@ import { respondToBatch } from './batch'
 import { toolsCallContext, traced } from './call-context'
 import { toWire, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
 import { forwardRequests, forwardWithoutReply } from './forwarding/forward'
-import { knownPrivateScope, privateScope } from './validation/caller-scope'
+import { identityScopeKey, knownPrivateScope, privateScope } from './validation/caller-scope'
+import type { AccessIdentity } from './access/bearer'
 import type { ClientSignal } from './client-signal'
 import { checkPost } from './request/transport-checks'
 import type { Config } from './config'
@@ -60,13 +61,22 @@ export function payloadTooLarge(target: OriginTarget, deps: EdgeDeps): EdgeRespo
  * @param headers the client's request headers
  * @param signal aborts when the client goes away (the runtime's `request.signal`): the origin
  *   request of forwarded requests is aborted with it while a JSON reply is awaited
+ * @param identity who the verified access token speaks for (auth on; request-auth.ts), else undefined
  * @returns the response: a JSON body, an SSE stream, or 202 with no body
  */
-export async function handlePost(body: Uint8Array | string, headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps, signal?: ClientSignal): Promise<EdgeResponse> {
+export async function handlePost(
+  body: Uint8Array | string,
+  headers: RequestHeaders,
+  target: OriginTarget,
+  deps: EdgeDeps,
+  signal?: ClientSignal,
+  identity?: AccessIdentity
+): Promise<EdgeResponse> {
   const { config } = deps
   // One exchange per POST; its era is the default until the era rule (stage 4) decides it.
   const ex = new Exchange(deps, target, DEFAULT_VERSION).identify(headers)
   ex.signal = signal
+  if (identity) ex.identity = identity
   // Stage 2: parse.
   const parsed = parseBody(body, config.maxJsonDepth)
   if (parsed.kind === 'body') return ex.answer(parsed)
@@ -121,20 +131,22 @@ function headerEra(headers: RequestHeaders): ProtocolVersion {
 }
 
 /**
- * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header
- * (src/core/validation/caller-scope.ts; docs/design.md §7). Computed only for what reads or learns tool lists.
+ * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header, or with
+ * auth on of its verified identity (src/core/validation/caller-scope.ts; docs/design.md §7,
+ * docs/security.md). Computed only for what reads or learns tool lists.
  */
 function callerScope(ex: Exchange, headers: RequestHeaders): string | Promise<string> {
   if (ex.scope !== undefined) return ex.scope
+  const key = ex.identity ? identityScopeKey(ex.identity) : headers.get('authorization')
   // Known digests are read without a microtask hop (every tools/call asks; a CPU profile of `npm run bench` showed the hop).
-  const known = knownPrivateScope(headers.get('authorization'))
+  const known = knownPrivateScope(key)
   if (known !== undefined) return (ex.scope = known)
-  return awaitScope(ex, headers)
+  return awaitScope(ex, key)
 }
 
-async function awaitScope(ex: Exchange, headers: RequestHeaders): Promise<string> {
+async function awaitScope(ex: Exchange, key: string | null): Promise<string> {
   // One digest per POST, shared by the elements of a batch.
-  const p = (ex.scopePending ??= privateScope(headers.get('authorization')))
+  const p = (ex.scopePending ??= privateScope(key))
   return (ex.scope = await p)
 }
 

@@ -138,7 +138,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['grading'],
   ['exchange'],
   ['forwarding'],
-  ['batch', 'call-context'],
+  ['batch', 'call-context', 'request-auth'],
   ['pipeline'],
   ['front-door'],
 ]

@@ -1,0 +1,221 @@
+/**
+ * The edge as an OAuth resource server, end to end on both runtimes (the Node entry and the built
+ * Worker in workerd): a real token issuer on loopback (keys made here, JWKS over HTTP,
+ * test/helpers/token-issuer.ts), an origin that records every request it receives, and the edge
+ * started with AUTH_ISSUER, AUTH_AUDIENCE (its own URL), AUTH_JWKS_URL, ORIGIN_AUTHORIZATION and
+ * TOOL_SCOPES. Each refusal is checked on its status, its challenge, its message text, its log
+ * line and its metric; the origin must never see the client's token.
+ */
+import { createServer } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
+import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer'
+import { mcpHeaders } from '../helpers/mcp'
+
+/** A free loopback port (the edge must know its own URL, AUTH_AUDIENCE, before it starts). */
+async function freePort(): Promise<number> {
+  const s = createServer()
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
+  const port = (s.address() as { port: number }).port
+  await new Promise((r) => s.close(r))
+  return port
+}
+
+const TOOLS = [
+  { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+  { name: 'admin_drop', inputSchema: { type: 'object' } },
+]
+const ORIGIN_CREDENTIAL = 'Bearer edge-to-origin-credential'
+
+/** An origin with two tools; it answers initialize, tools/list and tools/call, and records everything. */
+function toolOrigin(o: ScriptedOrigin): void {
+  o.handle((r, res) => {
+    const answer = (m: { id?: unknown; method?: string; params?: { name?: string } }) =>
+      m.method === 'initialize'
+        ? { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } }
+        : m.method === 'tools/list'
+          ? { jsonrpc: '2.0', id: m.id, result: { tools: TOOLS } }
+          : { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: `ran ${m.params?.name}` }] } }
+    const m = r.json as Record<string, unknown> | Record<string, unknown>[] | undefined
+    if (r.method !== 'POST') return void res.writeHead(r.method === 'DELETE' ? 200 : 405).end()
+    if (Array.isArray(m))
+      return sendJson(
+        res,
+        m.filter((x) => x.id !== undefined).map((x) => answer(x))
+      )
+    if (m?.id === undefined) return void res.writeHead(202).end()
+    sendJson(res, answer(m))
+  })
+}
+
+describe.each(RUNTIMES)('the edge as a resource server on $name', ({ name, start }) => {
+  let iss: TokenIssuer
+  let origin: ScriptedOrigin
+  let edge: EdgeUnderTest
+  let url: string
+  let metadataUrl: string
+  beforeAll(async () => {
+    iss = await startTokenIssuer({ alg: 'ES256' })
+    origin = await startScriptedOrigin()
+    toolOrigin(origin)
+    const port = await freePort()
+    url = `http://127.0.0.1:${port}/mcp`
+    metadataUrl = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`
+    edge = await start(
+      {
+        ORIGIN_URL: origin.url,
+        AUTH_ISSUER: iss.issuer,
+        AUTH_AUDIENCE: url,
+        AUTH_JWKS_URL: iss.jwksUrl,
+        AUTH_JWKS_COOLDOWN_MS: '0',
+        ORIGIN_AUTHORIZATION: ORIGIN_CREDENTIAL,
+        TOOL_SCOPES: '{"*":"mcp:tools","admin_*":["mcp:tools","mcp:admin"]}',
+        ALLOWED_ORIGINS: 'https://app.example',
+      },
+      { port }
+    )
+    expect(edge.url).toBe(url)
+  })
+  afterAll(async () => {
+    await edge?.close()
+    await origin?.close()
+    await iss?.stop()
+  })
+
+  const call = (id: number, tool: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: {} } })
+  async function post(body: unknown, authorization?: string, extra: Record<string, string> = {}) {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: mcpHeaders('2025-06-18', { ...(authorization ? { authorization } : {}), 'x-request-id': `rid-${Math.random().toString(36).slice(2)}`, ...extra }),
+      body: JSON.stringify(body),
+    })
+    const text = await res.text()
+    return { res, status: res.status, text, json: text ? (JSON.parse(text) as Record<string, any>) : null, rid: '' }
+  }
+  /** The mcp.denied line of a request id. */
+  const deniedLine = async (rid: string) => (await edge.logs({ msg: 'mcp.denied', where: (r) => r.rid === rid })).find((r) => r.msg === 'mcp.denied' && r.rid === rid)!
+  const token = (claims: Record<string, unknown> = {}) => iss.issue(url, { claims: { scope: 'mcp:tools', ...claims } })
+
+  it('no token: 401 with the metadata challenge (no error code), a JSON-RPC body saying what to send; one log line; the origin is not asked', async () => {
+    const before = origin.received.length
+    const rid = `rid-none-${name}`
+    const r = await post(call(1, 'echo'), undefined, { 'x-request-id': rid })
+    expect(r.status).toBe(401)
+    expect(r.res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`)
+    expect(r.json).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'This edge needs an OAuth access token: send Authorization: Bearer <token> (the 401 answer names the resource metadata that says where to get one).',
+        data: { source: 'edge', reason: 'no_token', resource_metadata: metadataUrl },
+      },
+    })
+    expect(await deniedLine(rid)).toMatchObject({ level: 'warn', rid, origin: 'default', reason: 'no_token', status: 401, method: 'POST' })
+    expect(origin.received.length).toBe(before)
+  })
+
+  it('a browser page may read the challenge (WWW-Authenticate exposed)', async () => {
+    const r = await post(call(1, 'echo'), undefined, { origin: 'https://app.example' })
+    expect(r.status).toBe(401)
+    expect(r.res.headers.get('access-control-allow-origin')).toBe('https://app.example')
+    expect(r.res.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate')
+  })
+
+  it('bad tokens: 401 invalid_token, each with its own message; never the token in the answer or the log', async () => {
+    const now = Math.floor(Date.now() / 1000)
+    const stray = await iss.strayKey('ES256', iss.current().kid)
+    const fresh = `get a new access token from ${iss.issuer} for ${url}`
+    const cases: [string, string, string, string][] = [
+      ['expired', await token({ exp: now - 120 }), 'expired', `The access token has expired (exp is more than 30 s in the past); ${fresh}.`],
+      [
+        'wrong audience',
+        await iss.issue('https://other.example/mcp', { claims: { scope: 'mcp:tools' } }),
+        'wrong_audience',
+        `The access token was not issued for this resource (its aud does not contain ${url}); request it with resource=${url} (RFC 8707).`,
+      ],
+      ['wrong issuer', await token({ iss: 'https://evil.example' }), 'wrong_issuer', `The access token was not issued by ${iss.issuer} (its iss differs); ${fresh}.`],
+      ['wrong key', await iss.issue(url, { key: stray }), 'bad_signature', `The access token signature does not verify with the issuer's key; ${fresh}.`],
+      [
+        'alg none',
+        iss.unsecured(url),
+        'alg_not_allowed',
+        `The access token is signed with an algorithm this edge does not accept (allowed: RS256, ES256, PS256, EdDSA); ${fresh}.`,
+      ],
+      ['not a JWT', 'abc.def.ghi', 'malformed', `The bearer token is not a well-formed signed JWT access token; ${fresh}.`],
+    ]
+    for (const [what, t, code, message] of cases) {
+      const rid = `rid-bad-${code}-${name}`
+      const r = await post(call(1, 'echo'), `Bearer ${t}`, { 'x-request-id': rid })
+      expect(r.status, what).toBe(401)
+      expect(r.res.headers.get('www-authenticate'), what).toBe(`Bearer resource_metadata="${metadataUrl}", error="invalid_token", error_description="${message}"`)
+      expect(r.json?.error, what).toEqual({ code: -32600, message, data: { source: 'edge', reason: 'invalid_token', tokenError: code, resource_metadata: metadataUrl } })
+      const line = await deniedLine(rid)
+      expect(line, what).toMatchObject({ reason: 'invalid_token', tokenError: code, status: 401 })
+      for (const part of t.split('.')) if (part.length > 8) expect(JSON.stringify(line) + r.text, what).not.toContain(part)
+    }
+  })
+
+  it('a valid token: the call goes through; the origin gets ORIGIN_AUTHORIZATION, never the client token, on the call and on the tool-list pull', async () => {
+    origin.reset()
+    const t = await token()
+    const r = await post(call(7, 'echo'), `Bearer ${t}`)
+    expect(r.status).toBe(200)
+    expect(r.json).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'ran echo' }] } })
+    expect(origin.received.length).toBeGreaterThan(0)
+    for (const q of origin.received) {
+      expect(q.headers.authorization).toBe(ORIGIN_CREDENTIAL)
+      expect(JSON.stringify(q.headers)).not.toContain(t.split('.')[2]!)
+    }
+    const line = (await edge.logs({ msg: 'mcp.post', where: (l) => l.sub === 'user-1' })).find((l) => l.sub === 'user-1')
+    expect(line).toBeDefined()
+  })
+
+  it('GET and DELETE need a token too, and forward the edge credential', async () => {
+    const get = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' } })
+    expect(get.status).toBe(401)
+    expect(get.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`)
+    await get.text()
+    origin.reset()
+    const t = await token()
+    const del = await fetch(url, { method: 'DELETE', headers: { authorization: `Bearer ${t}`, 'mcp-session-id': 's1', 'mcp-protocol-version': '2025-06-18' } })
+    expect(del.status).toBe(200)
+    await del.text()
+    expect(origin.received.map((q) => [q.method, q.headers.authorization])).toEqual([['DELETE', ORIGIN_CREDENTIAL]])
+  })
+
+  it('the protected resource metadata at the path-suffixed URL and at the root (RFC 9728)', async () => {
+    for (const u of [metadataUrl, new URL('/.well-known/oauth-protected-resource', url).href]) {
+      const res = await fetch(u)
+      expect(res.status, u).toBe(200)
+      expect(res.headers.get('content-type')).toContain('application/json')
+      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+      expect(await res.json()).toEqual({ resource: url, authorization_servers: [iss.issuer], scopes_supported: ['mcp:admin', 'mcp:tools'], bearer_methods_supported: ['header'] })
+    }
+    expect((await fetch(new URL('/.well-known/oauth-protected-resource/other', url))).status).toBe(404)
+  })
+
+  it('health stays open; metrics count each denial by reason', async () => {
+    expect((await fetch(new URL('/healthz', url))).status).toBe(200)
+    const text = await (await fetch(new URL('/metrics', url))).text()
+    expect(text).toMatch(/mcp_edge_denials_total\{reason="no_token"\} [1-9]/)
+    expect(text).toMatch(/mcp_edge_denials_total\{reason="invalid_token"\} [1-9]/)
+  })
+
+  it('an unknown kid is refused, then accepted once the issuer publishes the key (rotation)', async () => {
+    const next = await iss.strayKey('ES256')
+    const rotated = await iss.issue(url, { key: next, claims: { scope: 'mcp:tools' } })
+    const r = await post(call(1, 'echo'), `Bearer ${rotated}`)
+    expect(r.status).toBe(401)
+    expect(r.json?.error.data.tokenError).toBe('unknown_key')
+    const reads = iss.jwksRequests()
+    iss.publish(next)
+    const ok = await post(call(2, 'echo'), `Bearer ${rotated}`)
+    expect(ok.status).toBe(200)
+    expect(iss.jwksRequests()).toBe(reads + 1)
+    // Cached now: the same token again reads nothing.
+    expect((await post(call(3, 'echo'), `Bearer ${rotated}`)).status).toBe(200)
+    expect(iss.jwksRequests()).toBe(reads + 1)
+  })
+})
