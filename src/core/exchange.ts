@@ -189,6 +189,8 @@ export class Exchange {
   scopePending?: Promise<string>
   /** Aborts when the client goes away (the runtime's `request.signal`); passed to the origin request of forwarded requests. */
   signal?: ClientSignal
+  /** True when the POST is a batch (a denial of one element is then answered per id, inside a 200). */
+  batch = false
   /** Who the request's verified access token speaks for; set only with auth on, once the token was accepted. */
   identity?: AccessIdentity
   constructor(

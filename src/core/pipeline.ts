@@ -14,13 +14,14 @@ import { decideBatchEra, decideEra, headerVersion, type EraContext } from './pro
 import { checkStandardHeaders } from './protocol/standard-headers'
 import { checkParamHeaders } from './protocol/param-headers'
 import { findTool, validateToolsCall, type CallVerdict } from './validation/tools-call'
-import { answerRow, Exchange, headerMemos, originEras, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
+import { answerRow, Exchange, headerMemos, idLabel, originEras, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { respondToBatch } from './batch'
 import { toolsCallContext, traced } from './call-context'
-import { toWire, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
+import { toWire, type AccessDenial, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
 import { forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { identityScopeKey, knownPrivateScope, privateScope } from './validation/caller-scope'
 import type { AccessIdentity } from './access/bearer'
+import { applyScopes } from './access/apply-scopes'
 import type { ClientSignal } from './client-signal'
 import { checkPost } from './request/transport-checks'
 import type { Config } from './config'
@@ -90,6 +91,7 @@ export async function handlePost(
     )
     if (d.kind === 'protocol') return ex.answer(d)
     ex.era = d.era
+    ex.batch = true
     if (parsed.items.length > config.maxBatch) {
       return ex.answer({ kind: 'body', code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${config.maxBatch} messages` })
     }
@@ -151,13 +153,22 @@ async function awaitScope(ex: Exchange, key: string | null): Promise<string> {
 }
 
 /** Stage 5's outcome for one request: forward it, or answer it locally. */
-type Decision = { kind: 'forward'; pending: Pending } | CallAnswer | ProtocolRefusal
+type Decision = { kind: 'forward'; pending: Pending } | CallAnswer | ProtocolRefusal | AccessDenial
 
 /**
  * Stage 5 for one request: a local answer text, or what to forward. Synchronous when nothing has
  * to be awaited (a known caller scope and a fresh tool in memory: most calls); a promise otherwise.
  */
 function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange): Decision | Promise<Decision> {
+  // TOOL_SCOPES (auth on): a call the token may not make is refused before validation or any origin request.
+  const auth = ex.deps.auth
+  if (auth && c.method === 'tools/call') {
+    const denial = applyScopes(auth.toolScopes, ex.identity, c.id, c.params?.name, auth.metadataUrl)
+    if (denial) {
+      ex.deny({ reason: 'insufficient_scope', status: ex.batch ? 200 : 403, id: idLabel(c.id), tool: denial.tool, scope: denial.needed.join(' ') })
+      return denial
+    }
+  }
   const s = c.method === 'tools/call' || c.method === 'tools/list' ? callerScope(ex, headers) : ''
   if (c.method !== 'tools/call') {
     // tools/list replies are learned under the caller's scope when the list is private (learn-from-replies.ts).

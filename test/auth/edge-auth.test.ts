@@ -218,4 +218,65 @@ describe.each(RUNTIMES)('the edge as a resource server on $name', ({ name, start
     expect((await post(call(3, 'echo'), `Bearer ${rotated}`)).status).toBe(200)
     expect(iss.jwksRequests()).toBe(reads + 1)
   })
+  const needAdmin = `The tool admin_drop needs the scopes mcp:admin mcp:tools; this access token lacks mcp:admin. Ask the authorization server for a token with these scopes (the 403 challenge names them in scope) and call again.`
+
+  it('scope lacking, single call: 403 insufficient_scope naming every scope the tool needs, a per-id error; nothing reaches the origin', async () => {
+    origin.reset()
+    const rid = `rid-scope-${name}`
+    const r = await post(call(5, 'admin_drop'), `Bearer ${await token()}`, { 'x-request-id': rid })
+    expect(r.status).toBe(403)
+    expect(r.res.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="mcp:admin mcp:tools", resource_metadata="${metadataUrl}", error_description="${needAdmin}"`
+    )
+    expect(r.json).toEqual({
+      jsonrpc: '2.0',
+      id: 5,
+      error: {
+        code: -31010,
+        message: needAdmin,
+        data: { source: 'edge', reason: 'insufficient_scope', scope: 'mcp:admin mcp:tools', missing: ['mcp:admin'], resource_metadata: metadataUrl },
+      },
+    })
+    expect(await deniedLine(rid)).toMatchObject({ reason: 'insufficient_scope', status: 403, id: '5', tool: 'admin_drop', scope: 'mcp:admin mcp:tools', sub: 'user-1' })
+    expect(origin.forwarded().length).toBe(0)
+    // With the scope: the same call goes through.
+    const ok = await post(call(6, 'admin_drop'), `Bearer ${await token({ scope: 'mcp:tools mcp:admin' })}`)
+    expect([ok.status, ok.json?.result]).toEqual([200, { content: [{ type: 'text', text: 'ran admin_drop' }] }])
+  })
+
+  it('scope lacking inside a batch: that element gets the per-id error, the others go on (200)', async () => {
+    origin.reset()
+    const rid = `rid-batch-${name}`
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: mcpHeaders('2025-03-26', { authorization: `Bearer ${await token()}`, 'x-request-id': rid }),
+      body: JSON.stringify([call(1, 'echo'), call(2, 'admin_drop'), call(3, 'echo')]),
+    })
+    expect(res.status).toBe(200)
+    const out = ((await res.json()) as { id: number }[]).sort((a, b) => a.id - b.id)
+    expect(out).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'ran echo' }] } },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: {
+          code: -31010,
+          message: needAdmin,
+          data: { source: 'edge', reason: 'insufficient_scope', scope: 'mcp:admin mcp:tools', missing: ['mcp:admin'], resource_metadata: metadataUrl },
+        },
+      },
+      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'ran echo' }] } },
+    ])
+    expect(await deniedLine(rid)).toMatchObject({ reason: 'insufficient_scope', status: 200, id: '2', tool: 'admin_drop' })
+    const sent = origin.forwarded().flatMap((q) => (Array.isArray(q.json) ? q.json : [q.json])) as { id: number }[]
+    expect(sent.map((m) => m.id).sort()).toEqual([1, 3])
+  })
+
+  it('a token without even the catch-all scope: every tool refused; tools/list still shows every tool (the list does not depend on the caller)', async () => {
+    const t = await token({ scope: 'other' })
+    const r = await post(call(1, 'echo'), `Bearer ${t}`)
+    expect([r.status, r.json?.error.data.scope]).toEqual([403, 'mcp:tools'])
+    const list = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list' }, `Bearer ${t}`)
+    expect(list.json?.result.tools.map((x: { name: string }) => x.name)).toEqual(['echo', 'admin_drop'])
+  })
 })
