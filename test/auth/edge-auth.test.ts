@@ -6,48 +6,12 @@
  * TOOL_SCOPES. Each refusal is checked on its status, its challenge, its message text, its log
  * line and its metric; the origin must never see the client's token.
  */
-import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
-import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { freePort, ORIGIN_CREDENTIAL, toolOrigin } from '../helpers/auth-edge'
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer'
 import { mcpHeaders } from '../helpers/mcp'
-
-/** A free loopback port (the edge must know its own URL, AUTH_AUDIENCE, before it starts). */
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const port = (s.address() as { port: number }).port
-  await new Promise((r) => s.close(r))
-  return port
-}
-
-const TOOLS = [
-  { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
-  { name: 'admin_drop', inputSchema: { type: 'object' } },
-]
-const ORIGIN_CREDENTIAL = 'Bearer edge-to-origin-credential'
-
-/** An origin with two tools; it answers initialize, tools/list and tools/call, and records everything. */
-function toolOrigin(o: ScriptedOrigin): void {
-  o.handle((r, res) => {
-    const answer = (m: { id?: unknown; method?: string; params?: { name?: string } }) =>
-      m.method === 'initialize'
-        ? { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } }
-        : m.method === 'tools/list'
-          ? { jsonrpc: '2.0', id: m.id, result: { tools: TOOLS } }
-          : { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: `ran ${m.params?.name}` }] } }
-    const m = r.json as Record<string, unknown> | Record<string, unknown>[] | undefined
-    if (r.method !== 'POST') return void res.writeHead(r.method === 'DELETE' ? 200 : 405).end()
-    if (Array.isArray(m))
-      return sendJson(
-        res,
-        m.filter((x) => x.id !== undefined).map((x) => answer(x))
-      )
-    if (m?.id === undefined) return void res.writeHead(202).end()
-    sendJson(res, answer(m))
-  })
-}
 
 describe.each(RUNTIMES)('the edge as a resource server on $name', ({ name, start }) => {
   let iss: TokenIssuer
