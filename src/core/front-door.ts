@@ -96,7 +96,8 @@ export async function servePost(deps: EdgeDeps, post: McpPost): Promise<EdgeResp
     let headers = post.headers
     let identity: AccessIdentity | undefined
     if (deps.auth) {
-      const a = await authorizeRequest(deps.auth, deps, target, headers, 'POST')
+      const pending = authorizeRequest(deps.auth, deps, target, headers, 'POST')
+      const a = pending instanceof Promise ? await pending : pending
       if (!a.ok) return a.response
       headers = a.headers
       identity = a.identity

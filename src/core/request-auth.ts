@@ -89,14 +89,34 @@ export function tokenDenial(failure: TokenFailure, metadataUrl: string): AccessD
  * @param method the request's method: a POST gets its grade row, GET and DELETE only the denial line
  * @returns the identity and the origin-bound headers, or the refusal's response
  */
-export async function authorizeRequest(
+export function authorizeRequest(
   auth: EdgeAuth,
   deps: EdgeDeps,
   target: OriginTarget,
   headers: RequestHeaders,
   method: 'POST' | 'GET' | 'DELETE'
+): Authorized | Promise<Authorized | Refused> {
+  const value = headers.get('authorization')
+  // A token accepted before (the usual case: a client sends the same token on every request) is
+  // answered from the cache without awaiting and without the header's syntax check: about 1 us
+  // less per call than the full path below (scripts/bench/auth-cost.ts).
+  if (value !== null && auth.verifier.peek && value.startsWith('Bearer ')) {
+    const identity = auth.verifier.peek(value.slice(7))
+    if (identity) return { ok: true, identity, headers: new OriginBoundHeaders(headers, auth.originAuthorization) }
+  }
+  return checkToken(auth, deps, target, headers, value, method)
+}
+
+/** The full check of {@link authorizeRequest}: the header's syntax, the verifier (a JWKS read at most), the refusal. */
+async function checkToken(
+  auth: EdgeAuth,
+  deps: EdgeDeps,
+  target: OriginTarget,
+  headers: RequestHeaders,
+  value: string | null,
+  method: 'POST' | 'GET' | 'DELETE'
 ): Promise<Authorized | Refused> {
-  const b = bearerToken(headers.get('authorization'))
+  const b = bearerToken(value)
   const v = b.ok ? await auth.verifier.verify(b.token) : b
   if (v.ok) return { ok: true, identity: v.identity, headers: new OriginBoundHeaders(headers, auth.originAuthorization) }
   const denial = tokenDenial(v.failure, auth.metadataUrl)

@@ -7,6 +7,7 @@
  */
 import { protectedResourceMetadata, protectedResourceMetadataPaths, protectedResourceMetadataUrl, type TokenVerifier } from './bearer'
 import type { ToolScopes } from './tool-scopes'
+import type { CachedVerifier } from './verified-token-cache'
 
 /** What the request path needs to act as a resource server. */
 export interface EdgeAuth {
@@ -15,7 +16,7 @@ export interface EdgeAuth {
   /** AUTH_AUDIENCE: the edge's resource URL (RFC 8707). */
   readonly audience: string
   /** Checks a bearer token (cached: a repeated token is not verified again). */
-  readonly verifier: TokenVerifier
+  readonly verifier: TokenVerifier & Partial<Pick<CachedVerifier, 'peek'>>
   /** The metadata URL named in every challenge (`resource_metadata`, RFC 9728 §5.1). */
   readonly metadataUrl: string
   /** Request paths answered with the metadata document: the path-suffixed form and the bare `/.well-known/oauth-protected-resource`. */
@@ -32,7 +33,13 @@ export interface EdgeAuth {
  * Builds the state from checked settings.
  * @param opts `issuer`, `audience` (checked by checkResourceUrl already), the verifier, the tool scopes and the origin credential
  */
-export function edgeAuth(opts: { issuer: string; audience: string; verifier: TokenVerifier; toolScopes: ToolScopes; originAuthorization: string | null }): EdgeAuth {
+export function edgeAuth(opts: {
+  issuer: string
+  audience: string
+  verifier: TokenVerifier & Partial<Pick<CachedVerifier, 'peek'>>
+  toolScopes: ToolScopes
+  originAuthorization: string | null
+}): EdgeAuth {
   const doc = protectedResourceMetadata({ resource: opts.audience, issuer: opts.issuer, scopes: opts.toolScopes.allScopes })
   return {
     issuer: opts.issuer,

@@ -35,6 +35,18 @@ export interface VerifiedTokenCacheOptions {
 
 type Verdict = Awaited<ReturnType<TokenVerifier['verify']>>
 
+/** A verifier with the cache in front: {@link TokenVerifier.verify}, and {@link CachedVerifier.peek} for a hit without awaiting. */
+export interface CachedVerifier extends TokenVerifier {
+  /** Tokens kept now. */
+  readonly size: number
+  /**
+   * The identity of a token accepted before and still kept (a copy), without awaiting; undefined
+   * when it is not kept (then call `verify`). Only a token the verifier accepted is ever kept, so
+   * a hit needs no other check of the token's text.
+   */
+  peek(token: string): AccessIdentity | undefined
+}
+
 /** `exp` of a JWT's payload, in seconds, or null (decoded without checking: only called on an accepted token). */
 export function jwtExpiry(token: string): number | null {
   const part = token.split('.')[1]
@@ -52,7 +64,7 @@ export function jwtExpiry(token: string): number | null {
  * Wraps a verifier with the cache described in the module comment. The identity returned from the
  * cache is a copy (its `scopes` Set may be changed by the caller without changing the cache).
  */
-export function cachedVerifier(inner: TokenVerifier, opts: VerifiedTokenCacheOptions = {}): TokenVerifier & { readonly size: number } {
+export function cachedVerifier(inner: TokenVerifier, opts: VerifiedTokenCacheOptions = {}): CachedVerifier {
   const maxEntries = opts.maxEntries ?? 1000
   const maxTokenLength = opts.maxTokenLength ?? 4096
   const maxAgeMs = opts.maxAgeMs ?? 300_000
@@ -64,6 +76,10 @@ export function cachedVerifier(inner: TokenVerifier, opts: VerifiedTokenCacheOpt
   return {
     get size() {
       return kept.size
+    },
+    peek(token) {
+      const hit = kept.get(token)
+      return hit !== undefined && hit.until > now() ? copy(hit.identity) : undefined
     },
     async verify(token) {
       if (token.length > maxTokenLength) return inner.verify(token)
