@@ -244,3 +244,60 @@ describe.each(RUNTIMES)('the edge as a resource server on $name', ({ name, start
     expect(list.json?.result.tools.map((x: { name: string }) => x.name)).toEqual(['echo', 'admin_drop'])
   })
 })
+
+describe.each(RUNTIMES)('keys that cannot be read on $name', ({ name, start }) => {
+  it('503 with Retry-After and no challenge (the token may be fine), one log line, never 500', async () => {
+    const iss = await startTokenIssuer({ alg: 'ES256' })
+    const t = await iss.issue('http://127.0.0.1:1/mcp')
+    await iss.stop() // the JWKS is down
+    const origin = await startScriptedOrigin()
+    const edge = await start({ ORIGIN_URL: origin.url, AUTH_ISSUER: iss.issuer, AUTH_AUDIENCE: 'http://127.0.0.1:1/mcp', AUTH_JWKS_URL: iss.jwksUrl })
+    try {
+      const rid = `rid-jwks-${name}`
+      const res = await fetch(edge.url, {
+        method: 'POST',
+        headers: mcpHeaders('2025-06-18', { authorization: `Bearer ${t}`, 'x-request-id': rid }),
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      })
+      expect(res.status).toBe(503)
+      expect([res.headers.get('retry-after'), res.headers.get('www-authenticate')]).toEqual(['5', null])
+      expect(((await res.json()) as { error: unknown }).error).toEqual({
+        code: -32603,
+        message: `The edge could not read the signing keys of ${iss.issuer} to check the token; try again shortly (the token itself may be fine).`,
+        data: { source: 'edge', reason: 'jwks_unavailable', resource_metadata: 'http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp' },
+      })
+      const line = (await edge.logs({ msg: 'mcp.denied', where: (r) => r.rid === rid })).find((r) => r.rid === rid && r.msg === 'mcp.denied')
+      expect(line).toMatchObject({ reason: 'jwks_unavailable', status: 503 })
+      expect(origin.received.length).toBe(0)
+    } finally {
+      await edge.close()
+      await origin.close()
+    }
+  })
+})
+
+describe('a mounted edge (mcpEdge in a host app at /tools/mcp)', () => {
+  it('serves the metadata at the path-suffixed URL through edge.wellKnown, and checks tokens on its routes', async () => {
+    const iss = await startTokenIssuer({ alg: 'ES256' })
+    const { Hono } = await import('hono')
+    const { mcpEdge } = await import('../../src/adapters/node/node-edge')
+    const audience = 'https://host.example/tools/mcp'
+    const edge = mcpEdge({ origin: 'http://127.0.0.1:1/mcp', logger: false, auth: { issuer: iss.issuer, audience, jwks: iss.jwksText(), toolScopes: { '*': 'mcp:tools' } } })
+    const host = new Hono()
+    host.route('/tools/mcp', edge)
+    host.route('/', edge.wellKnown)
+    try {
+      const meta = await host.request('https://host.example/.well-known/oauth-protected-resource/tools/mcp')
+      expect(meta.status).toBe(200)
+      expect(await meta.json()).toEqual({ resource: audience, authorization_servers: [iss.issuer], scopes_supported: ['mcp:tools'], bearer_methods_supported: ['header'] })
+      const denied = await host.request(audience, { method: 'POST', headers: mcpHeaders('2025-06-18'), body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' })
+      expect([denied.status, denied.headers.get('www-authenticate')]).toEqual([
+        401,
+        'Bearer resource_metadata="https://host.example/.well-known/oauth-protected-resource/tools/mcp"',
+      ])
+    } finally {
+      await edge.close()
+      await iss.stop()
+    }
+  })
+})
