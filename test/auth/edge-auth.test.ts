@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
-import { startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { freePort, ORIGIN_CREDENTIAL, toolOrigin } from '../helpers/auth-edge'
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer'
 import { mcpHeaders } from '../helpers/mcp'
@@ -297,6 +297,49 @@ describe('a mounted edge (mcpEdge in a host app at /tools/mcp)', () => {
       ])
     } finally {
       await edge.close()
+      await iss.stop()
+    }
+  })
+})
+
+describe.each(RUNTIMES)('private tool lists keyed by the verified identity on $name', ({ start }) => {
+  it('two tokens of one caller share its private list; another caller gets its own; the key holds no token', async () => {
+    const { createHash } = await import('node:crypto')
+    const scopeOf = (sub: string, clientId: string) =>
+      'u-' + createHash('sha256').update(`mcp-edge-validator tool-list scope v1\n\nsub ${sub.length}:${sub}\n+${clientId}`).digest('hex')
+    const iss = await startTokenIssuer({ alg: 'ES256' })
+    const origin = await startScriptedOrigin()
+    origin.handle((r, res) => {
+      const m = r.json as { id?: unknown; method?: string } | undefined
+      if (m?.id === undefined) return void res.writeHead(202).end()
+      sendJson(res, { jsonrpc: '2.0', id: m.id, result: m.method === 'tools/list' ? { tools: [{ name: 'mine', inputSchema: { type: 'object' } }], cacheScope: 'private' } : {} })
+    })
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}/mcp`
+    const edge = await start({ ORIGIN_URL: origin.url, AUTH_ISSUER: iss.issuer, AUTH_AUDIENCE: url, AUTH_JWKS_URL: iss.jwksUrl }, { port })
+    try {
+      const list = async (t: string) => {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: mcpHeaders('2025-06-18', { authorization: `Bearer ${t}` }),
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        })
+        expect(res.status).toBe(200)
+        await res.text()
+      }
+      const t1 = await iss.issue(url)
+      const t2 = await iss.issue(url, { claims: { jti: 'second' } })
+      const other = await iss.issue(url, { claims: { sub: 'user-2' } })
+      for (const t of [t1, t2, other]) await list(t)
+      const key = (scope: string) => `tools:default:${scope}:mine`
+      await expect.poll(() => edge.kvGet(key(scopeOf('user-1', 'client-1'))), { timeout: 5000 }).not.toBeNull()
+      await expect.poll(() => edge.kvGet(key(scopeOf('user-2', 'client-1'))), { timeout: 5000 }).not.toBeNull()
+      const keys = edge.kvKeys ? await edge.kvKeys('tools:') : []
+      expect(keys.filter((k) => k.endsWith(':mine')).sort()).toEqual([key(scopeOf('user-1', 'client-1')), key(scopeOf('user-2', 'client-1'))].sort())
+      for (const k of keys) for (const t of [t1, t2, other]) expect(k).not.toContain(t.split('.')[2]!)
+    } finally {
+      await edge.close()
+      await origin.close()
       await iss.stop()
     }
   })
