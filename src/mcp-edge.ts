@@ -101,7 +101,7 @@ export function missingStore(binding: string): McpEdgeOptions['store'] {
  * a Map lookup, not a signature check: docs/security.md), the metadata, the scopes.
  * @throws ConfigError for an unusable AUTH_JWKS (not a key set, private members) or AUTH_JWKS_URL
  */
-export function buildEdgeAuth(config: Config): EdgeAuth | undefined {
+export function buildEdgeAuth(config: Config, runtime: Pick<EdgeRuntime, 'executionContext'> = {}): EdgeAuth | undefined {
   if (config.authIssuer === null || config.authAudience === null) return undefined
   const verifier = createJwtVerifier({
     issuer: config.authIssuer,
@@ -113,7 +113,8 @@ export function buildEdgeAuth(config: Config): EdgeAuth | undefined {
   return edgeAuth({
     issuer: config.authIssuer,
     audience: config.authAudience,
-    verifier: cachedVerifier(verifier),
+    // Workers (executionContext): no promise shared across requests (verified-token-cache.ts says why).
+    verifier: cachedVerifier(verifier, { shareInFlight: !runtime.executionContext }),
     toolScopes: config.toolScopes,
     originAuthorization: config.originAuthorization,
   })
@@ -125,7 +126,7 @@ export function buildEdgeAuth(config: Config): EdgeAuth | undefined {
  */
 export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, defer: EdgeDeps['defer']): EdgeDeps & { close(): Promise<void> } {
   const config = resolveConfig(options)
-  const auth = buildEdgeAuth(config)
+  const auth = buildEdgeAuth(config, runtime)
   const client = options.originClient ? null : runtime.originClient()
   const logger = options.logger === false ? () => undefined : (options.logger ?? runtime.logger())
   // Registry events (refresh, unusable schema) are log lines of their own (docs/observability.md).

@@ -49,6 +49,20 @@ describe('the verified-token cache without awaiting', () => {
   })
 })
 
+describe('the verified-token cache on Workers (shareInFlight: false)', () => {
+  it('concurrent checks of one token each verify on their own; by default they share one', async () => {
+    let calls = 0
+    const inner: TokenVerifier = { verify: async () => (calls++, { ok: true, identity: { sub: 'u', clientId: null, scopes: new Set() } }) }
+    const alone = cachedVerifier(inner, { shareInFlight: false, expiryOf: () => Date.now() / 1000 + 60 })
+    await Promise.all([alone.verify('t'), alone.verify('t')])
+    expect(calls).toBe(2)
+    calls = 0
+    const shared = cachedVerifier(inner, { expiryOf: () => Date.now() / 1000 + 60 })
+    await Promise.all([shared.verify('t'), shared.verify('t')])
+    expect(calls).toBe(1)
+  })
+})
+
 describe('identityScopeKey', () => {
   it('differs for every sub / client pair and from any header value', () => {
     const k = (sub: string, clientId: string | null) => identityScopeKey({ sub, clientId, scopes: new Set() })
