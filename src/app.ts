@@ -38,7 +38,14 @@ export function createApp(edge: McpEdge): Hono {
     if (refusal) return toWebResponse(refusalResponse(refusal))
     await next()
   }
-  for (const path of ['/healthz', '/readyz', '/metrics', '/admin/*', '/.well-known/*']) app.use(path, hostCheck)
+  for (const path of ['/healthz', '/readyz', '/metrics', '/admin/*']) app.use(path, hostCheck)
+  // The protected resource metadata is public and read by pages of any origin before they hold a
+  // token: the Host check only (DNS rebinding), not the Origin rule.
+  app.use('/.well-known/*', async (c: Context, next: () => Promise<void>): Promise<Response | void> => {
+    const refusal = checkHostAndOrigin(c.req.raw.headers, { allowedHosts: getDeps(c).config.allowedHosts, allowedOrigins: ['*'] })
+    if (refusal) return toWebResponse(refusalResponse(refusal))
+    await next()
+  })
   addHealthRoutes(app, getDeps)
   app.get('/metrics', metricsRoute(getDeps))
 

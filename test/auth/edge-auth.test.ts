@@ -160,6 +160,16 @@ describe.each(RUNTIMES)('the edge as a resource server on $name', ({ name, start
     expect((await fetch(new URL('/.well-known/oauth-protected-resource/other', url))).status).toBe(404)
   })
 
+  it('a page may read the metadata: the preflight for the MCP-Protocol-Version header the SDK sends is answered', async () => {
+    const res = await fetch(metadataUrl, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' },
+    })
+    expect(res.status).toBe(204)
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    expect((res.headers.get('access-control-allow-headers') ?? '').toLowerCase()).toContain('mcp-protocol-version')
+  })
+
   it('health stays open; metrics count each denial by reason', async () => {
     expect((await fetch(new URL('/healthz', url))).status).toBe(200)
     const text = await (await fetch(new URL('/metrics', url))).text()
