@@ -354,3 +354,42 @@ describe.each(RUNTIMES)('private tool lists keyed by the verified identity on $n
     }
   })
 })
+
+describe.each(RUNTIMES)('an origin that refuses the edge credential on $name', ({ start }) => {
+  it('its 401 challenge never reaches the client: a gateway error per id (-31001), the cause in the log line', async () => {
+    const iss = await startTokenIssuer({ alg: 'ES256' })
+    const origin = await startScriptedOrigin()
+    origin.handle((r, res) => {
+      const m = r.json as { id?: unknown } | undefined
+      res
+        .writeHead(401, {
+          'content-type': 'application/json',
+          'www-authenticate': 'Bearer resource_metadata="http://127.0.0.1:9/.well-known/oauth-protected-resource", error="invalid_token"',
+        })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: m?.id ?? null, error: { code: -32001, message: 'origin: bad credential' } }))
+    })
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}/mcp`
+    const edge = await start({ ORIGIN_URL: origin.url, AUTH_ISSUER: iss.issuer, AUTH_AUDIENCE: url, AUTH_JWKS_URL: iss.jwksUrl, ORIGIN_AUTHORIZATION: 'Bearer stale' }, { port })
+    try {
+      const t = await iss.issue(url)
+      const rid = 'rid-origin-auth'
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: mcpHeaders('2025-06-18', { authorization: `Bearer ${t}`, 'x-request-id': rid }),
+        body: '{"jsonrpc":"2.0","id":3,"method":"ping"}',
+      })
+      expect([res.status, res.headers.get('www-authenticate')]).toEqual([200, null])
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -31001, message: 'Origin unavailable or sent an invalid response', data: { source: 'edge' } } })
+      const line = (await edge.logs({ msg: 'mcp.post', where: (r) => r.rid === rid })).find((r) => r.rid === rid)
+      expect(line).toMatchObject({ originError: 'ORIGIN_AUTH', originErrorText: "the origin refused the edge's own credential (ORIGIN_AUTHORIZATION) with HTTP 401" })
+      const get = await fetch(url, { headers: { authorization: `Bearer ${t}`, accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' } })
+      expect([get.status, get.headers.get('www-authenticate')]).toEqual([502, null])
+      await get.text()
+    } finally {
+      await edge.close()
+      await origin.close()
+      await iss.stop()
+    }
+  })
+})
