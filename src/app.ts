@@ -9,6 +9,9 @@
  * - `/mcp`, `/mcp/:origin` -> the edge's sub-app (POST, GET, DELETE; 405 otherwise)
  * - `GET /healthz`, `GET /readyz` (src/http/health-routes.ts), `GET /metrics` (src/http/metrics-route.ts)
  * - `/admin/*` (bearer `ADMIN_TOKEN`): the admin API sub-app (src/http/admin-api.ts, docs/admin-api.md)
+ * - `GET /.well-known/oauth-protected-resource[/<path>]` with auth on: the protected resource metadata (docs/security.md)
+ * Auth (AUTH_ISSUER) guards the `/mcp` routes only: `/healthz` and `/readyz` stay open for probes,
+ * `/metrics` has METRICS_TOKEN and the admin API ADMIN_TOKEN.
  */
 import { Hono, type Context } from 'hono'
 import { edgeFault, notFound, refusalResponse, type EdgeDeps } from './core/exchange'
@@ -36,6 +39,13 @@ export function createApp(edge: McpEdge): Hono {
     await next()
   }
   for (const path of ['/healthz', '/readyz', '/metrics', '/admin/*']) app.use(path, hostCheck)
+  // The protected resource metadata is public and read by pages of any origin before they hold a
+  // token: the Host check only (DNS rebinding), not the Origin rule.
+  app.use('/.well-known/*', async (c: Context, next: () => Promise<void>): Promise<Response | void> => {
+    const refusal = checkHostAndOrigin(c.req.raw.headers, { allowedHosts: getDeps(c).config.allowedHosts, allowedOrigins: ['*'] })
+    if (refusal) return toWebResponse(refusalResponse(refusal))
+    await next()
+  })
   addHealthRoutes(app, getDeps)
   app.get('/metrics', metricsRoute(getDeps))
 
@@ -46,6 +56,8 @@ export function createApp(edge: McpEdge): Hono {
       mcpCors((c) => getDeps(c).config)
     )
   app.route('/mcp', edge)
+  // With auth on: the protected resource metadata (RFC 9728) at the root's well-known paths.
+  app.route('/', edge.wellKnown)
 
   // The admin API (docs/admin-api.md): its own sub-app, off unless ADMIN_TOKEN is set.
   app.route('/admin', createAdminApi(getDeps))

@@ -5,7 +5,7 @@
  * docs/configuration.md (one row of core/settings.ts); the typed option wins over the variable, and
  * either is checked by the row's rule, so a value is checked by one rule whichever way it was given.
  */
-import { ConfigError, showValue, type Config } from './core/config'
+import { checkAuthSettings, ConfigError, showValue, type Config } from './core/config'
 import { readSettings, settingsOf, type Setting, type SettingOption } from './core/settings'
 import type { EdgeDeps } from './core/exchange'
 import type { EdgeTracer, KvStore, Logger, OriginClient, ValidatorEngine } from './core/ports'
@@ -63,6 +63,29 @@ export interface EdgeLimits {
   maxPrivateScopes?: number
 }
 
+/**
+ * The edge as an OAuth 2.1 resource server (docs/security.md): on when `issuer` is set. Each
+ * field is the typed form of its variable.
+ */
+export interface EdgeAuthOptions {
+  /** `AUTH_ISSUER`: the `iss` of accepted access tokens; set: auth is on. */
+  issuer?: string
+  /** `AUTH_AUDIENCE`: the edge's resource URL as clients call it (RFC 8707), e.g. `https://mcp.example.com/mcp`. */
+  audience?: string
+  /** `AUTH_JWKS_URL`: the issuer's JWKS URL (exactly one of it and `jwks`). */
+  jwksUrl?: string
+  /** `AUTH_JWKS`: the key set as JSON text (public keys only). */
+  jwks?: string
+  /** `AUTH_JWKS_COOLDOWN_MS` (default 30000): least time between two JWKS reads caused by an unknown `kid`. */
+  jwksCooldownMs?: number
+  /** `AUTH_ALGORITHMS`: accepted JWS algorithms (default RS256, ES256, PS256, EdDSA). */
+  algorithms?: string[]
+  /** `ORIGIN_AUTHORIZATION`: the `Authorization` value sent to the origin instead of the client's (default: none). */
+  originAuthorization?: string
+  /** `TOOL_SCOPES`: tool name or glob -> the scope (or scopes, all needed) a token needs to call it. */
+  toolScopes?: Record<string, string | string[]> | string
+}
+
 /** Options of `mcpEdge()`. Everything is optional; unset values come from `env`, then the defaults. */
 export interface McpEdgeOptions {
   /** `ORIGIN_URL`: the MCP endpoint of the origin served at the mount point itself. */
@@ -77,6 +100,8 @@ export interface McpEdgeOptions {
   originClient?: OriginClient
   policies?: EdgePolicies
   limits?: EdgeLimits
+  /** The edge as an OAuth resource server (`AUTH_*`, `ORIGIN_AUTHORIZATION`, `TOOL_SCOPES`); off unless `auth.issuer` is set. */
+  auth?: EdgeAuthOptions
   /** `ALLOWED_ORIGINS`: browser `Origin` allow-list (`*` for any); default: loopback origins only. */
   allowedOrigins?: string[]
   /**
@@ -115,7 +140,7 @@ export interface McpEdgeOptions {
 const NON_SETTING_OPTIONS = new Set(['store', 'engine', 'originClient', 'logger', 'metrics', 'tracer', 'env'])
 
 /** The option keys holding a group of settings (`limits.maxBatch`). */
-type OPTION_GROUPS = 'policies' | 'limits'
+type OPTION_GROUPS = 'policies' | 'limits' | 'auth'
 /** Every typed option path of {@link McpEdgeOptions} (groups expanded). */
 type OptionPath = { [K in keyof McpEdgeOptions & string]: K extends OPTION_GROUPS ? `${K}.${keyof NonNullable<McpEdgeOptions[K]> & string}` : K }[keyof McpEdgeOptions & string]
 // Every row's option is a field of McpEdgeOptions, and every field of it a row or one of NON_SETTING_OPTIONS.
@@ -208,5 +233,6 @@ export function resolveConfig(options: McpEdgeOptions): Config {
   refuseUnknownKeys(options)
   const env = options.env ?? {}
   const config = readSettings(settingsOf('all'), env, (s) => at(options, s.option)) as unknown as Config
+  checkAuthSettings(config)
   return config
 }

@@ -19,9 +19,9 @@
 import { Hono, type Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { ClientSignal } from './core/client-signal'
-import { toWebResponse } from './core/edge-response'
+import { toWebResponse, type RequestHeaders } from './core/edge-response'
 import { noOriginHere, servePost, targetFor } from './core/front-door'
-import { edgeFault, refusalResponse, type EdgeDeps } from './core/exchange'
+import { edgeFault, notFound, refusalResponse, type EdgeDeps } from './core/exchange'
 import { TextMetrics } from './observe/text-metrics'
 import { handlePassThrough } from './core/forwarding/pass-through'
 import type { EdgeMetrics, EdgeTracer, Logger, OriginClient, ValidatorEngine } from './core/ports'
@@ -32,6 +32,13 @@ import { checkHostAndOrigin } from './core/request/transport-checks'
 import { createToolRegistry } from './core/validation/tool-registry'
 import { resolveConfig, type McpEdgeOptions } from './edge-options'
 import { MemoryKv } from './stores/memory-kv'
+import type { Config } from './core/config'
+import { createJwtVerifier } from './auth/jwt-verifier'
+import { edgeAuth, type EdgeAuth } from './core/access/resource-server'
+import { cachedVerifier } from './core/access/verified-token-cache'
+import { authorizeRequest, metadataAnswer } from './core/request-auth'
+import { WELL_KNOWN_PRM } from './core/access/bearer'
+import { cors } from 'hono/cors'
 
 /** What a runtime build of the package supplies where {@link McpEdgeOptions} leave a port unset. */
 export interface EdgeRuntime {
@@ -67,6 +74,13 @@ export interface McpEdgeParts {
   readonly deps: EdgeDeps | undefined
   /** Releases the origin client's connections (Node build); the edge must not be used after. */
   close(): Promise<void>
+  /**
+   * With auth on, the protected resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource`
+   * and its path-suffixed form for `AUTH_AUDIENCE`'s path (`.../oauth-protected-resource/mcp`):
+   * a Hono app to mount at the host's root, `app.route('/', edge.wellKnown)`, since those paths are
+   * outside the edge's mount point (the standalone app does it). 404 with auth off or on any other path.
+   */
+  readonly wellKnown: Hono
 }
 
 /** The sub-app `mcpEdge()` returns: mount it with `app.route(path, edge)`, or serve it alone with `edge.fetch`. */
@@ -82,11 +96,37 @@ export function missingStore(binding: string): McpEdgeOptions['store'] {
 }
 
 /**
+ * The resource server of a configuration with auth on (`AUTH_ISSUER` set), else undefined: the
+ * jose verifier (src/auth/jwt-verifier.ts) behind the verified-token cache (a repeated token costs
+ * a Map lookup, not a signature check: docs/security.md), the metadata, the scopes.
+ * @throws ConfigError for an unusable AUTH_JWKS (not a key set, private members) or AUTH_JWKS_URL
+ */
+export function buildEdgeAuth(config: Config, runtime: Pick<EdgeRuntime, 'executionContext'> = {}): EdgeAuth | undefined {
+  if (config.authIssuer === null || config.authAudience === null) return undefined
+  const verifier = createJwtVerifier({
+    issuer: config.authIssuer,
+    audience: config.authAudience,
+    ...(config.authJwksUrl !== null ? { jwksUrl: config.authJwksUrl, cooldownMs: config.authJwksCooldownMs } : {}),
+    ...(config.authJwks !== null ? { jwks: config.authJwks } : {}),
+    ...(config.authAlgorithms.length ? { algorithms: config.authAlgorithms } : {}),
+  })
+  return edgeAuth({
+    issuer: config.authIssuer,
+    audience: config.authAudience,
+    // Workers (executionContext): no promise shared across requests (verified-token-cache.ts says why).
+    verifier: cachedVerifier(verifier, { shareInFlight: !runtime.executionContext }),
+    toolScopes: config.toolScopes,
+    originAuthorization: config.originAuthorization,
+  })
+}
+
+/**
  * The deps (ports and configuration) for a set of options.
  * @throws ConfigError for an unusable option or variable
  */
 export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, defer: EdgeDeps['defer']): EdgeDeps & { close(): Promise<void> } {
   const config = resolveConfig(options)
+  const auth = buildEdgeAuth(config, runtime)
   const client = options.originClient ? null : runtime.originClient()
   const logger = options.logger === false ? () => undefined : (options.logger ?? runtime.logger())
   // Registry events (refresh, unusable schema) are log lines of their own (docs/observability.md).
@@ -100,6 +140,7 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
     defer,
     metrics: options.metrics ?? runtime.metrics?.(() => registry.stats) ?? new TextMetrics(() => registry.stats),
     ...(tracer ? { tracer } : {}),
+    ...(auth ? { auth } : {}),
     close: async () => {
       await client?.close?.()
     },
@@ -223,7 +264,14 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
       if (!t) return toWebResponse(noOriginHere())
       const refusal = checkHostAndOrigin(c.req.raw.headers, d.config)
       if (refusal) return toWebResponse(refusalResponse(refusal))
-      return toWebResponse(observeAnswer(d.metrics, t.id, 0, await handlePassThrough(method, c.req.raw.headers, t, d)))
+      let headers: RequestHeaders = c.req.raw.headers
+      if (d.auth) {
+        // The same token check as a POST (request-auth.ts); the origin gets the edge's credential, not the client's.
+        const a = await authorizeRequest(d.auth, d, t, headers, method)
+        if (!a.ok) return toWebResponse(a.response)
+        headers = a.headers
+      }
+      return toWebResponse(observeAnswer(d.metrics, t.id, 0, await handlePassThrough(method, headers, t, d)))
     } catch (e) {
       return fault(e)
     }
@@ -237,7 +285,24 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
     // 405: a body sent with it (PUT, PATCH) is dropped first, up to 64 KiB (discardBody says why).
     app.all(path, async (c) => (await discardBody(c.req.raw, 64 * 1024), notAllowed()))
   }
+  const wellKnown = new Hono()
+  const metadata = (c: Context) => {
+    let d: EdgeDeps
+    try {
+      d = depsFor(c)
+    } catch (e) {
+      return fault(e)
+    }
+    const answer = d.auth ? metadataAnswer(d.auth, c.req.path) : null
+    return toWebResponse(answer ?? notFound())
+  }
+  // Public and read before a client holds a token: any page may read it (a preflight for the MCP-Protocol-Version header the SDK sends).
+  for (const path of [WELL_KNOWN_PRM, `${WELL_KNOWN_PRM}/*`]) {
+    wellKnown.use(path, cors({ origin: '*', allowMethods: ['GET', 'OPTIONS'], maxAge: 600 }))
+    wellKnown.get(path, metadata)
+  }
   const parts: McpEdgeParts = {
+    wellKnown,
     depsFor,
     get deps() {
       return deps

@@ -26,15 +26,12 @@
  * token is checked once.
  */
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JSONWebKeySet } from 'jose'
-import type { AccessIdentity, TokenFailure, TokenFailureCode, TokenVerifier } from '../core/access/bearer'
+import { ASYMMETRIC_ALGORITHMS, DEFAULT_ALGORITHMS, type AccessIdentity, type TokenFailure, type TokenFailureCode, type TokenVerifier } from '../core/access/bearer'
 import { ConfigError } from '../core/config'
 import { EdgeError } from '../core/errors'
 
-/** Accepted signature algorithms unless configured otherwise (asymmetric only). */
-export const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'] as const
-
-/** Algorithms the allow-list may name: asymmetric JWS algorithms jose verifies on Node and Workers. */
-export const ASYMMETRIC_ALGORITHMS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'])
+// The allow-list's values live in the core (the AUTH_ALGORITHMS setting checks them there).
+export { ASYMMETRIC_ALGORITHMS, DEFAULT_ALGORITHMS }
 
 /** Leeway for `exp` and `nbf`, in seconds (clock skew between the authorization server and the edge). */
 export const CLOCK_TOLERANCE_S = 30

@@ -5,10 +5,12 @@
  * {@link ConfigError} on a bad value, at start-up, never per request.
  */
 import type { ProtocolVersion } from './jsonrpc/versions'
-import { parseOriginUrl } from './config-rules'
+import { ConfigError, NOT_SHOWN, parseOriginUrl, showValue } from './config-rules'
+import type { ToolScopes } from './access/tool-scopes'
 import { readSettings, settingsOf, type SettingKey } from './settings'
 
-export { ConfigError, isOriginName, parseOriginUrl, showValue } from './config-rules'
+export { ConfigError, parseOriginUrl, showValue }
+export { isOriginName } from './config-rules'
 
 /** The edge's configuration. Units are in the names (Bytes, Ms, S). */
 export interface Config {
@@ -66,6 +68,65 @@ export interface Config {
   privateScopeTtlS: number
   /** Private tool-list scopes kept per origin, in memory and in the store, least recently used out first (`MAX_PRIVATE_SCOPES`). */
   maxPrivateScopes: number
+  /** `AUTH_ISSUER`: the `iss` of accepted access tokens; set: auth is on (docs/security.md). */
+  authIssuer: string | null
+  /** `AUTH_AUDIENCE`: the edge's resource URL (RFC 8707); a token's `aud` must contain it. */
+  authAudience: string | null
+  /** `AUTH_JWKS_URL`: the issuer's JWKS URL (exactly one of it and {@link authJwks} with auth on). */
+  authJwksUrl: string | null
+  /** `AUTH_JWKS`: the JWKS as JSON text (a secret: never shown). */
+  authJwks: string | null
+  /** `AUTH_JWKS_COOLDOWN_MS`: least time between two JWKS reads caused by an unknown `kid`, ms. */
+  authJwksCooldownMs: number
+  /** `AUTH_ALGORITHMS`: the accepted JWS algorithms; empty: the default list. */
+  authAlgorithms: string[]
+  /** `ORIGIN_AUTHORIZATION`: the `Authorization` value sent to the origin with auth on (a secret); null: none. */
+  originAuthorization: string | null
+  /** `TOOL_SCOPES`: the scopes a token needs per tool (empty: none). */
+  toolScopes: ToolScopes
+}
+
+/**
+ * The rules between the authorization settings, which no single row can check: with `AUTH_ISSUER`
+ * set, `AUTH_AUDIENCE` and exactly one of `AUTH_JWKS_URL` / `AUTH_JWKS` are required; without it,
+ * the settings that only mean something with auth on are refused rather than silently ignored
+ * (an operator who set `TOOL_SCOPES` believes tools are protected). Secrets are never shown.
+ * @throws ConfigError naming the variable and its value, e.g.
+ *   `AUTH_AUDIENCE is unset: with AUTH_ISSUER=https://auth.example.com ...`
+ */
+export function checkAuthSettings(config: Config): void {
+  const issuer = config.authIssuer
+  const set: [string, string | null][] = [
+    ['AUTH_AUDIENCE', config.authAudience],
+    ['AUTH_JWKS_URL', config.authJwksUrl],
+    ['AUTH_JWKS', config.authJwks === null ? null : NOT_SHOWN],
+    ['AUTH_ALGORITHMS', config.authAlgorithms.length ? config.authAlgorithms.join(',') : null],
+    ['ORIGIN_AUTHORIZATION', config.originAuthorization === null ? null : NOT_SHOWN],
+    ['TOOL_SCOPES', config.toolScopes.empty ? null : 'set'],
+  ]
+  if (issuer === null) {
+    const stray = set.find(([, v]) => v !== null)
+    if (!stray) return
+    const [name, v] = stray
+    const shown = v === NOT_SHOWN ? `${name} ${NOT_SHOWN}` : name === 'TOOL_SCOPES' ? 'TOOL_SCOPES' : `${name}=${showValue(v!)}`
+    const why =
+      name === 'ORIGIN_AUTHORIZATION'
+        ? "without auth every client would reach the origin with the edge's own credential"
+        : name === 'TOOL_SCOPES'
+          ? 'without auth no token is read, so no tool would be protected'
+          : 'it means something only with auth on'
+    throw new ConfigError(`${shown} is set but AUTH_ISSUER is not: ${why}; set AUTH_ISSUER (the authorization server's issuer) to turn auth on, or unset ${name}`, name)
+  }
+  const on = `with AUTH_ISSUER=${showValue(issuer)} set (auth on)`
+  if (config.authAudience === null)
+    throw new ConfigError(
+      `AUTH_AUDIENCE is unset: ${on}, the edge needs its own resource URL, the MCP endpoint as clients call it, such as https://mcp.example.com/mcp (RFC 8707)`,
+      'AUTH_AUDIENCE'
+    )
+  if (config.authJwksUrl === null && config.authJwks === null)
+    throw new ConfigError(`AUTH_JWKS_URL and AUTH_JWKS are both unset: ${on}, set one: the issuer's JWKS URL, or the key set as JSON text`, 'AUTH_JWKS_URL')
+  if (config.authJwksUrl !== null && config.authJwks !== null)
+    throw new ConfigError(`AUTH_JWKS_URL=${showValue(config.authJwksUrl)} and AUTH_JWKS ${NOT_SHOWN} are both set: set exactly one`, 'AUTH_JWKS_URL')
 }
 
 /**
@@ -81,6 +142,7 @@ export function loadConfig(env: Record<string, unknown>, defaults: { originUrl?:
     parseOriginUrl('origin URL', defaults.originUrl)
     config.originUrl = defaults.originUrl
   }
+  checkAuthSettings(config)
   return config
 }
 

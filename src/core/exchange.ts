@@ -20,6 +20,8 @@ import { type EdgeResponse } from './edge-response'
 import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from './local-answer'
 import type { ResolvedTool } from './validation/tool-record'
 import { boundText } from './jsonrpc/bound-text'
+import type { AccessIdentity } from './access/bearer'
+import type { EdgeAuth } from './access/resource-server'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -40,6 +42,39 @@ export interface EdgeDeps {
   eras?: OriginEras
   /** The instance's remembered Host and Accept verdicts; {@link headerMemos} creates them on first use. */
   headerMemos?: HeaderMemos
+  /** The resource server (`AUTH_ISSUER` set): tokens are checked at the front door; absent: auth is off. */
+  auth?: EdgeAuth
+}
+
+/** Why the edge refused a request (or a batch element) on access grounds: the `reason` of `mcp_edge_denials_total` and of the `mcp.denied` log line. */
+export type DenialReason = 'no_token' | 'invalid_token' | 'insufficient_scope' | 'jwks_unavailable'
+
+/** One denial as its log line records it; never the token, never a claim value other than the verified `sub`. */
+export interface Denial {
+  reason: DenialReason
+  /** The HTTP status of the answer (a batch element: the batch's, 200). */
+  status: number
+  /** The HTTP method of the request. */
+  method: 'POST' | 'GET' | 'DELETE'
+  /** The token failure code of an `invalid_token` (`expired`, `wrong_audience`, ...). */
+  tokenError?: string
+  /** The JSON-RPC id (its token, bounded) of a refused element. */
+  id?: string
+  /** The tool of a refused tools/call (bounded). */
+  tool?: string
+  /** The scopes the tool needs, space-separated. */
+  scope?: string
+  /** The verified caller. */
+  sub?: string
+}
+
+/**
+ * Records one denial: `{ level: "warn", msg: "mcp.denied", rid, origin, reason, status, method, ... }`
+ * (one line each, docs/security.md) and +1 on `mcp_edge_denials_total{reason}`.
+ */
+export function logDenial(deps: EdgeDeps, rid: string, origin: string, d: Denial): void {
+  deps.metrics.countDenial(d.reason)
+  deps.log({ level: 'warn', msg: 'mcp.denied', rid, origin, ...d })
 }
 
 /** The {@link OriginEras} of one edge instance, held on its deps object. */
@@ -100,7 +135,9 @@ export function answerRow(a: LocalAnswer, w: WireAnswer, method: string): GradeR
     if (a.isError) row.isError = true
     return row
   }
-  return { id: idLabel(w.id), method, grade: a.kind === 'gateway' ? 'origin_error' : 'rejected', code: w.code!, answeredBy: 'edge' }
+  const row: GradeRow = { id: idLabel(w.id), method, grade: a.kind === 'gateway' ? 'origin_error' : 'rejected', code: w.code!, answeredBy: 'edge' }
+  if (a.kind === 'access' && a.tool !== undefined) row.tool = a.tool
+  return row
 }
 
 /**
@@ -152,6 +189,10 @@ export class Exchange {
   scopePending?: Promise<string>
   /** Aborts when the client goes away (the runtime's `request.signal`); passed to the origin request of forwarded requests. */
   signal?: ClientSignal
+  /** True when the POST is a batch (a denial of one element is then answered per id, inside a 200). */
+  batch = false
+  /** Who the request's verified access token speaks for; set only with auth on, once the token was accepted. */
+  identity?: AccessIdentity
   constructor(
     readonly deps: EdgeDeps,
     readonly target: OriginTarget,
@@ -178,6 +219,10 @@ export class Exchange {
     if (r.tool !== undefined) r.tool = boundText(r.tool)
     this.rows.push(r)
     this.deps.metrics.countGrade(this.target.id, r.method, r.unknownTool ? '_unknown' : r.tool, r.grade)
+  }
+  /** Records a denial of this POST or one of its elements ({@link logDenial}). */
+  deny(d: Omit<Denial, 'method'>): void {
+    logDenial(this.deps, this.requestId ?? requestIdOf(undefined), this.target.id, { ...d, method: 'POST', ...(this.identity ? { sub: boundText(this.identity.sub, 128) } : {}) })
   }
   /** Notes a message of the origin's reply that was not relayed (logged with the grade table). */
   drop(d: DroppedReply): void {
@@ -223,6 +268,7 @@ export class Exchange {
       originMs: this.originMs,
       grades: this.rows,
     }
+    if (this.identity) rec.sub = boundText(this.identity.sub, 128)
     if (this.originCause) {
       rec.originError = this.originCause.code
       rec.originErrorText = this.originCause.text

@@ -21,6 +21,8 @@ import { edgeFault, type EdgeDeps, type OriginTarget } from './exchange'
 import { localResponse } from './local-answer'
 import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline'
 import { observeAnswer } from './observe/answer-bytes'
+import { authorizeRequest } from './request-auth'
+import type { AccessIdentity } from './access/bearer'
 
 /**
  * The path rule on a raw request path (with or without a query): `<base>` names the default
@@ -78,7 +80,7 @@ export interface McpPost {
 
 /**
  * Answers one MCP POST: 404 when the path names no origin, the transport refusals and 413 before
- * the body is read (logged like every POST), 413 when an undeclared body grows past
+ * the body is read (logged like every POST), with auth on the token check (401, 503; request-auth.ts), 413 when an undeclared body grows past
  * `MAX_BODY_BYTES`, then the pipeline ({@link handlePost}). Never rejects: a fault inside the edge
  * is answered 500 -32603 ({@link edgeFault}).
  */
@@ -89,10 +91,21 @@ export async function servePost(deps: EdgeDeps, post: McpPost): Promise<EdgeResp
     const declared = declaredBodyBytes(post.headers)
     const refusal = admitPost(post.headers, target, deps, declared)
     if (refusal) return refusal
+    // With auth on, the token is checked before the body is read; from here on the headers are
+    // the origin-bound view (the client's Authorization replaced, request-auth.ts).
+    let headers = post.headers
+    let identity: AccessIdentity | undefined
+    if (deps.auth) {
+      const pending = authorizeRequest(deps.auth, deps, target, headers, 'POST')
+      const a = pending instanceof Promise ? await pending : pending
+      if (!a.ok) return a.response
+      headers = a.headers
+      identity = a.identity
+    }
     const body = await post.readBody(declared === undefined ? deps.config.maxBodyBytes : undefined)
     if (body === null) return payloadTooLarge(target, deps)
     // Bytes in and out, and an SSE answer as an open stream, for the metrics port.
-    return observeAnswer(deps.metrics, target.id, body.length, await handlePost(body, post.headers, target, deps, post.clientSignal?.()))
+    return observeAnswer(deps.metrics, target.id, body.length, await handlePost(body, headers, target, deps, post.clientSignal?.(), identity))
   } catch (e) {
     return edgeFault(e, () => deps)
   }

@@ -12,6 +12,7 @@
  * | `invalid`   | one message (classify)         | 400 or 200      | the message's, or null  | -32600 or -32601       |
  * | `protocol`  | version and standard headers   | its own (400)   | the request's, or null  | -32602, -32020, -32022 |
  * | `call`      | tools/call validation          | 200             | the request's           | -32602, -32603, none   |
+ * | `access`    | the token check, per-tool scopes | its own (401, 403, 503) | null, or the request's | -32600, -32603, -31010 |
  * | `gateway`   | the origin could not answer    | 502             | null                    | -31001 or -31002       |
  * | `fault`     | an exception inside the edge   | 500             | null                    | -32603                 |
  *
@@ -86,6 +87,22 @@ export interface CallAnswer {
   unknownTool?: boolean
 }
 
+/**
+ * Access refused (docs/security.md): a missing or invalid bearer token (401, id null, before the
+ * body is read), keys that could not be read (503), or a tools/call whose tool needs a scope the
+ * token lacks (403 for a single request; inside a batch only its error counts). `headers` carries
+ * `WWW-Authenticate` (RFC 6750 §3) and `Retry-After`.
+ */
+export interface AccessDenial {
+  kind: 'access'
+  status: 401 | 403 | 503
+  id: RawId
+  error: RpcError
+  headers?: Record<string, string>
+  /** The tool of a refused tools/call, for the grade row. */
+  tool?: string
+}
+
 /** The origin could not be asked (D9): -31002 after `ORIGIN_TIMEOUT_MS`, -31001 for anything else (unreachable, reset). 502, id null. */
 export interface GatewayFault {
   kind: 'gateway'
@@ -98,7 +115,7 @@ export interface EdgeFault {
 }
 
 /** Every answer the edge gives on its own; see the module comment for the table. */
-export type LocalAnswer = TransportRefusal | BodyRefusal | InvalidMessage | ProtocolRefusal | CallAnswer | GatewayFault | EdgeFault
+export type LocalAnswer = TransportRefusal | BodyRefusal | InvalidMessage | ProtocolRefusal | CallAnswer | AccessDenial | GatewayFault | EdgeFault
 
 /** A {@link LocalAnswer} as it goes on the wire. */
 export interface WireAnswer {
@@ -154,6 +171,8 @@ export function toWire(a: LocalAnswer): WireAnswer {
       if (a.code !== undefined) w.code = a.code
       return w
     }
+    case 'access':
+      return wire(a.status, a.id, a.error, a.headers)
     case 'gateway':
       return wire(502, NULL_ID, gatewayError(a.code))
     case 'fault':

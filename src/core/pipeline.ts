@@ -14,12 +14,14 @@ import { decideBatchEra, decideEra, headerVersion, type EraContext } from './pro
 import { checkStandardHeaders } from './protocol/standard-headers'
 import { checkParamHeaders } from './protocol/param-headers'
 import { findTool, validateToolsCall, type CallVerdict } from './validation/tools-call'
-import { answerRow, Exchange, headerMemos, originEras, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
+import { answerRow, Exchange, headerMemos, idLabel, originEras, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { respondToBatch } from './batch'
 import { toolsCallContext, traced } from './call-context'
-import { toWire, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
+import { toWire, type AccessDenial, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
 import { forwardRequests, forwardWithoutReply } from './forwarding/forward'
-import { knownPrivateScope, privateScope } from './validation/caller-scope'
+import { identityScopeKey, knownPrivateScope, privateScope } from './validation/caller-scope'
+import type { AccessIdentity } from './access/bearer'
+import { applyScopes } from './access/apply-scopes'
 import type { ClientSignal } from './client-signal'
 import { checkPost } from './request/transport-checks'
 import type { Config } from './config'
@@ -60,13 +62,22 @@ export function payloadTooLarge(target: OriginTarget, deps: EdgeDeps): EdgeRespo
  * @param headers the client's request headers
  * @param signal aborts when the client goes away (the runtime's `request.signal`): the origin
  *   request of forwarded requests is aborted with it while a JSON reply is awaited
+ * @param identity who the verified access token speaks for (auth on; request-auth.ts), else undefined
  * @returns the response: a JSON body, an SSE stream, or 202 with no body
  */
-export async function handlePost(body: Uint8Array | string, headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps, signal?: ClientSignal): Promise<EdgeResponse> {
+export async function handlePost(
+  body: Uint8Array | string,
+  headers: RequestHeaders,
+  target: OriginTarget,
+  deps: EdgeDeps,
+  signal?: ClientSignal,
+  identity?: AccessIdentity
+): Promise<EdgeResponse> {
   const { config } = deps
   // One exchange per POST; its era is the default until the era rule (stage 4) decides it.
   const ex = new Exchange(deps, target, DEFAULT_VERSION).identify(headers)
   ex.signal = signal
+  if (identity) ex.identity = identity
   // Stage 2: parse.
   const parsed = parseBody(body, config.maxJsonDepth)
   if (parsed.kind === 'body') return ex.answer(parsed)
@@ -80,6 +91,7 @@ export async function handlePost(body: Uint8Array | string, headers: RequestHead
     )
     if (d.kind === 'protocol') return ex.answer(d)
     ex.era = d.era
+    ex.batch = true
     if (parsed.items.length > config.maxBatch) {
       return ex.answer({ kind: 'body', code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${config.maxBatch} messages` })
     }
@@ -121,31 +133,42 @@ function headerEra(headers: RequestHeaders): ProtocolVersion {
 }
 
 /**
- * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header
- * (src/core/validation/caller-scope.ts; docs/design.md §7). Computed only for what reads or learns tool lists.
+ * Sets `ex.scope`: the caller's private KV scope, a SHA-256 of its `Authorization` header, or with
+ * auth on of its verified identity (src/core/validation/caller-scope.ts; docs/design.md §7,
+ * docs/security.md). Computed only for what reads or learns tool lists.
  */
 function callerScope(ex: Exchange, headers: RequestHeaders): string | Promise<string> {
   if (ex.scope !== undefined) return ex.scope
+  const key = ex.identity ? identityScopeKey(ex.identity) : headers.get('authorization')
   // Known digests are read without a microtask hop (every tools/call asks; a CPU profile of `npm run bench` showed the hop).
-  const known = knownPrivateScope(headers.get('authorization'))
+  const known = knownPrivateScope(key)
   if (known !== undefined) return (ex.scope = known)
-  return awaitScope(ex, headers)
+  return awaitScope(ex, key)
 }
 
-async function awaitScope(ex: Exchange, headers: RequestHeaders): Promise<string> {
+async function awaitScope(ex: Exchange, key: string | null): Promise<string> {
   // One digest per POST, shared by the elements of a batch.
-  const p = (ex.scopePending ??= privateScope(headers.get('authorization')))
+  const p = (ex.scopePending ??= privateScope(key))
   return (ex.scope = await p)
 }
 
 /** Stage 5's outcome for one request: forward it, or answer it locally. */
-type Decision = { kind: 'forward'; pending: Pending } | CallAnswer | ProtocolRefusal
+type Decision = { kind: 'forward'; pending: Pending } | CallAnswer | ProtocolRefusal | AccessDenial
 
 /**
  * Stage 5 for one request: a local answer text, or what to forward. Synchronous when nothing has
  * to be awaited (a known caller scope and a fresh tool in memory: most calls); a promise otherwise.
  */
 function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange): Decision | Promise<Decision> {
+  // TOOL_SCOPES (auth on): a call the token may not make is refused before validation or any origin request.
+  const auth = ex.deps.auth
+  if (auth && c.method === 'tools/call') {
+    const denial = applyScopes(auth.toolScopes, ex.identity, c.id, c.params?.name, auth.metadataUrl)
+    if (denial) {
+      ex.deny({ reason: 'insufficient_scope', status: ex.batch ? 200 : 403, id: idLabel(c.id), tool: denial.tool, scope: denial.needed.join(' ') })
+      return denial
+    }
+  }
   const s = c.method === 'tools/call' || c.method === 'tools/list' ? callerScope(ex, headers) : ''
   if (c.method !== 'tools/call') {
     // tools/list replies are learned under the caller's scope when the list is private (learn-from-replies.ts).

@@ -229,6 +229,12 @@ export interface EdgeMetrics {
   countBytes(origin: string, direction: 'in' | 'out', bytes: number): void
   /** An SSE stream to a client opened (+1) or ended (-1). */
   streamOpen(origin: string, delta: 1 | -1): void
+  /**
+   * One denial (`mcp_edge_denials_total{reason}`): a request, or one element of a batch, refused
+   * on access grounds. `reason` is one of a fixed set the edge names (`no_token`, `invalid_token`,
+   * `insufficient_scope`, `jwks_unavailable`; docs/security.md), never caller data.
+   */
+  countDenial(reason: string): void
   /** The Prometheus text exposition (format 0.0.4). */
   render(): Promise<string>
   /** The Content-Type of {@link render}'s text. */

@@ -28,6 +28,8 @@ import { DEFAULT_MAX_JSON_DEPTH } from './jsonrpc/json-scan'
 import { redactUrl } from './redact-url'
 import { EdgeError } from './errors'
 import { B64TOKEN, B64TOKEN_EXPECTED, ConfigError, INTEGER_TEXT, NOT_SHOWN, ORIGIN_URL_EXPECTED, csvList, isOriginName, originUrlOf, showValue } from './config-rules'
+import { ASYMMETRIC_ALGORITHMS, checkResourceUrl } from './access/bearer'
+import { parseToolScopes, toolScopes, type ToolScopes } from './access/tool-scopes'
 
 /** A value a rule refuses: what is expected, and for one part of a compound value (`ORIGINS.weather`) the part's key and text. */
 export class Refused extends EdgeError {
@@ -216,6 +218,33 @@ const port = int(0, { max: 65535, expected: 'a TCP port number from 0 to 65535' 
 const ms = (min: number) => int(min, { expected: `an integer >= ${min} (milliseconds)` })
 const token = text(B64TOKEN_EXPECTED, (s) => B64TOKEN.test(s))
 
+/** An issuer identifier or resource URL: https (http for loopback only), no fragment, no credentials (access/bearer.ts checkResourceUrl). */
+const resourceUrl = (what: string) => text(`${what}: an https:// URL (http:// only for 127.0.0.1, [::1] or localhost) without a fragment`, (s) => checkResourceUrl(s).ok)
+
+/** An `Authorization` header value the edge sends (ORIGIN_AUTHORIZATION): visible ASCII and inner spaces (RFC 9110 field-value). */
+const AUTHORIZATION_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/
+
+const TOOL_SCOPES_EXPECTED = 'a JSON object from tool name or glob to a scope or a list of scopes, such as {"*":"mcp:tools","admin_*":["mcp:tools","mcp:admin"]}'
+
+const isToolScopes = (v: unknown): v is ToolScopes =>
+  typeof v === 'object' && v !== null && Array.isArray((v as ToolScopes).entries) && typeof (v as ToolScopes).requiredScopes === 'function'
+
+/** TOOL_SCOPES: JSON text (access/tool-scopes.ts parseToolScopes, which names the bad entry), or as the typed option the object itself. */
+const toolScopesKind: Kind<ToolScopes> = {
+  expected: TOOL_SCOPES_EXPECTED,
+  type: 'Record<string, string \\| string[]>',
+  fromText: (t) => parseToolScopes(t),
+  fromValue: (v) => {
+    if (typeof v === 'string') return parseToolScopes(v)
+    // Already parsed (parseToolScopes or toolScopes of the package): used as it is.
+    if (isToolScopes(v)) return v
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Refused(TOOL_SCOPES_EXPECTED)
+    return parseToolScopes(JSON.stringify(v))
+  },
+  show: (v) => (v.empty ? '' : JSON.stringify(Object.fromEntries(v.entries.map((e) => [e.pattern.source, e.scopes])))),
+  isEmpty: (v) => v === '' || (isToolScopes(v) && v.empty) || (!isToolScopes(v) && typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0),
+}
+
 /** Where a setting's row goes in docs/configuration.md. */
 export const SECTIONS = [
   'Origins',
@@ -224,6 +253,7 @@ export const SECTIONS = [
   'Limits',
   'Schemas and validation',
   'Transport checks',
+  'Authorization',
   'Admin API',
   'Observability',
 ] as const
@@ -777,6 +807,124 @@ export const SETTINGS = [
     help: 'comma-separated Host allow-list ("localhost" = loopback names)',
     example: 'edge.example.com',
     doc: 'comma-separated `Host` allow-list (`localhost` = loopback names): DNS-rebinding protection on every route',
+  }),
+  // Authorization (the edge as an OAuth 2.1 resource server; docs/security.md)
+  row({
+    variable: 'AUTH_ISSUER',
+    option: 'auth.issuer',
+    key: 'authIssuer',
+    runtime: 'all',
+    section: 'Authorization',
+    kind: resourceUrl('the issuer identifier of the authorization server'),
+    default: null as string | null,
+    defaultDoc: 'unset (auth off)',
+    arg: 'url',
+    help: 'turns auth on: the issuer (iss) of the access tokens the edge accepts',
+    example: 'https://auth.example.com',
+    doc: 'turns auth on: the edge accepts only access tokens whose `iss` is exactly this and answers 401 otherwise; named in the protected resource metadata (`authorization_servers`). Needs `AUTH_AUDIENCE` and one of `AUTH_JWKS_URL`, `AUTH_JWKS` ([security.md](security.md))',
+  }),
+  row({
+    variable: 'AUTH_AUDIENCE',
+    option: 'auth.audience',
+    key: 'authAudience',
+    runtime: 'all',
+    section: 'Authorization',
+    kind: resourceUrl("the edge's resource URL"),
+    default: null as string | null,
+    defaultDoc: 'unset; required with `AUTH_ISSUER`',
+    arg: 'url',
+    help: "the edge's own resource URL (RFC 8707): a token's aud must contain it",
+    example: 'https://mcp.example.com/mcp',
+    doc: "the edge's MCP endpoint as clients call it (RFC 8707 resource): a token's `aud` must contain it; the metadata's `resource` and its URL (`/.well-known/oauth-protected-resource` + the path) derive from it. Named origins (`/mcp/<name>`) are under it",
+  }),
+  row({
+    variable: 'AUTH_JWKS_URL',
+    option: 'auth.jwksUrl',
+    key: 'authJwksUrl',
+    runtime: 'all',
+    section: 'Authorization',
+    kind: text("an http:// or https:// URL of the issuer's JSON Web Key Set", (s) => originUrlOf(s) !== null),
+    default: null as string | null,
+    defaultDoc: 'unset',
+    arg: 'url',
+    help: "the issuer's JWKS URL (or AUTH_JWKS)",
+    example: 'https://auth.example.com/.well-known/jwks.json',
+    doc: "the issuer's signing keys: kept 10 min, read again at once for an unknown `kid` (at most once per 30 s), each read bounded by 3 s. Exactly one of this and `AUTH_JWKS`",
+  }),
+  row({
+    variable: 'AUTH_JWKS',
+    option: 'auth.jwks',
+    key: 'authJwks',
+    runtime: 'all',
+    section: 'Authorization',
+    secret: true,
+    kind: text('a JSON Web Key Set {"keys":[...]} of public keys', (s) => s.trim().startsWith('{')),
+    default: null as string | null,
+    defaultDoc: 'unset',
+    arg: 'json',
+    help: 'the signing keys as JSON text instead of AUTH_JWKS_URL (a Workers secret)',
+    example: '{"keys":[{"kty":"EC","crv":"P-256","x":"...","y":"...","kid":"k1"}]}',
+    doc: 'the signing keys themselves, as JSON text (a Workers secret: `wrangler secret put AUTH_JWKS`); public keys only (a key with `d` or `k` stops the start); never shown in a message',
+  }),
+  row({
+    variable: 'AUTH_JWKS_COOLDOWN_MS',
+    option: 'auth.jwksCooldownMs',
+    key: 'authJwksCooldownMs',
+    runtime: 'all',
+    section: 'Authorization',
+    kind: ms(0),
+    default: 30_000,
+    arg: 'ms',
+    help: 'least time between two JWKS reads caused by an unknown kid',
+    example: '5000',
+    doc: 'with `AUTH_JWKS_URL`: a token whose `kid` the cached key set lacks makes the edge read the JWKS again, unless it read it less than this long ago (then the token is refused `unknown_key`); bounds what tokens with invented `kid`s can cost the issuer (at most one read per interval). After a key rotation, new tokens work at most this long after the last read',
+  }),
+  row({
+    variable: 'AUTH_ALGORITHMS',
+    option: 'auth.algorithms',
+    key: 'authAlgorithms',
+    runtime: 'all',
+    section: 'Authorization',
+    kind: list({
+      expected: `a comma-separated list of ${[...ASYMMETRIC_ALGORITHMS].join(', ')}`,
+      typedExpected: `a list of ${[...ASYMMETRIC_ALGORITHMS].join(', ')}`,
+      item: (a) => ASYMMETRIC_ALGORITHMS.has(a),
+    }),
+    default: [] as string[],
+    defaultDoc: '`RS256,ES256,PS256,EdDSA`',
+    arg: 'list',
+    help: 'signature algorithms accepted (asymmetric only)',
+    example: 'ES256',
+    doc: 'the JWS algorithms a token may be signed with, among the asymmetric ones; `none` and `HS*` are never accepted',
+  }),
+  row({
+    variable: 'ORIGIN_AUTHORIZATION',
+    option: 'auth.originAuthorization',
+    key: 'originAuthorization',
+    runtime: 'all',
+    section: 'Authorization',
+    secret: true,
+    kind: text('an Authorization header value of visible ASCII characters and inner spaces, such as Bearer <token>', (s) => AUTHORIZATION_VALUE.test(s)),
+    default: null as string | null,
+    defaultDoc: 'unset (no `Authorization` to the origin)',
+    arg: 'value',
+    help: "with auth on: the Authorization value the edge sends to the origin (the client's token never is)",
+    example: 'Bearer $(cat origin-token)',
+    doc: "with auth on, the client's `Authorization` ends at the edge; this value (the edge's own credential, a secret) is sent to the origin instead, on every POST, GET, DELETE and tool-list pull; unset: no `Authorization` at all. Needs `AUTH_ISSUER`",
+  }),
+  row({
+    variable: 'TOOL_SCOPES',
+    option: 'auth.toolScopes',
+    key: 'toolScopes',
+    runtime: 'all',
+    section: 'Authorization',
+    kind: toolScopesKind,
+    default: toolScopes([]),
+    defaultDoc: 'none (a valid token calls every tool)',
+    arg: 'json',
+    help: 'JSON: tool name or glob -> the scope (or list of scopes) a token needs to call it',
+    example: '{"*":"mcp:tools","admin_*":["mcp:tools","mcp:admin"]}',
+    doc: "per-tool scopes: every matching entry applies (a tool needs the union); a `tools/call` without them gets 403 `insufficient_scope` naming them (a per-id error inside a batch); the scopes form the metadata's `scopes_supported`. Needs `AUTH_ISSUER`",
   }),
   // Admin API
   row({

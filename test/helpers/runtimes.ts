@@ -69,6 +69,8 @@ async function readLogs(records: LogRecord[], until?: LogWait): Promise<LogRecor
 /** Deployment options beyond variables. `kvDown`: the tool store is unavailable (no binding). */
 export interface StartOptions {
   kvDown?: boolean
+  /** The port to listen on (default 0: a free one); for a test that must know the edge's URL before it starts (AUTH_AUDIENCE). */
+  port?: number
 }
 
 /** Starts the edge on one runtime with the given variables (ORIGIN_URL etc.). */
@@ -85,7 +87,7 @@ export const startNodeEdge: StartEdge = async (vars, opts = {}) => {
   const mem = new MemoryKv()
   const kv = opts.kvDown ? downKv : mem
   const records: LogRecord[] = []
-  const edge = await startEdge({ env: { STORE_FILE: 'memory', ...vars }, port: 0, kv, log: (r) => records.push(r) })
+  const edge = await startEdge({ env: { STORE_FILE: 'memory', ...vars }, port: opts.port ?? 0, kv, log: (r) => records.push(r) })
   return {
     runtime: 'node',
     url: edge.url,
@@ -112,7 +114,7 @@ export const startWorkerEdge: StartEdge = async (vars, opts = {}) => {
     cachePersist: join(persist.path, 'cache'),
     bindings: vars,
     host: '127.0.0.1',
-    port: 0,
+    port: opts.port ?? 0,
     handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
       let buf = ''
       stdout.on('data', (d: Buffer) => {

@@ -85,6 +85,23 @@ const CASES: Case[] = [
   { name: 'METRICS_TOKEN with a quote', env: { ORIGIN_URL: ORIGIN, METRICS_TOKEN: 'tok"en' }, says: ['METRICS_TOKEN (value not shown):', 'RFC 6750'], never: ['tok"en'] },
   { name: 'ADMIN_TOKEN is never echoed', env: { ORIGIN_URL: ORIGIN, ADMIN_TOKEN: 'tok-very-secret-42', MAX_BATCH: 'x' }, says: ['MAX_BATCH=x:'], never: ['tok-very-secret-42'] },
   {
+    name: 'AUTH_ISSUER without AUTH_AUDIENCE',
+    env: { ORIGIN_URL: ORIGIN, AUTH_ISSUER: 'https://auth.example.com', AUTH_JWKS_URL: 'https://auth.example.com/jwks' },
+    says: ['AUTH_AUDIENCE is unset: with AUTH_ISSUER=https://auth.example.com set (auth on)', 'such as https://mcp.example.com/mcp'],
+  },
+  {
+    name: 'AUTH_JWKS holding a private key (never shown)',
+    env: { ORIGIN_URL: ORIGIN, AUTH_ISSUER: 'https://auth.example.com', AUTH_AUDIENCE: 'https://mcp.example.com/mcp', AUTH_JWKS: '{"keys":[{"kty":"EC","d":"priv-d-secret"}]}' },
+    says: ['AUTH_JWKS: a key holds private or secret material', '(value not shown)'],
+    never: ['priv-d-secret'],
+  },
+  {
+    name: 'ORIGIN_AUTHORIZATION without auth (never shown)',
+    env: { ORIGIN_URL: ORIGIN, ORIGIN_AUTHORIZATION: 'Bearer origin-secret-9' },
+    says: ['ORIGIN_AUTHORIZATION (value not shown) is set but AUTH_ISSUER is not'],
+    never: ['origin-secret-9'],
+  },
+  {
     name: 'port in use (EADDRINUSE)',
     env: { ORIGIN_URL: ORIGIN, STORE_FILE: 'memory' },
     args: ['--port', 'HELD'],

@@ -130,14 +130,15 @@ describe('one writer of JSON-RPC envelopes', () => {
 const FLOORS: readonly (readonly string[])[] = [
   ['jsonrpc', 'errors', 'edge-response', 'client-signal', 'redact-url'],
   ['config-rules'],
+  ['access'],
   ['settings'],
   ['config', 'local-answer', 'ports', 'sse', 'pinning'],
-  ['access', 'observe', 'request'],
+  ['observe', 'request'],
   ['protocol', 'validation'],
   ['grading'],
   ['exchange'],
   ['forwarding'],
-  ['batch', 'call-context'],
+  ['batch', 'call-context', 'request-auth'],
   ['pipeline'],
   ['front-door'],
 ]

@@ -36,6 +36,12 @@ export interface TokenVerifier {
   verify(token: string): Promise<{ ok: true; identity: AccessIdentity } | { ok: false; failure: TokenFailure }>
 }
 
+/** Accepted signature algorithms unless `AUTH_ALGORITHMS` says otherwise (asymmetric only). */
+export const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'] as const
+
+/** Algorithms `AUTH_ALGORITHMS` may name: asymmetric JWS algorithms jose verifies on Node and Workers (never `none`, never HS*). */
+export const ASYMMETRIC_ALGORITHMS: ReadonlySet<string> = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'])
+
 /** Longest `Authorization` value read, in characters (a JWT access token is rarely above 4 KiB). */
 export const MAX_TOKEN_LENGTH = 16_384
 

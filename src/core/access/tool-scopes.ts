@@ -15,6 +15,9 @@ import { compilePattern, patternProblem, type ToolPattern } from './tool-glob'
 /** Most entries in TOOL_SCOPES (matching is linear in them). */
 export const MAX_SCOPE_ENTRIES = 1000
 
+/** Tool names whose required scopes are remembered. */
+const MEMO_SIZE = 1000
+
 /** Longest scope name accepted, in characters. */
 export const MAX_SCOPE_LENGTH = 256
 
@@ -94,19 +97,29 @@ export function parseToolScopes(value: string | undefined, variable = 'TOOL_SCOP
 export function toolScopes(entries: readonly { pattern: string; scopes: readonly string[] }[]): ToolScopes {
   const compiled = entries.map((e) => ({ pattern: compilePattern(e.pattern), scopes: [...new Set(e.scopes)] }))
   const allScopes = [...new Set(compiled.flatMap((e) => e.scopes))].sort()
-  const requiredScopes = (toolName: string): string[] => {
+  // The answer per tool name is remembered (at most MEMO_SIZE names, then the memo starts over):
+  // building and sorting the union cost 0.2 us per tools/call (scripts/bench/auth-cost.ts).
+  const memo = new Map<string, readonly string[]>()
+  const required = (toolName: string): readonly string[] => {
+    let r = memo.get(toolName)
+    if (r !== undefined) return r
     const need = new Set<string>()
     for (const e of compiled) if (e.pattern.test(toolName)) for (const s of e.scopes) need.add(s)
-    return [...need].sort()
+    r = [...need].sort()
+    if (memo.size >= MEMO_SIZE) memo.clear()
+    memo.set(toolName, r)
+    return r
   }
+  const requiredScopes = (toolName: string): string[] => [...required(toolName)]
   return {
     entries: compiled,
     empty: compiled.length === 0,
     requiredScopes,
     missingScope(granted, toolName) {
       if (compiled.length === 0) return null
-      const missing = requiredScopes(toolName).filter((s) => !granted.has(s))
-      return missing.length === 0 ? null : missing
+      let missing: string[] | null = null
+      for (const s of required(toolName)) if (!granted.has(s)) (missing ??= []).push(s)
+      return missing
     },
     allScopes,
   }

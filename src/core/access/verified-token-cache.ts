@@ -14,7 +14,8 @@
  * that fails is checked again each time; the cheap refusals, a bad `alg` or an unknown `kid`,
  * cost no signature check). Bounded: at most `maxEntries` tokens of at most `maxTokenLength`
  * characters (longer ones are checked every time), so at most 1000 x 4096 characters by default;
- * the oldest entry goes first. Concurrent checks of one token share one verification.
+ * the oldest entry goes first. Concurrent checks of one token share one verification (not on
+ * Workers: {@link VerifiedTokenCacheOptions.shareInFlight}).
  * Tokens live only in this process's memory, as they do in the request headers. Pure.
  */
 import type { AccessIdentity, TokenVerifier } from './bearer'
@@ -31,9 +32,27 @@ export interface VerifiedTokenCacheOptions {
   now?: () => number
   /** Reads the token's `exp` (seconds since the epoch) after it was accepted; default: decodes the JWT payload. */
   expiryOf?: (token: string) => number | null
+  /**
+   * Concurrent checks of one token share one verification (default true). False on Workers: a
+   * promise made in one request's context must not be awaited by another request there (workerd
+   * may never settle it once the first request ended), so each request verifies on its own.
+   */
+  shareInFlight?: boolean
 }
 
 type Verdict = Awaited<ReturnType<TokenVerifier['verify']>>
+
+/** A verifier with the cache in front: {@link TokenVerifier.verify}, and {@link CachedVerifier.peek} for a hit without awaiting. */
+export interface CachedVerifier extends TokenVerifier {
+  /** Tokens kept now. */
+  readonly size: number
+  /**
+   * The identity of a token accepted before and still kept (a copy), without awaiting; undefined
+   * when it is not kept (then call `verify`). Only a token the verifier accepted is ever kept, so
+   * a hit needs no other check of the token's text.
+   */
+  peek(token: string): AccessIdentity | undefined
+}
 
 /** `exp` of a JWT's payload, in seconds, or null (decoded without checking: only called on an accepted token). */
 export function jwtExpiry(token: string): number | null {
@@ -52,18 +71,23 @@ export function jwtExpiry(token: string): number | null {
  * Wraps a verifier with the cache described in the module comment. The identity returned from the
  * cache is a copy (its `scopes` Set may be changed by the caller without changing the cache).
  */
-export function cachedVerifier(inner: TokenVerifier, opts: VerifiedTokenCacheOptions = {}): TokenVerifier & { readonly size: number } {
+export function cachedVerifier(inner: TokenVerifier, opts: VerifiedTokenCacheOptions = {}): CachedVerifier {
   const maxEntries = opts.maxEntries ?? 1000
   const maxTokenLength = opts.maxTokenLength ?? 4096
   const maxAgeMs = opts.maxAgeMs ?? 300_000
   const now = opts.now ?? Date.now
   const expiryOf = opts.expiryOf ?? jwtExpiry
+  const shareInFlight = opts.shareInFlight ?? true
   const kept = new Map<string, { identity: AccessIdentity; until: number }>()
   const pending = new Map<string, Promise<Verdict>>()
   const copy = (i: AccessIdentity): AccessIdentity => ({ sub: i.sub, clientId: i.clientId, scopes: new Set(i.scopes) })
   return {
     get size() {
       return kept.size
+    },
+    peek(token) {
+      const hit = kept.get(token)
+      return hit !== undefined && hit.until > now() ? copy(hit.identity) : undefined
     },
     async verify(token) {
       if (token.length > maxTokenLength) return inner.verify(token)
@@ -72,7 +96,7 @@ export function cachedVerifier(inner: TokenVerifier, opts: VerifiedTokenCacheOpt
         if (hit.until > now()) return { ok: true, identity: copy(hit.identity) }
         kept.delete(token)
       }
-      let p = pending.get(token)
+      let p = shareInFlight ? pending.get(token) : undefined
       if (!p) {
         p = inner.verify(token).then(
           (v) => {
@@ -92,7 +116,7 @@ export function cachedVerifier(inner: TokenVerifier, opts: VerifiedTokenCacheOpt
             throw e
           }
         )
-        pending.set(token, p)
+        if (shareInFlight) pending.set(token, p)
       }
       const v = await p
       return v.ok ? { ok: true, identity: copy(v.identity) } : v

@@ -70,6 +70,19 @@ export function relayHeaders(reply: OriginReply): Record<string, string> {
   return out
 }
 
+/**
+ * True when, with auth on, the origin's answer refuses the edge's credential: 401 or 403 (the
+ * origin sees only ORIGIN_AUTHORIZATION, or nothing). The body is released.
+ */
+export function refusesEdgeCredential(reply: OriginReply): boolean {
+  if (reply.status !== 401 && reply.status !== 403) return false
+  reply.discard()
+  return true
+}
+
+/** The log cause of {@link refusesEdgeCredential}: `ORIGIN_AUTH` and the status. */
+export const ORIGIN_AUTH_CAUSE = (status: number) => ({ code: 'ORIGIN_AUTH', text: `the origin refused the edge's own credential (ORIGIN_AUTHORIZATION) with HTTP ${status}` })
+
 /** What asking the origin gave: its reply, or the gateway fault that stands for it (D9). */
 export type OriginCall = { kind: 'reply'; reply: OriginReply } | GatewayFault
 
@@ -107,6 +120,20 @@ export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: st
     })
     ex.originMs = Date.now() - t0
     ex.originSeconds = (performance.now() - hr0) / 1000
+    if (ex.deps.auth && refusesEdgeCredential(reply)) {
+      // With auth on the origin judged the edge's own credential, not the client's token: its
+      // challenge must not reach the client (which would try to authorize against the origin's
+      // server, or step up for a scope the edge cannot ask for). A gateway fault, logged with the cause.
+      signal?.removeEventListener('abort', onAbort)
+      ex.originCause = ORIGIN_AUTH_CAUSE(reply.status)
+      if (span) {
+        if (span.recording)
+          span.setAttributes({ 'http.request.method': 'POST', 'http.response.status_code': reply.status, 'mcp_edge.origin': ex.target.id, 'error.type': 'ORIGIN_AUTH' })
+        span.fail('origin ORIGIN_AUTH')
+        span.end()
+      }
+      return { kind: 'gateway', code: ErrorCode.OriginUnavailable }
+    }
     if (isSse(reply)) signal?.removeEventListener('abort', onAbort)
     if (span) {
       if (span.recording) span.setAttributes({ 'http.request.method': 'POST', 'http.response.status_code': reply.status, 'mcp_edge.origin': ex.target.id })

@@ -11,7 +11,7 @@ import { unsupportedVersion } from '../protocol/protocol-refusals'
 import type { EdgeDeps, OriginTarget } from '../exchange'
 import { localResponse } from '../local-answer'
 import { edgeResponse, type EdgeResponse, type RequestHeaders } from '../edge-response'
-import { forwardHeaders, isSse, relayHeaders } from './origin-call'
+import { forwardHeaders, isSse, ORIGIN_AUTH_CAUSE, refusesEdgeCredential, relayHeaders } from './origin-call'
 import { isMessageEvent } from '../sse/sse-event'
 
 /**
@@ -45,6 +45,19 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Reque
     })
   } catch (e) {
     return localResponse({ kind: 'gateway', code: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable })
+  }
+  if (deps.auth && refusesEdgeCredential(reply)) {
+    // As for a POST (origin-call.ts): the origin's challenge is about the edge's credential, not the client's token.
+    deps.log({
+      level: 'warn',
+      msg: 'mcp.passthrough.origin_auth',
+      origin: target.id,
+      method,
+      status: reply.status,
+      originError: 'ORIGIN_AUTH',
+      originErrorText: ORIGIN_AUTH_CAUSE(reply.status).text,
+    })
+    return localResponse({ kind: 'gateway', code: ErrorCode.OriginUnavailable })
   }
   const source = reply.status === 204 || reply.status === 304 ? (reply.discard(), null) : reply.stream()
   const body =
