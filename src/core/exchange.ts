@@ -20,6 +20,8 @@ import { type EdgeResponse } from './edge-response'
 import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from './local-answer'
 import type { ResolvedTool } from './validation/tool-record'
 import { boundText } from './jsonrpc/bound-text'
+import { PinBook } from './pinning/apply-pins'
+import type { PinKv } from './pinning/pin-store'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -40,6 +42,23 @@ export interface EdgeDeps {
   eras?: OriginEras
   /** The instance's remembered Host and Accept verdicts; {@link headerMemos} creates them on first use. */
   headerMemos?: HeaderMemos
+  /** The instance's tool pins (docs/pinning.md); {@link pinBook} creates them on first use. */
+  pins?: PinBook
+  /** The store's propagation bound in ms for pins' `effectiveFrom` (the Workers entry sets Workers KV's); default by store. */
+  pinPropagationMs?: number
+}
+
+/** The {@link PinBook} of one edge instance (`TOOL_PINNING`, default `audit`), held on its deps object. */
+export function pinBook(deps: EdgeDeps): PinBook {
+  return (deps.pins ??= new PinBook({
+    kv: (deps.registry as { kv?: PinKv } | undefined)?.kv,
+    mode: deps.config.toolPinning ?? 'audit',
+    log: (r) => deps.log(r),
+    metrics: deps.metrics,
+    defer: (p) => deps.defer(p),
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.pinPropagationMs !== undefined ? { propagationMs: deps.pinPropagationMs } : {}),
+  }))
 }
 
 /** The {@link OriginEras} of one edge instance, held on its deps object. */
@@ -121,6 +140,8 @@ export interface Pending extends ForwardedRequest {
   answered: boolean
   /** The tool the arguments were validated against (its output schema grades the reply, D12). */
   resolved?: ResolvedTool
+  /** A tools/list request with a `cursor` (a later page): its reply is never a complete list (tool pinning). */
+  paged?: boolean
 }
 
 /** The per-POST context: what was forwarded, what was answered, and the grade table. */

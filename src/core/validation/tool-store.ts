@@ -12,6 +12,10 @@
  * - `adminlist:<originId>:<scope>` -> `{ names, hash }`: the names pushed through the admin API, kept
  *   apart so a pull does not delete them
  * - `scopes:<originId>:<scope>` -> `{ at }`: a private scope's marker (private-scopes.ts)
+ * - `pins:<originId>:<scope>` and `pinserved:<originId>:<scope>`: the tool pins (the approved
+ *   digests, sub-digests and definitions) and the last complete list served; their keys and codec
+ *   are delegated to core/pinning/pin-store.ts (a lower layer, so the data path's pin step can use
+ *   them) and re-exported here
  * Keys of a private scope are written with `expirationTtl` (`PRIVATE_SCOPE_TTL_S`) by the registry.
  * `scope` is `public`, or `u-<SHA-256 of the caller's Authorization>` for a private list
  * (caller-scope.ts). The registry's memory cache uses the same keys. Pure over the {@link KvStore} port.
@@ -22,6 +26,7 @@ import { isObject } from '../jsonrpc/jsonrpc'
 import { putEntries, type KvStore } from '../ports'
 import type { ToolRecord } from './tool-record'
 import { EdgeError } from '../errors'
+export { pinKey, pinServedKey } from '../pinning/pin-store'
 
 // ---------------------------------------------------------------- layout
 
