@@ -28,7 +28,7 @@ import { CompiledValidators } from './compiled-validators'
 import { Freshness } from './freshness'
 import { RefreshPolicy } from './refresh-policy'
 import { PrivateScopes } from './private-scopes'
-import { getStoredTool, putPulledList, putStoredTool, sourceTag, toolKey, toolPrefix, toToolRecord } from './tool-store'
+import { adminListKey, getStoredTool, putPulledList, putStoredTool, readNames, sourceTag, toolKey, toolPrefix, toToolRecord } from './tool-store'
 import type { ResolvedTool, ToolRecord } from './tool-record'
 import { EdgeError, PullError } from '../errors'
 export type { ResolvedTool, ToolRecord } from './tool-record'
@@ -324,6 +324,13 @@ export class ToolRegistry {
     const putOptions = isPrivate ? this.privateScopes.putOptions : undefined
     const heldScope = !isPrivate || this.privateScopes.isHeld(originId, scope)
     const source = this.opts.sourceOf?.(originId)
+    // What an operator pushed (PUT /admin/tools) is theirs: the origin's schema never replaces it.
+    // Read once per list that has a record to write (unknown when the store is down: those writes fail too).
+    let pushed: Set<string> | undefined
+    const isPushed = async (name: string) => {
+      pushed ??= new Set(await readNames(this.opts.kv, adminListKey(originId, scope)).catch(() => [] as string[]))
+      return pushed.has(name)
+    }
     for (const t of tools) {
       const record = toToolRecord(t, era, now, source, ttlMs)
       if (!record) continue
@@ -341,6 +348,10 @@ export class ToolRegistry {
         !this.isStale(held, originId, scope, now)
       )
         continue
+      if (await isPushed(record.name)) {
+        this.memory.delete(key)
+        continue
+      }
       this.memory.set(key, { tool: this.resolve(record), expiresAt: isPrivate ? Math.min(now + this.ttlMs(record), this.privateScopes.holdUntil(now)) : now + this.ttlMs(record) })
       this.stats.kvWrites++
       writes.push(

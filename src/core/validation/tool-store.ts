@@ -343,7 +343,8 @@ export async function deleteStoredTool(kv: KvStore, originId: string, name: stri
 
 /**
  * Records a full pull's names under {@link toolListKey} and deletes the records of tools the
- * previous list named and this one does not (a removed tool is unknown again). Never rejects: a
+ * previous list named and this one does not (a removed tool is unknown again), except names an
+ * operator pushed ({@link adminListKey}). Never rejects: a
  * store that is down is cleaned up by the next pull.
  * @param now epoch ms, the list's `fetchedAt`
  * @param ttlMs the origin's freshness hint, kept when positive
@@ -361,7 +362,10 @@ export async function putPulledList(
   const listKey = toolListKey(originId, scope)
   try {
     const old = await readNames(kv, listKey)
-    await Promise.all(old.filter((n) => !names.includes(n)).map((n) => kv.delete(toolKey(originId, scope, n))))
+    // A name an operator pushed is theirs: a pull that no longer lists it does not delete it.
+    const gone = old.filter((n) => !names.includes(n))
+    const pushed = gone.length ? new Set(await readNames(kv, adminListKey(originId, scope))) : new Set<string>()
+    await Promise.all(gone.filter((n) => !pushed.has(n)).map((n) => kv.delete(toolKey(originId, scope, n))))
   } catch {
     // the store is down: the next pull cleans up
   }
