@@ -6,11 +6,11 @@
  * enforce adds at most 2 us of CPU per forwarded call (docs/pinning.md "Cost").
  *   node --import tsx scripts/pin-cpu.mts 20000
  */
-import { admitPost, handlePost, originTarget } from '../src/core/pipeline.ts'
-import { MemoryKv } from '../src/stores/memory-kv.ts'
-import { mcpEdge } from '../src/adapters/node/node-edge.ts'
-import { gateToolsCall } from '../src/core/pinning/apply-pins.ts'
-import { pinBook } from '../src/core/exchange.ts'
+import { admitPost, handlePost, originTarget } from '../src/core/pipeline'
+import { MemoryKv } from '../src/stores/memory-kv'
+import { mcpEdge } from '../src/adapters/node/node-edge'
+import { gateToolsCall } from '../src/core/pinning/apply-pins'
+import { pinBook } from '../src/core/exchange'
 
 const N = Number(process.argv[2] ?? 20000)
 const schema = { type: 'object', properties: { city: { type: 'string' }, units: { enum: ['c', 'f'] } }, required: ['city'], additionalProperties: false }
@@ -27,7 +27,7 @@ const origin = async (req: { body?: string }) => answer(req.body ?? '')
 
 async function edgeFor(mode: 'off' | 'enforce') {
   const env = { ORIGIN_URL: 'http://127.0.0.1:1/mcp', ALLOWED_HOSTS: 'localhost', STORE_FILE: 'memory', TOOL_PINNING: mode }
-  const deps = mcpEdge({ env, store: new MemoryKv(), originClient: origin, logger: () => undefined }).deps
+  const deps = mcpEdge({ env, store: new MemoryKv(), originClient: origin, logger: () => undefined }).deps!
   return deps
 }
 const headers = new Headers({ host: 'localhost:8787', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' })
