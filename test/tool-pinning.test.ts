@@ -16,6 +16,7 @@ import { mcpHeaders } from './helpers/mcp'
 import { waitFor } from './helpers/wait'
 import { requireRedisServer, startRedisServer, type RedisServer } from './helpers/redis-server'
 import { startEdge } from '../src/adapters/node/index'
+import { PIN_RELOAD_MS } from '../src/core/pinning/apply-pins'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 
 const TOKEN = 'pin-admin-token-0123456789'
@@ -208,7 +209,10 @@ describe.each(RUNTIMES)('tool pinning (enforce) with a real SDK server on $name'
         expect(diff.changes).toEqual([expect.objectContaining({ field: 'description', class: 'material' })])
         const ok = await admin(edge, '/get_forecast/approve', { method: 'POST', body: JSON.stringify({ digest: now.servedDigest }) })
         expect(ok.status).toBe(200)
-        expect(await ok.json()).toMatchObject({ name: 'get_forecast', digest: now.servedDigest, approvedAt: expect.any(String), effectiveFrom: expect.any(String) })
+        const approved = (await ok.json()) as { approvedAt: string; effectiveFrom: string }
+        expect(approved).toMatchObject({ name: 'get_forecast', digest: now.servedDigest, approvedAt: expect.any(String), effectiveFrom: expect.any(String) })
+        // effectiveFrom: approvedAt plus the store's propagation bound (Workers KV about 60 s, plus the pins' reload interval).
+        expect(Date.parse(approved.effectiveFrom) - Date.parse(approved.approvedAt)).toBe(edge.runtime === 'worker' ? 60_000 + PIN_RELOAD_MS : PIN_RELOAD_MS)
         expect(await listNames(edge)).toEqual(['get_forecast', 'echo'])
         expect((await call(edge, 'get_forecast')).result).toMatchObject({ content: [{ text: 'called get_forecast' }] })
         expect((await admin(edge, '/no_such_tool/approve', { method: 'POST', body: JSON.stringify({ digest: now.servedDigest }) })).status).toBe(404)
@@ -264,6 +268,54 @@ describe.each(RUNTIMES)('tool pinning (enforce) with a real SDK server on $name'
         expect(byId.get(3)!.result).toMatchObject({ content: [{ text: 'called get_forecast' }] })
         expect(byId.get(4)!.error).toMatchObject({ code: -32602, data: { reason: 'changed' } })
         expect(origin.state.calls).toEqual(['get_forecast'])
+      } finally {
+        await edge.close()
+      }
+    })
+
+    it('operator flow: cosmetic changes approved in bulk, a rejection recorded, the manifest exported and imported', async () => {
+      const edge = await start({ ORIGIN_URL: origin.url, TOOL_PINNING: 'enforce', ADMIN_TOKEN: TOKEN })
+      try {
+        origin.state.tools = [forecast(), echo()]
+        await listNames(edge)
+        expect((await fetch(new URL('/admin/pins/default', edge.url))).status).toBe(401)
+        origin.state.tools = [
+          { ...forecast(), title: 'Forecast (new)' },
+          { ...echo(), description: 'changed' },
+        ]
+        expect(await listNames(edge)).toEqual([])
+        await statusOf(edge, 'echo', 'changed')
+        const diff = (await (await admin(edge, '/get_forecast/diff')).json()) as { changes: { field: string; class: string; approved: string; served: string }[] }
+        expect(diff.changes).toEqual([
+          { field: 'title', change: 'modified', class: 'cosmetic', approved: expect.stringMatching(/^sha256:/), served: expect.stringMatching(/^sha256:/) },
+        ])
+        const bulk = await admin(edge, '/approve-cosmetic', { method: 'POST' })
+        expect(await bulk.json()).toEqual({ approved: ['get_forecast'] })
+        expect(await listNames(edge)).toEqual(['get_forecast'])
+        const echoServed = (await statusOf(edge, 'echo', 'changed')).servedDigest
+        const rejected = await admin(edge, '/echo/reject', { method: 'POST', body: JSON.stringify({ digest: echoServed }) })
+        expect(await rejected.json()).toEqual({ name: 'echo', rejectedDigest: echoServed })
+        expect(await listNames(edge)).toEqual(['get_forecast'])
+        expect((await status(edge)).tools.find((t) => t.name === 'echo')).toMatchObject({ state: 'changed', rejectedDigest: echoServed })
+        // Export, then import a manifest that pins only get_forecast: echo becomes pending.
+        const manifest = (await (await admin(edge, '/manifest')).json()) as { pins: { name: string }[]; catalogDigest: string }
+        expect(manifest.pins.map((p) => p.name)).toEqual(['echo', 'get_forecast'])
+        const bad = await admin(edge, '/manifest', { method: 'PUT', body: JSON.stringify({ ...manifest, catalogDigest: 'sha256:' + '0'.repeat(64) }) })
+        expect(bad.status).toBe(400)
+        expect(((await bad.json()) as { errors: unknown[] }).errors.length).toBeGreaterThan(0)
+        const { buildManifest } = await import('../src/core/pinning/manifest')
+        const only = manifest.pins.filter((p) => p.name === 'get_forecast') as never as { name: string; digest: string; approvedAt: string; fields: Record<string, string> }[]
+        const m2 = await buildManifest(
+          'default',
+          'public',
+          new Map(only.map((p) => [p.name, { digest: p.digest as `sha256:${string}`, approvedAt: p.approvedAt, fields: new Map(Object.entries(p.fields)) as never }]))
+        )
+        const put = await admin(edge, '/manifest', { method: 'PUT', body: JSON.stringify(m2) })
+        expect(put.status).toBe(200)
+        expect(await put.json()).toEqual({ imported: ['get_forecast'] })
+        expect(await listNames(edge)).toEqual(['get_forecast'])
+        expect((await status(edge)).tools.find((t) => t.name === 'echo')).toMatchObject({ state: 'pending', approvedDigest: null })
+        expect(blockedText(await call(edge, 'echo'))).toMatch(/is new/)
       } finally {
         await edge.close()
       }
