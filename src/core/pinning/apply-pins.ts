@@ -45,6 +45,11 @@ export const PIN_RELOAD_MS = 10_000
 export const PIN_RETRY_MS = 1_000
 /** Least time (ms) between two pulls of a list for calls to names the held list does not know. */
 export const PIN_PULL_MIN_MS = 1_000
+/**
+ * (origin, scope) pairs one instance holds at most (each caller with a private list is a scope of
+ * its own): past it the least recently created is dropped and read from the store again when needed.
+ */
+export const MAX_PIN_SCOPES = 10_000
 /** Distinct (tool, state, digest) changes remembered per (origin, scope) for logging each change once. */
 const MAX_LOGGED = 10_000
 
@@ -187,6 +192,7 @@ export class PinBook {
         reloading: false,
         compiled: new Map(),
       }
+      if (this.states.size >= MAX_PIN_SCOPES) this.states.delete(this.states.keys().next().value as string)
       this.states.set(k, s)
     }
     return s
