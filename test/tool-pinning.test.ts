@@ -34,10 +34,16 @@ const echo = (): Tool => ({ name: 'echo', description: 'Echoes the text', inputS
 
 /** A real SDK server (low-level `Server`, stateless Streamable HTTP) serving `tools` as they are when a request comes. */
 async function startChangingOrigin(json: boolean) {
-  const state = { tools: [forecast(), echo()] as Tool[], calls: [] as string[] }
+  const state = { tools: [forecast(), echo()] as Tool[], calls: [] as string[], pageSize: 0 }
   const http: HttpServer = createAsyncServer(async (req, res) => {
     const server = new Server({ name: 'changing-origin', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: state.tools }) as never)
+    server.setRequestHandler(ListToolsRequestSchema, (r) => {
+      if (state.pageSize === 0) return { tools: state.tools } as never
+      // Paginated: the cursor is the index of the page's first tool.
+      const from = Number(r.params?.cursor ?? 0)
+      const to = from + state.pageSize
+      return { tools: state.tools.slice(from, to), ...(to < state.tools.length ? { nextCursor: String(to) } : {}) } as never
+    })
     server.setRequestHandler(CallToolRequestSchema, (r) => {
       state.calls.push(r.params.name)
       return { content: [{ type: 'text', text: `called ${r.params.name}` }] }
@@ -317,6 +323,24 @@ describe.each(RUNTIMES)('tool pinning (enforce) with a real SDK server on $name'
         expect((await status(edge)).tools.find((t) => t.name === 'echo')).toMatchObject({ state: 'pending', approvedDigest: null })
         expect(blockedText(await call(edge, 'echo'))).toMatch(/is new/)
       } finally {
+        await edge.close()
+      }
+    })
+
+    it('a paginated origin: the first page sets the baseline from one pull of every page, and each page is filtered', async () => {
+      const edge = await start({ ORIGIN_URL: origin.url, TOOL_PINNING: 'enforce', ADMIN_TOKEN: TOKEN })
+      try {
+        origin.state.tools = [forecast(), echo()]
+        origin.state.pageSize = 1
+        const page = async (cursor?: string) => (await rpc(edge, 'tools/list', cursor === undefined ? {} : { cursor })).result as { tools: Tool[]; nextCursor?: string }
+        const p1 = await page()
+        expect(p1.tools.map((t) => t.name)).toEqual(['get_forecast'])
+        expect((await page(p1.nextCursor)).tools.map((t) => t.name)).toEqual(['echo'])
+        origin.state.tools = [forecast(), { ...echo(), description: 'changed' }]
+        expect((await page(p1.nextCursor)).tools.map((t) => t.name)).toEqual([])
+        expect((await page()).tools.map((t) => t.name)).toEqual(['get_forecast'])
+      } finally {
+        origin.state.pageSize = 0
         await edge.close()
       }
     })

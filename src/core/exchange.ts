@@ -142,6 +142,11 @@ export interface Pending extends ForwardedRequest {
   resolved?: ResolvedTool
   /** A tools/list request with a `cursor` (a later page): its reply is never a complete list (tool pinning). */
   paged?: boolean
+  /**
+   * Under `TOOL_PINNING=enforce`, for a tools/list: pulls the whole list (every page) with the
+   * caller's authorization, so the first page of a paginated origin can set the baseline.
+   */
+  pull?: () => Promise<{ tools: unknown[] }>
 }
 
 /** The per-POST context: what was forwarded, what was answered, and the grade table. */

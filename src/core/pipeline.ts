@@ -155,6 +155,7 @@ function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHea
     const forward: Decision = { kind: 'forward', pending: { id: c.id, method: c.method, unvalidated: false, answered: false } }
     // A later page is never a complete list (tool pinning's baseline and `removed` need every page).
     if (c.method === 'tools/list' && c.params?.cursor !== undefined) forward.pending.paged = true
+    if (c.method === 'tools/list' && ex.deps.config.toolPinning === 'enforce') forward.pending.pull = () => toolsCallContext(ex, headers, ex.scope ?? 'public').pull()
     return typeof s === 'string' ? forward : s.then(() => forward)
   }
   // Tool pinning (docs/pinning.md), after the access gate: the one place a call is gated by its pins.

@@ -98,6 +98,7 @@ export class ReplyGrader {
       scope: isObject(msg.result) ? listScope(msg.result.cacheScope, ex.era, ex.scope) : (ex.scope ?? null),
       id: p.id,
       paged: p.paged === true,
+      ...(p.pull ? { pull: p.pull } : {}),
       msg,
       source: text,
     })

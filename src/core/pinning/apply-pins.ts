@@ -676,6 +676,8 @@ export interface ListReply {
   id: RawId
   /** The request carried a `cursor` (a later page): never complete. */
   paged: boolean
+  /** Pulls the whole list (every page), for a page of an (origin, scope) that has no baseline yet (`enforce`). */
+  pull?: PinListPull
   /** The parsed response and its exact text. */
   msg: Record<string, unknown>
   source: string
@@ -699,12 +701,22 @@ export function holdToolsList(book: PinBook, r: ListReply): string | Promise<str
 }
 
 async function enforceList(book: PinBook, r: ListReply, result: unknown, tools: unknown[] | null, complete: boolean): Promise<string> {
-  const view: PinView =
+  let view: PinView =
     tools && r.scope !== null
       ? await book.onList(r.originId, r.scope, tools, complete)
       : r.scope === null
         ? { ok: false }
         : { ok: true, evaluation: emptyEvaluation(), catalogDigest: null }
+  // One page of an (origin, scope) with no baseline: only a complete list may set it, so the
+  // whole list is pulled once, and this page is decided against the baseline that gives.
+  if (tools && r.scope !== null && r.pull && view.ok && [...view.evaluation.tools.values()].some((e) => e.reason === 'awaiting-baseline')) {
+    try {
+      await book.onList(r.originId, r.scope, (await r.pull()).tools, true)
+      view = await book.onList(r.originId, r.scope, tools, false)
+    } catch {
+      // the pull failed: this page stays awaiting its baseline (its tools are left out)
+    }
+  }
   const out = filterToolsListResult(result, view, 'enforce')
   if (out.kind === 'unchanged') return r.source
   if (out.kind === 'refused') return refusedText(book, r, view, result)
