@@ -19,6 +19,8 @@ export interface EdgePolicies {
   unknownTool?: Config['unknownTool']
   /** `ON_SCHEMA_ERROR`: missing or unusable schema, or a store outage: `forward` (default, graded `unvalidated`) or `reject` (-32603). */
   onSchemaError?: Config['onSchemaError']
+  /** `TOOL_PINNING`: `off`, `audit` (default: changes logged and counted, no answer changed) or `enforce` (unapproved tools left out of tools/list, their calls refused; docs/pinning.md). */
+  toolPinning?: Config['toolPinning']
   /** `OUTPUT_SCHEMA`: `structuredContent` against `outputSchema`: `off`, `warn` (default), `strict`. */
   outputSchema?: Config['outputSchema']
   /** `HIDDEN_FAILURES`: add `isError: true` to results that hide a failure (default true). */

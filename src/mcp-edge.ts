@@ -60,6 +60,11 @@ export interface EdgeRuntime {
   metrics?(registry: RegistryStats): EdgeMetrics
   /** The tracer when `options.tracer` is unset (the standalone Node server: OpenTelemetry when installed, src/observe/otel-tracer.ts); unset: no spans. */
   tracer?(): EdgeTracer
+  /**
+   * The store's propagation bound for tool pins' `effectiveFrom`, in ms (docs/pinning.md): Workers
+   * KV is eventually consistent (about 60 s), plus the pins' reload interval. Unset: by store.
+   */
+  pinPropagationMs?: number
 }
 
 /** The extras of the sub-app `mcpEdge()` returns. */
@@ -141,6 +146,7 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
     metrics: options.metrics ?? runtime.metrics?.(() => registry.stats) ?? new TextMetrics(() => registry.stats),
     ...(tracer ? { tracer } : {}),
     ...(auth ? { auth } : {}),
+    ...(runtime.pinPropagationMs !== undefined ? { pinPropagationMs: runtime.pinPropagationMs } : {}),
     close: async () => {
       await client?.close?.()
     },

@@ -220,6 +220,19 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
     script.failPull = false
   })
 
+  it('a pushed schema sticks: a refresh of the origin list never replaces it', async () => {
+    const mine = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }
+    expect((await admin('PUT', '/admin/tools/default', { tools: [{ name: 'pulled_b', inputSchema: mine }] })).status).toBe(200)
+    expect((await admin('POST', '/admin/tools/default/refresh')).status).toBe(200)
+    const got = (await (await admin('GET', '/admin/tools/default/pulled_b')).json()) as { inputSchema: unknown }
+    expect(got.inputSchema).toEqual(mine)
+    // The edge validates with it: a call without q is answered locally.
+    const bad = await rpc(edge.url, call(78, 'pulled_b', {}))
+    expect(bad.json.result?.isError ?? bad.json.error).toBeTruthy()
+    expect(JSON.parse((await edge.kvGet('tools:default:public:pulled_b'))!).inputSchema).toEqual(mine)
+    expect((await admin('DELETE', '/admin/tools/default/pulled_b')).status).toBe(200)
+  })
+
   it('an unknown admin route is 404 JSON', async () => {
     const res = await admin('GET', '/admin/nothing-here')
     expect(res.status).toBe(404)

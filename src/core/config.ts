@@ -39,6 +39,8 @@ export interface Config {
   invalidArgs: 'auto' | 'rpc-error' | 'tool-error'
   unknownTool: 'reject' | 'forward'
   onSchemaError: 'forward' | 'reject'
+  /** `TOOL_PINNING` (docs/pinning.md): `off`, `audit` (default) or `enforce`. */
+  toolPinning: 'off' | 'audit' | 'enforce'
   outputSchema: 'off' | 'warn' | 'strict'
   hiddenFailures: boolean
   supportedVersions: ProtocolVersion[]

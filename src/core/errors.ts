@@ -18,6 +18,7 @@
  * - `EDGE_ERR_PULL`: a step of the edge's own tool-list pull failed ({@link PullError}, `step` says which)
  * - `EDGE_ERR_STORE_UNAVAILABLE`: the KV namespace failed (validation/store-reads.ts)
  * - `EDGE_ERR_STORE_CANNOT_LIST`: the store has no `list` (validation/tool-store.ts)
+ * - `EDGE_ERR_PINS_UNREADABLE`: the stored tool pins do not decode (pinning/pin-store.ts; enforce fails closed)
  * - `EDGE_ERR_STORE_FILE`: the store file cannot be used (stores/file-kv.ts)
  * - `EDGE_ERR_STORE_LOCKED`: the store file is locked by a live process (stores/store-lock.ts)
  * - `EDGE_ERR_STORE_CONNECT`: Redis could not be reached at start (stores/redis-kv.ts)
@@ -38,6 +39,7 @@ export type EdgeErrorCode =
   | 'EDGE_ERR_PULL'
   | 'EDGE_ERR_STORE_UNAVAILABLE'
   | 'EDGE_ERR_STORE_CANNOT_LIST'
+  | 'EDGE_ERR_PINS_UNREADABLE'
   | 'EDGE_ERR_STORE_FILE'
   | 'EDGE_ERR_STORE_LOCKED'
   | 'EDGE_ERR_STORE_CONNECT'

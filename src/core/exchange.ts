@@ -22,6 +22,8 @@ import type { ResolvedTool } from './validation/tool-record'
 import { boundText } from './jsonrpc/bound-text'
 import type { AccessIdentity } from './access/bearer'
 import type { EdgeAuth } from './access/resource-server'
+import { PinBook } from './pinning/apply-pins'
+import type { PinKv } from './pinning/pin-store'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -44,6 +46,10 @@ export interface EdgeDeps {
   headerMemos?: HeaderMemos
   /** The resource server (`AUTH_ISSUER` set): tokens are checked at the front door; absent: auth is off. */
   auth?: EdgeAuth
+  /** The instance's tool pins (docs/pinning.md); {@link pinBook} creates them on first use. */
+  pins?: PinBook
+  /** The store's propagation bound in ms for pins' `effectiveFrom` (the Workers entry sets Workers KV's); default by store. */
+  pinPropagationMs?: number
 }
 
 /** Why the edge refused a request (or a batch element) on access grounds: the `reason` of `mcp_edge_denials_total` and of the `mcp.denied` log line. */
@@ -75,6 +81,19 @@ export interface Denial {
 export function logDenial(deps: EdgeDeps, rid: string, origin: string, d: Denial): void {
   deps.metrics.countDenial(d.reason)
   deps.log({ level: 'warn', msg: 'mcp.denied', rid, origin, ...d })
+}
+
+/** The {@link PinBook} of one edge instance (`TOOL_PINNING`, default `audit`), held on its deps object. */
+export function pinBook(deps: EdgeDeps): PinBook {
+  return (deps.pins ??= new PinBook({
+    kv: (deps.registry as { kv?: PinKv } | undefined)?.kv,
+    mode: deps.config.toolPinning ?? 'audit',
+    log: (r) => deps.log(r),
+    metrics: deps.metrics,
+    defer: (p) => deps.defer(p),
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.pinPropagationMs !== undefined ? { propagationMs: deps.pinPropagationMs } : {}),
+  }))
 }
 
 /** The {@link OriginEras} of one edge instance, held on its deps object. */
@@ -158,6 +177,13 @@ export interface Pending extends ForwardedRequest {
   answered: boolean
   /** The tool the arguments were validated against (its output schema grades the reply, D12). */
   resolved?: ResolvedTool
+  /** A tools/list request with a `cursor` (a later page): its reply is never a complete list (tool pinning). */
+  paged?: boolean
+  /**
+   * Under `TOOL_PINNING=enforce`, for a tools/list: pulls the whole list (every page) with the
+   * caller's authorization, so the first page of a paginated origin can set the baseline.
+   */
+  pull?: () => Promise<{ tools: unknown[] }>
 }
 
 /** The per-POST context: what was forwarded, what was answered, and the grade table. */

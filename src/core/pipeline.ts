@@ -14,7 +14,10 @@ import { decideBatchEra, decideEra, headerVersion, type EraContext } from './pro
 import { checkStandardHeaders } from './protocol/standard-headers'
 import { checkParamHeaders } from './protocol/param-headers'
 import { findTool, validateToolsCall, type CallVerdict } from './validation/tools-call'
-import { answerRow, Exchange, headerMemos, idLabel, originEras, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
+import { gateToolsCall, type CallGate } from './pinning/apply-pins'
+import { toToolRecord } from './validation/tool-store'
+import type { ResolvedTool, ToolRecord } from './validation/tool-record'
+import { answerRow, Exchange, headerMemos, idLabel, originEras, pinBook, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { respondToBatch } from './batch'
 import { toolsCallContext, traced } from './call-context'
 import { toWire, type AccessDenial, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
@@ -173,26 +176,83 @@ function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHea
   if (c.method !== 'tools/call') {
     // tools/list replies are learned under the caller's scope when the list is private (learn-from-replies.ts).
     const forward: Decision = { kind: 'forward', pending: { id: c.id, method: c.method, unvalidated: false, answered: false } }
+    // A later page is never a complete list (tool pinning's baseline and `removed` need every page).
+    if (c.method === 'tools/list' && c.params?.cursor !== undefined) forward.pending.paged = true
+    if (c.method === 'tools/list' && ex.deps.config.toolPinning === 'enforce') forward.pending.pull = () => toolsCallContext(ex, headers, ex.scope ?? 'public').pull()
     return typeof s === 'string' ? forward : s.then(() => forward)
   }
+  // Tool pinning (docs/pinning.md), after the access gate: the one place a call is gated by its pins.
+  if (ex.deps.config.toolPinning === 'enforce') return decidePinned(c, headers, ex, s)
   if (typeof s !== 'string' || isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
   const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, s), c.text.length))
   return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
 }
 
 /** {@link decide} for a tools/call that awaits its scope, or a 2026-07-28 call (Mcp-Param-* first). */
-async function decideCallAsync(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, scope: string | Promise<string>): Promise<Decision> {
+async function decideCallAsync(
+  c: Extract<Classified, { kind: 'request' }>,
+  headers: RequestHeaders,
+  ex: Exchange,
+  scope: string | Promise<string>,
+  pinned?: ResolvedTool
+): Promise<Decision> {
   const ctx = toolsCallContext(ex, headers, await scope)
   if (isModern(ex.era)) {
     // Mcp-Param-* headers against the tool's x-mcp-header arguments, before argument validation (docs/protocol-rules.md C10).
     const p = c.params
     if (p && typeof p.name === 'string' && (p.arguments === undefined || isObject(p.arguments))) {
-      const tool = await findTool(ctx, p.name)
+      const tool = pinned ?? (await findTool(ctx, p.name))
       const r = tool ? checkParamHeaders(c.id, tool.record.inputSchema, (p.arguments as Record<string, unknown> | undefined) ?? {}, headers) : null
       if (r) return r
     }
   }
-  return fromVerdict(c, await traced(ex, c, () => validateToolsCall(c.id, c.params, ctx, c.text.length)))
+  return fromVerdict(c, await traced(ex, c, () => validateToolsCall(c.id, c.params, ctx, c.text.length, pinned)))
+}
+
+/**
+ * {@link decide} for a tools/call under `TOOL_PINNING=enforce`: the pin gate first
+ * (pinning/apply-pins.ts `gateToolsCall`: a Map lookup when the pins are held), then validation
+ * against the approved definition's inputSchema only.
+ */
+function decidePinned(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, s: string | Promise<string>): Decision | Promise<Decision> {
+  if (typeof s !== 'string') return s.then((scope) => decidePinned(c, headers, ex, scope))
+  const g = gateToolsCall(pinBook(ex.deps), {
+    originId: ex.target.id,
+    scope: s,
+    era: ex.era,
+    id: c.id,
+    name: c.params?.name,
+    headerName: isModern(ex.era) ? headers.get('mcp-name') : null,
+    invalidArgs: ex.deps.config.invalidArgs,
+    taskAugmented: isObject(c.params?.task),
+    pull: () => toolsCallContext(ex, headers, s).pull(),
+  })
+  return g instanceof Promise ? g.then((v) => afterPinGate(c, headers, ex, s, v)) : afterPinGate(c, headers, ex, s, g)
+}
+
+function afterPinGate(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, scope: string, g: CallGate): Decision | Promise<Decision> {
+  if (g.kind === 'answer') {
+    const a: CallAnswer = { kind: 'call', id: g.id, tool: g.tool, text: g.text }
+    if (g.code !== undefined) a.code = g.code
+    if (g.isError) a.isError = true
+    if (g.unknownTool) a.unknownTool = true
+    return a
+  }
+  const name = c.params?.name
+  const pinned =
+    g.approvedDigest !== undefined && typeof name === 'string'
+      ? pinBook(ex.deps).approvedTool(ex.target.id, scope, name, g.approvedDigest, (def) => ex.deps.registry.resolve(approvedRecord(def, ex.era)))
+      : undefined
+  if (isModern(ex.era)) return decideCallAsync(c, headers, ex, scope, pinned ?? undefined)
+  const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, scope), c.text.length, pinned ?? undefined))
+  return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
+}
+
+/** The record of an approved definition: no `fetchedAt` and no source tag (the operator's word, never rechecked against a fresh list). */
+function approvedRecord(def: Record<string, unknown>, era: ProtocolVersion): ToolRecord {
+  const r = toToolRecord({ inputSchema: {}, ...def }, era, 0)!
+  delete r.fetchedAt
+  return r
 }
 
 function fromVerdict(c: Extract<Classified, { kind: 'request' }>, verdict: CallVerdict): Decision {

@@ -235,6 +235,10 @@ export interface EdgeMetrics {
    * `insufficient_scope`, `jwks_unavailable`; docs/security.md), never caller data.
    */
   countDenial(reason: string): void
+  /** `mcp_edge_tool_pins{origin,state}`: tool names per pin state (docs/pinning.md), summed over the scopes held. Optional for embedders' ports. */
+  setToolPins?(origin: string, state: 'approved' | 'changed' | 'pending' | 'removed', n: number): void
+  /** `mcp_edge_tool_pin_blocks_total{origin,reason}`: one call or list refused, or a list with tools left out, by tool pinning. Optional. */
+  countPinBlock?(origin: string, reason: string): void
   /** The Prometheus text exposition (format 0.0.4). */
   render(): Promise<string>
   /** The Content-Type of {@link render}'s text. */

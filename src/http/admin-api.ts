@@ -9,6 +9,12 @@
  * - `PUT    /admin/tools/:origin?scope=`            `{ "tools": [{ "name", "inputSchema", "outputSchema"? }], "protocolVersion"? }`: store them
  * - `DELETE /admin/tools/:origin/:name?scope=`      remove one tool record
  * - `POST   /admin/tools/:origin/refresh?scope=`    pull the origin's tool list now (D7's interval skipped; the per-origin budget still applies)
+ * - `GET    /admin/pins/:origin?scope=`             tool pins: per tool its state, approved and served digest, approvedAt, effectiveFrom, source, advisories
+ * - `GET    /admin/pins/:origin/:tool/diff?scope=`  field by field: sub-digests, material or cosmetic
+ * - `POST   /admin/pins/:origin/:tool/approve?scope=` `{ "digest" }`: approve the exact served digest (409 stale or wrong, 404 unknown)
+ * - `POST   /admin/pins/:origin/approve-cosmetic?scope=` approve every tool whose change is cosmetic only
+ * - `POST   /admin/pins/:origin/:tool/reject?scope=` `{ "digest" }`: record a rejection (the tool stays blocked)
+ * - `GET    /admin/pins/:origin/manifest?scope=`     the manifest of every pin; `PUT` imports one (400 with the parse errors)
  *
  * `:origin` is `default` (the `ORIGIN_URL` origin) or a name of `ORIGINS`; any other is 404.
  * `scope` is `public` (default) or a caller's private scope `u-<64 hex>` (docs/scope.md).
@@ -23,7 +29,8 @@ import { Hono, type Context } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
 import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
-import type { EdgeDeps } from '../core/exchange'
+import { pinBook, type EdgeDeps } from '../core/exchange'
+import { isToolDigest, type ToolDigest } from '../core/pinning/tool-digest'
 import { originTarget } from '../core/pipeline'
 import { nestsDeeperThan } from '../core/jsonrpc/json-scan'
 import { isObject } from '../core/jsonrpc/jsonrpc'
@@ -288,6 +295,80 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     }
     return c.json({ origin: t.origin, scope: t.scope, refreshed: true, tools: names })
   })
+
+  // ---------------------------------------------------------- tool pins (docs/pinning.md)
+
+  /** A pins route's target, with the pin book; a store failure answers 503. */
+  const pins = async (c: Context, run: (t: { deps: EdgeDeps; origin: string; scope: string }) => Promise<Response>): Promise<Response> => {
+    const t = target(c)
+    if (t instanceof Response) return t
+    try {
+      return await run(t)
+    } catch {
+      return fail(c, 503, 'the pin store is unavailable')
+    }
+  }
+  /** The `{ "digest": "sha256:..." }` body of approve and reject. */
+  const digestBody = async (c: Context, deps: EdgeDeps): Promise<{ digest: ToolDigest } | { refusal: Response }> => {
+    const read = await readJson(c, deps.config.maxJsonDepth)
+    if ('refusal' in read) return read
+    const b = read.body
+    if (!isObject(b) || !isToolDigest(b.digest))
+      return { refusal: fail(c, 400, 'the body must be { "digest": "sha256:<64 lower-case hex digits>" }, the served digest from GET /admin/pins/<origin>') }
+    return { digest: b.digest }
+  }
+
+  admin.get('/pins/:origin', (c) => pins(c, async (t) => c.json(await pinBook(t.deps).status(t.origin, t.scope))))
+
+  admin.get('/pins/:origin/manifest', (c) =>
+    pins(c, async (t) => {
+      const m = await pinBook(t.deps).manifest(t.origin, t.scope)
+      if (!m) return fail(c, 409, 'the stored pins hold a name that has no canonical JSON form; no manifest can be written')
+      return c.json(m)
+    })
+  )
+
+  admin.put('/pins/:origin/manifest', (c) =>
+    pins(c, async (t) => {
+      const text = await c.req.text()
+      if (nestsDeeperThan(text, t.deps.config.maxJsonDepth)) return fail(c, 400, `the body nests deeper than MAX_JSON_DEPTH (${t.deps.config.maxJsonDepth})`)
+      const r = await pinBook(t.deps).importManifest(t.origin, t.scope, text)
+      if (!r.ok) return fail(c, 400, 'the manifest is not valid; nothing was imported', { errors: r.errors })
+      return c.json({ imported: r.imported })
+    })
+  )
+
+  admin.post('/pins/:origin/approve-cosmetic', (c) => pins(c, async (t) => c.json({ approved: await pinBook(t.deps).approveCosmetic(t.origin, t.scope) })))
+
+  admin.get('/pins/:origin/:tool/diff', (c) =>
+    pins(c, async (t) => {
+      const d = await pinBook(t.deps).diff(t.origin, t.scope, c.req.param('tool'))
+      if (!d) return fail(c, 404, 'no such tool: it is neither served (in the last tools/list relayed) nor pinned for this origin and scope')
+      return c.json(d)
+    })
+  )
+
+  admin.post('/pins/:origin/:tool/approve', (c) =>
+    pins(c, async (t) => {
+      const b = await digestBody(c, t.deps)
+      if ('refusal' in b) return b.refusal
+      const name = c.req.param('tool')
+      const r = await pinBook(t.deps).approve(t.origin, t.scope, name, b.digest)
+      if (r.ok) return c.json({ name: shortName(r.name), digest: r.digest, approvedAt: r.approvedAt, effectiveFrom: r.effectiveFrom })
+      if (r.reason === 'unknown') return fail(c, 404, `no such tool: ${r.message}`)
+      return fail(c, 409, `not approved: ${r.message}`, { servedDigest: r.servedDigest })
+    })
+  )
+
+  admin.post('/pins/:origin/:tool/reject', (c) =>
+    pins(c, async (t) => {
+      const b = await digestBody(c, t.deps)
+      if ('refusal' in b) return b.refusal
+      const name = c.req.param('tool')
+      if (!(await pinBook(t.deps).reject(t.origin, t.scope, name, b.digest))) return fail(c, 404, 'no such tool: it is neither served nor pinned for this origin and scope')
+      return c.json({ name: shortName(name), rejectedDigest: b.digest })
+    })
+  )
 
   admin.all('*', (c) => fail(c, 404, 'no such admin route (docs/admin-api.md)'))
   admin.onError((err, c) => {

@@ -32,6 +32,16 @@ export const SERIES = {
     labels: ['reason'],
   },
   openStreams: { name: 'mcp_edge_open_sse_streams', help: 'SSE streams open to clients (POST replies and GET streams), per origin.', labels: ['origin'] },
+  toolPins: {
+    name: 'mcp_edge_tool_pins',
+    help: 'Tool names per pin state (approved, changed, pending, removed), per origin, over the scopes this instance holds.',
+    labels: ['origin', 'state'],
+  },
+  pinBlocks: {
+    name: 'mcp_edge_tool_pin_blocks_total',
+    help: 'Tool pinning refusals per origin and reason: calls (changed, pending, unknown, pins-unavailable), lists refused (pins-unavailable, malformed-list) and lists relayed with tools left out (list-omitted).',
+    labels: ['origin', 'reason'],
+  },
 } as const
 
 /** Registry counters (the tool registry's `stats`), read at scrape time. */

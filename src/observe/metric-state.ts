@@ -127,6 +127,8 @@ export abstract class MetricState implements EdgeMetrics {
   private readonly responseBytes = new Family(SERIES.responseBytes)
   private readonly streams = new Family(SERIES.openStreams)
   private readonly denials = new Family(SERIES.denials)
+  private readonly toolPins = new Family(SERIES.toolPins)
+  private readonly pinBlocks = new Family(SERIES.pinBlocks)
   private readonly edgeSeconds = new OriginHistogram(SERIES.edgeSeconds, EDGE_SECONDS_BUCKETS)
   private readonly originSeconds = new OriginHistogram(SERIES.originSeconds, ORIGIN_SECONDS_BUCKETS)
 
@@ -163,6 +165,15 @@ export abstract class MetricState implements EdgeMetrics {
     return this.denials.value(reason)
   }
 
+  setToolPins(origin: string, state: 'approved' | 'changed' | 'pending' | 'removed', n: number): void {
+    const key = origin + '\u0000' + state
+    this.toolPins.add(key, n - this.toolPins.value(key), origin, state)
+  }
+
+  countPinBlock(origin: string, reason: string): void {
+    this.pinBlocks.add(origin + '\u0000' + reason, 1, origin, reason)
+  }
+
   /** The `mcp_edge_grades_total` count of one series (0 when never counted): for tests and embedders. */
   get(origin: string, tool: string | undefined, grade: string): number {
     return this.grades.value(origin + '\u0000' + toolLabel(tool) + '\u0000' + grade)
@@ -179,6 +190,8 @@ export abstract class MetricState implements EdgeMetrics {
     () => this.responseBytes.snapshot('counter'),
     () => this.streams.snapshot('gauge'),
     () => this.denials.snapshot('counter'),
+    () => this.toolPins.snapshot('gauge'),
+    () => this.pinBlocks.snapshot('counter'),
     ...REGISTRY_SERIES.map((r) => (): FamilySnapshot => ({
       name: r.name,
       help: r.help,

@@ -10,6 +10,7 @@ import type { ValidatorEngine } from '../../core/ports'
 import { createMcpEdge, type EdgeRuntime, type McpEdge, type McpEdgeInit } from '../../mcp-edge'
 import { createCfworkerEngine } from '../../validators/cfworker'
 import { createFetchOriginClient } from './fetch-origin-client'
+import { PIN_RELOAD_MS } from '../../core/pinning/apply-pins'
 
 /** The engine the Workers build uses when none is given: @cfworker/json-schema, no code generation. */
 export function createDefaultEngine(): ValidatorEngine {
@@ -21,6 +22,8 @@ export const workersRuntime: EdgeRuntime = {
   engine: createDefaultEngine,
   originClient: () => createFetchOriginClient(),
   logger: () => (r) => console.log(JSON.stringify(r)),
+  // Workers KV: a write reaches every location within about 60 s; the pins are read again every PIN_RELOAD_MS.
+  pinPropagationMs: 60_000 + PIN_RELOAD_MS,
   executionContext: true,
 }
 

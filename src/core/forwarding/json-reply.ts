@@ -55,7 +55,8 @@ export async function answerRefusedReply(reply: OriginReply, localTexts: string[
   }
   if (refusal) {
     // A batch with local answers, or a 5xx: the origin's error goes to each forwarded id.
-    grader.message({ ...refusal.msg, id: null }, refusal.text)
+    // An id-less error is kept aside, never relayed itself (null).
+    void grader.message({ ...refusal.msg, id: null }, refusal.text)
     return respondJson(localTexts, grader.close('end'), ex, asBatch, relaySessionOnly(reply))
   }
   return respondJson(localTexts, grader.close('invalid', reply.status), ex, asBatch, {})
@@ -88,7 +89,7 @@ export async function gradeJsonReply(reply: OriginReply, localTexts: string[], e
   } catch {
     return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
   }
-  const out: string[] = []
+  const out: (string | Promise<string>)[] = []
   if (Array.isArray(value)) {
     const scan = scanJsonText(text)
     value.forEach((m, i) => {
@@ -101,7 +102,10 @@ export async function gradeJsonReply(reply: OriginReply, localTexts: string[], e
     if (graded !== null) out.push(graded)
   }
   out.push(...grader.close('end'))
-  return respondJson(localTexts, out, ex, asBatch, sid)
+  // A tools/list answer held for its tool digests (tool pinning, enforce) is awaited here; every other answer is text already.
+  const texts = out.some((t) => typeof t !== 'string') ? await Promise.all(out.map((t) => Promise.resolve(t))) : (out as string[])
+  if (ex.signal?.aborted) return clientGone(ex, grader)
+  return respondJson(localTexts, texts, ex, asBatch, sid)
 }
 
 /** One JSON answer: local answers first, then the graded replies; HTTP 200 with `MCP-Edge-Grade`. */

@@ -8,7 +8,7 @@ import { ErrorCode, isObject, NULL_ID } from '../jsonrpc/jsonrpc'
 import { OriginTimeoutError, type OriginReply } from '../ports'
 import { watchSse } from '../sse/sse-watch'
 import { unsupportedVersion } from '../protocol/protocol-refusals'
-import type { EdgeDeps, OriginTarget } from '../exchange'
+import { pinBook, type EdgeDeps, type OriginTarget } from '../exchange'
 import { localResponse } from '../local-answer'
 import { edgeResponse, type EdgeResponse, type RequestHeaders } from '../edge-response'
 import { forwardHeaders, isSse, ORIGIN_AUTH_CAUSE, refusesEdgeCredential, relayHeaders } from './origin-call'
@@ -65,7 +65,10 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Reque
       ? watchSse(
           source,
           (ev) => {
-            if (isMessageEvent(ev) && ev.data.includes('notifications/tools/list_changed') && carriesListChanged(ev.data)) deps.registry.invalidate(target.id)
+            if (isMessageEvent(ev) && ev.data.includes('notifications/tools/list_changed') && carriesListChanged(ev.data)) {
+              deps.registry.invalidate(target.id)
+              pinBook(deps).listChanged(target.id)
+            }
           },
           deps.config.streamMaxMs
         )

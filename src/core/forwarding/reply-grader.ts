@@ -8,7 +8,9 @@ import { memberText, scanJsonText } from '../jsonrpc/json-scan'
 import { gradeResponse, isResponse, type GradeRow } from '../grading/grade-reply'
 import type { SseEndReason } from '../sse/sse-event'
 import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
-import { idLabel, originEras, type Exchange, type Pending } from '../exchange'
+import { idLabel, originEras, pinBook, type Exchange, type Pending } from '../exchange'
+import { holdToolsList } from '../pinning/apply-pins'
+import { listScope } from '../validation/caller-scope'
 import { gatewayError } from '../local-answer'
 
 /**
@@ -41,9 +43,10 @@ export class ReplyGrader {
 
   /**
    * One message of the reply (a parsed value and its exact text).
-   * @returns the text to relay (the origin's, or the edge's rewrite), or null when dropped
+   * @returns the text to relay (the origin's, or the edge's rewrite), a promise of it for a
+   *   tools/list answer held for its tool digests (tool pinning, `enforce`), or null when dropped
    */
-  message(msg: unknown, source: string): string | null {
+  message(msg: unknown, source: string): string | Promise<string> | null {
     const ex = this.ex
     if (!isResponse(msg)) {
       this.sawInvalid = true
@@ -71,7 +74,7 @@ export class ReplyGrader {
     return this.answer(p, msg, source)
   }
 
-  private answer(p: Pending, msg: Record<string, unknown>, source: string): string {
+  private answer(p: Pending, msg: Record<string, unknown>, source: string, hold = true): string | Promise<string> {
     const ex = this.ex
     p.answered = true
     this.open--
@@ -87,7 +90,18 @@ export class ReplyGrader {
     if (g.isError) row.isError = true
     if (ex.originMs !== undefined) row.originMs = ex.originMs
     ex.row(row)
-    return g.text ?? source
+    const text = g.text ?? source
+    // Tool pinning (pinning/apply-pins.ts): after the access filter, the one place a relayed list is filtered.
+    if (!hold || p.method !== 'tools/list') return text
+    return holdToolsList(pinBook(ex.deps), {
+      originId: ex.target.id,
+      scope: isObject(msg.result) ? listScope(msg.result.cacheScope, ex.era, ex.scope) : (ex.scope ?? null),
+      id: p.id,
+      paged: p.paged === true,
+      ...(p.pull ? { pull: p.pull } : {}),
+      msg,
+      source: text,
+    })
   }
 
   /**
@@ -104,7 +118,7 @@ export class ReplyGrader {
     for (const p of ex.pending.values()) {
       if (p.answered) continue
       if (this.orphan && reason !== 'cancel') {
-        out.push(this.answer(p, this.orphan.msg, this.orphan.source))
+        out.push(this.answer(p, this.orphan.msg, this.orphan.source, false) as string)
         continue
       }
       p.answered = true

@@ -10,7 +10,7 @@ import { nestsDeeperThan, scanJsonText } from '../jsonrpc/json-scan'
 import type { OriginReply } from '../ports'
 import { transformSse } from '../sse/sse-transform'
 import { formatEvent, isMessageEvent, type SseEvent } from '../sse/sse-event'
-import { idLabel, type Exchange } from '../exchange'
+import { idLabel, pinBook, type Exchange } from '../exchange'
 import { edgeResponse, type ByteSource, type EdgeResponse } from '../edge-response'
 import { isListen, isTimeout, relayHeaders, relaySessionOnly } from './origin-call'
 import { respondJson } from './json-reply'
@@ -67,10 +67,10 @@ export function streamReply(reply: OriginReply, localTexts: string[], ex: Exchan
           grader.invalid()
           return null
         }
-        let result: string | null | undefined
+        let result: string | null | undefined | Promise<string | null | undefined>
         if (Array.isArray(value)) {
           const scan = scanJsonText(ev.data)
-          const parts: string[] = []
+          const parts: (string | Promise<string>)[] = []
           value.forEach((m, i) => {
             const el = scan.elements[i]!
             const src = ev.data.slice(el.start, el.end)
@@ -78,10 +78,21 @@ export function streamReply(reply: OriginReply, localTexts: string[], ex: Exchan
             const graded = grader.message(m, src)
             if (graded !== null) parts.push(graded)
           })
-          result = parts.length === 0 ? null : `[${parts.join(',')}]`
-          if (result === ev.data) result = undefined
+          if (parts.some((t) => typeof t !== 'string')) {
+            // A tools/list answer held for its tool digests (tool pinning, enforce).
+            result = Promise.all(parts.map((t) => Promise.resolve(t))).then((all) => {
+              const joined = `[${all.join(',')}]`
+              return joined === ev.data ? undefined : joined
+            })
+          } else {
+            result = parts.length === 0 ? null : `[${parts.join(',')}]`
+            if (result === ev.data) result = undefined
+          }
         } else {
-          if (isObject(value) && value.method === 'notifications/tools/list_changed') ex.deps.registry.invalidate(ex.target.id)
+          if (isObject(value) && value.method === 'notifications/tools/list_changed') {
+            ex.deps.registry.invalidate(ex.target.id)
+            pinBook(ex.deps).listChanged(ex.target.id)
+          }
           if (isModern(ex.era) && isObject(value) && typeof value.method === 'string' && 'id' in value) {
             // 2026-07-28 servers MUST NOT send requests on a response stream (input_required
             // results replaced them): dropped and logged (docs/protocol-rules.md M4).
@@ -91,7 +102,7 @@ export function streamReply(reply: OriginReply, localTexts: string[], ex: Exchan
           }
           if (!looksLikeResponse(value)) return undefined
           const graded = grader.message(value, ev.data)
-          result = graded === null ? null : graded === ev.data ? undefined : graded
+          result = graded === null ? null : typeof graded !== 'string' ? graded.then((g) => (g === ev.data ? undefined : g)) : graded === ev.data ? undefined : graded
         }
         if (grader.done) ex.finish(200)
         return result

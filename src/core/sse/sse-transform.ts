@@ -27,9 +27,10 @@ export interface SseHooks {
   /**
    * Returns the data to send instead (same id and event name), `undefined` to keep the event as
    * it came (its raw text is relayed), or `null` to drop its data (an `id` is still sent, so
-   * resumption is not lost).
+   * resumption is not lost). A promise of one of these holds the event, and every event after it,
+   * until it settles (the order is kept): a tools/list answer waiting for its tool digests.
    */
-  onEvent(ev: SseEvent): string | null | undefined
+  onEvent(ev: SseEvent): string | null | undefined | Promise<string | null | undefined>
   /**
    * Called exactly once when the origin's stream stops; returns events to append (ignored after
    * `cancel`, when nobody reads any more). `error` is the stream's failure for `reason: "error"`.
@@ -72,7 +73,7 @@ class EventRewriter {
 
   constructor(
     private readonly hooks: SseHooks,
-    private readonly out: (string | Uint8Array)[]
+    private readonly out: (string | Uint8Array | Promise<string>)[]
   ) {
     this.parser = createParser({
       onEvent: (msg: EventSourceMessage) => {
@@ -81,15 +82,17 @@ class EventRewriter {
         if (msg.event !== undefined) ev.event = msg.event
         const replaced = this.hooks.onEvent(ev)
         this.answered = true
-        // Unchanged: the block's own text, comments and retry included.
-        if (replaced === undefined) return void this.out.push(this.block)
-        this.out.push(...this.extras)
-        if (replaced === null) {
-          if (ev.id !== undefined) this.out.push(`id: ${ev.id}\n\n`)
-          return
+        if (replaced instanceof Promise) {
+          const block = this.block
+          const extras = this.extras.join('')
+          return void this.out.push(
+            replaced.then(
+              (r) => this.text(ev, block, extras, r),
+              () => this.text(ev, block, extras, null)
+            )
+          )
         }
-        ev.data = replaced
-        this.out.push(formatEvent(ev))
+        this.out.push(this.text(ev, this.block, this.extras.join(''), replaced))
       },
       onRetry: (ms: number) => {
         this.extras.push(`retry: ${ms}\n\n`)
@@ -98,6 +101,14 @@ class EventRewriter {
         this.extras.push(`:${comment}\n\n`)
       },
     })
+  }
+
+  /** What the client gets for an event the hooks answered with `replaced` (see {@link SseHooks.onEvent}). */
+  private text(ev: SseEvent, block: string, extras: string, replaced: string | null | undefined): string {
+    // Unchanged: the block's own text, comments and retry included.
+    if (replaced === undefined) return block
+    if (replaced === null) return ev.id !== undefined ? `${extras}id: ${ev.id}\n\n` : extras
+    return extras + formatEvent({ ...ev, data: replaced })
   }
 
   /** One complete event's text, parsed and offered to the hooks (or relayed when they keep it). */
@@ -112,6 +123,12 @@ class EventRewriter {
     // No event in the block (comments, retry or id only): relayed as it came.
     if (!this.answered) this.out.push(text)
   }
+}
+
+/** Pieces for the client as one chunk; a promise of it when a piece is held (see {@link SseHooks.onEvent}). */
+function joinPending(pending: (string | Uint8Array | Promise<string>)[]): Uint8Array | Promise<Uint8Array> {
+  if (pending.every((p) => !(p instanceof Promise))) return joinChunk(pending as (string | Uint8Array)[])
+  return Promise.all(pending.map((p) => Promise.resolve(p))).then(joinChunk)
 }
 
 /** Pieces for the client as one chunk: relayed byte slices copied, edge text encoded. */
@@ -145,8 +162,8 @@ function joinChunk(pending: (string | Uint8Array)[]): Uint8Array {
  */
 export function transformSse(source: ByteSource, hooks: SseHooks, options: SseOptions = {}): ByteSource {
   // What the current chunk gave the client so far, in order; then the chunks ready for the reader.
-  const pending: (string | Uint8Array)[] = []
-  const queue: Uint8Array[] = []
+  const pending: (string | Uint8Array | Promise<string>)[] = []
+  const queue: (Uint8Array | Promise<Uint8Array>)[] = []
   const rewriter = new EventRewriter(hooks, pending)
   const splitter = new SseEventSplitter(
     { raw: (piece) => void pending.push(piece), event: (text) => rewriter.event(text) },
@@ -155,7 +172,7 @@ export function transformSse(source: ByteSource, hooks: SseHooks, options: SseOp
   let ended = false
   const flush = () => {
     if (pending.length === 0) return
-    queue.push(joinChunk(pending))
+    queue.push(joinPending(pending))
     pending.length = 0
   }
   const finish = (reason: SseEndReason, error?: unknown) => {
@@ -215,7 +232,8 @@ export function transformSse(source: ByteSource, hooks: SseHooks, options: SseOp
           clearTimeout(timer)
         }
       }
-      const value = queue.shift()
+      const next = queue.shift()
+      const value = next instanceof Promise ? await next : next
       return value === undefined ? { done: true } : { done: false, value }
     },
     cancel(reason) {

@@ -17,7 +17,7 @@ import type { PrivateScopes } from './private-scopes'
 import { StoreUnavailableError } from './store-reads'
 import type { ToolMemory } from './tool-memory'
 import type { ToolRecord } from './tool-record'
-import { putStoredTool, toToolRecord } from './tool-store'
+import { adminListKey, putStoredTool, readNames, toToolRecord } from './tool-store'
 
 /** What {@link ToolLearning} writes into and with. */
 export interface ToolLearningParts {
@@ -73,6 +73,14 @@ export class ToolLearning {
     const putOptions = isPrivate ? privateScopes.putOptions : undefined
     const heldScope = !isPrivate || privateScopes.isHeld(originId, scope)
     const source = this.parts.sourceOf?.(originId)
+    // What an operator pushed (PUT /admin/tools) is theirs: the origin's schema never replaces it.
+    // Read once per list that has a record to write (unknown when the store is down: those writes
+    // fail too). A write that must be stored (`mcp-edge schemas push` into a store) is the operator's own.
+    let pushed: Set<string> | undefined
+    const isPushed = async (name: string) => {
+      pushed ??= new Set(await readNames(kv, adminListKey(originId, scope)).catch(() => [] as string[]))
+      return pushed.has(name)
+    }
     for (const t of tools) {
       const record = toToolRecord(t, era, now, source, ttlMs)
       if (!record) continue
@@ -89,6 +97,10 @@ export class ToolLearning {
         !freshness.isStale(held, originId, scope, now)
       )
         continue
+      if (!options.mustStore && (await isPushed(record.name))) {
+        memory.drop(originId, scope, record.name)
+        continue
+      }
       const until = isPrivate ? Math.min(now + freshness.ttlMs(record), privateScopes.holdUntil(now)) : now + freshness.ttlMs(record)
       memory.hold(originId, scope, record.name, validators.resolve(record), until)
       stats.kvWrites++

@@ -12,6 +12,10 @@
  * - `adminlist:<originId>:<scope>` -> `{ names, hash }`: the names pushed through the admin API, kept
  *   apart so a pull does not delete them
  * - `scopes:<originId>:<scope>` -> `{ at }`: a private scope's marker (private-scopes.ts)
+ * - `pins:<originId>:<scope>` and `pinserved:<originId>:<scope>`: the tool pins (the approved
+ *   digests, sub-digests and definitions) and the last complete list served; their keys and codec
+ *   are delegated to core/pinning/pin-store.ts (a lower layer, so the data path's pin step can use
+ *   them) and re-exported here
  * Keys of a private scope are written with `expirationTtl` (`PRIVATE_SCOPE_TTL_S`) by the registry.
  * `scope` is `public`, or `u-<SHA-256 of the caller's Authorization>` for a private list
  * (caller-scope.ts). The registry's memory cache uses the same keys. Pure over the {@link KvStore} port.
@@ -22,6 +26,7 @@ import { isObject } from '../jsonrpc/jsonrpc'
 import { putEntries, type KvStore } from '../ports'
 import type { ToolRecord } from './tool-record'
 import { EdgeError } from '../errors'
+export { pinKey, pinServedKey } from '../pinning/pin-store'
 
 // ---------------------------------------------------------------- layout
 
@@ -338,7 +343,8 @@ export async function deleteStoredTool(kv: KvStore, originId: string, name: stri
 
 /**
  * Records a full pull's names under {@link toolListKey} and deletes the records of tools the
- * previous list named and this one does not (a removed tool is unknown again). Never rejects: a
+ * previous list named and this one does not (a removed tool is unknown again), except names an
+ * operator pushed ({@link adminListKey}). Never rejects: a
  * store that is down is cleaned up by the next pull.
  * @param now epoch ms, the list's `fetchedAt`
  * @param ttlMs the origin's freshness hint, kept when positive
@@ -356,7 +362,10 @@ export async function putPulledList(
   const listKey = toolListKey(originId, scope)
   try {
     const old = await readNames(kv, listKey)
-    await Promise.all(old.filter((n) => !names.includes(n)).map((n) => kv.delete(toolKey(originId, scope, n))))
+    // A name an operator pushed is theirs: a pull that no longer lists it does not delete it.
+    const gone = old.filter((n) => !names.includes(n))
+    const pushed = gone.length ? new Set(await readNames(kv, adminListKey(originId, scope))) : new Set<string>()
+    await Promise.all(gone.filter((n) => !pushed.has(n)).map((n) => kv.delete(toolKey(originId, scope, n))))
   } catch {
     // the store is down: the next pull cleans up
   }

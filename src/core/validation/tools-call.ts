@@ -80,16 +80,26 @@ function invalidParamsAnswer(id: RawId, message: string, tool?: string): CallVer
  * @param id the request id (echoed in a local answer)
  * @param params the request's `params` (already known to be an object or absent)
  * @param textChars the request message's text length (UTF-16 units), for the validation budget ({@link ValidateContext.textChars})
+ * @param pinned the approved definition to validate against instead of the registry's copy (tool
+ *   pinning, `enforce`: only the approved inputSchema counts); a rejection is then never rechecked
+ *   against a fresh list
  * @returns the verdict; a promise of it only when the tool has to be read from KV or pulled
  *   from the origin (a fresh tool in memory is checked synchronously)
  */
-export function validateToolsCall(id: RawId, params: Record<string, unknown> | undefined, ctx: ValidateContext, textChars?: number): CallVerdict | Promise<CallVerdict> {
+export function validateToolsCall(
+  id: RawId,
+  params: Record<string, unknown> | undefined,
+  ctx: ValidateContext,
+  textChars?: number,
+  pinned?: ResolvedTool
+): CallVerdict | Promise<CallVerdict> {
   if (textChars !== undefined) ctx = { ...ctx, textChars }
   if (!params) return invalidParamsAnswer(id, 'Invalid params: tools/call needs params with a tool name')
   if (typeof params.name !== 'string' || params.name === '') return invalidParamsAnswer(id, 'Invalid params: params.name must be the tool name (a string)')
   const name = params.name
   if ('arguments' in params && !isObject(params.arguments)) return invalidParamsAnswer(id, `Invalid params: arguments for tool "${boundText(name)}" must be an object`, name)
   const args = (params.arguments as Record<string, unknown> | undefined) ?? {}
+  if (pinned) return checkWithTool(id, name, args, pinned, ctx, isObject(params.task), true)
   // A fresh tool already in memory is checked without a single await (most calls).
   const held = name.length > MAX_TOOL_NAME ? undefined : ctx.registry.cached(ctx.originId, ctx.scope, name)
   if (held && !held.stale) return checkWithTool(id, name, args, held, ctx, isObject(params.task))

@@ -13,6 +13,7 @@ import {
   listStoredTools,
   MAX_TOOL_NAME,
   putPulledList,
+  putStoredTool,
   putStoredTools,
   readNames,
   scopeKeys,
@@ -102,12 +103,14 @@ describe('tool-store: reads and writes', () => {
     expect(JSON.parse((await kv.get('toollist:o:public'))!)).toMatchObject({ names: [], fetchedAt: 7 })
   })
 
-  it('a pull deletes the records of the tools its list no longer names', async () => {
+  it('a pull deletes the records of the tools its list no longer names, but not what an operator pushed', async () => {
     const kv = new MemoryKv()
-    await putStoredTools(kv, 'o', 'public', [toToolRecord({ name: 'gone', inputSchema: {} }, '2025-11-25', 1)!])
-    await putPulledList(kv, 'o', 'public', ['gone', 'kept'], 1)
+    await putStoredTool(kv, 'o', 'public', toToolRecord({ name: 'gone', inputSchema: {} }, '2025-11-25', 1)!)
+    await putStoredTools(kv, 'o', 'public', [toToolRecord({ name: 'pushed', inputSchema: {} }, '2025-11-25', 1)!])
+    await putPulledList(kv, 'o', 'public', ['gone', 'pushed', 'kept'], 1)
     await putPulledList(kv, 'o', 'public', ['kept'], 2, 5000)
     expect(await kv.get('tools:o:public:gone')).toBeNull()
+    expect(await kv.get('tools:o:public:pushed')).not.toBeNull()
     expect(JSON.parse((await kv.get('toollist:o:public'))!)).toMatchObject({ names: ['kept'], fetchedAt: 2, ttlMs: 5000 })
   })
 

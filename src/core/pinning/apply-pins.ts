@@ -1,0 +1,866 @@
+/**
+ * @module core/pinning/apply-pins
+ * Tool pinning wired into the data path (docs/pinning.md): the per-instance {@link PinBook} (what
+ * this edge holds of the pins of each (origin, scope), read from and written to the pin store),
+ * and the two functions the pipeline calls, each from one place:
+ *
+ * - {@link holdToolsList}: one relayed `tools/list` response (JSON body, SSE event, batch element,
+ *   any page). `off`: untouched. `audit`: untouched, the decision is made in the background
+ *   (`defer`), each change logged once and counted. `enforce`: the response is held until its
+ *   digests are computed (Web Crypto is async; `DigestMemo` skips tools already hashed), then the
+ *   `changed` and `pending` tools are left out and `_meta["io.mcp-edge/catalogDigest"]` is added,
+ *   every kept tool relayed as the origin's own bytes; when the pins cannot be read the response
+ *   becomes a JSON-RPC -32603 error (fail closed).
+ * - {@link gateToolsCall}: one `tools/call` by tool name. Synchronous when the pins are held (a Map
+ *   lookup and `decideCall`, no digest: the cost bound is 2 us of CPU per forwarded call); a
+ *   promise only on first use of an (origin, scope), after `list_changed`, or for a name the held
+ *   list does not know (then one pull of the list, so the edge's usual refresh of an unknown tool
+ *   is also a pin decision over the complete list).
+ *
+ * The access gate (TOOLS_ALLOW/TOOLS_DENY) runs first, then this one. Sits below the exchange in
+ * the core's layers, so it takes what it needs as plain values (origin id, scope, era) and
+ * structural ports ({@link PinBookOptions}). Never throws to the pipeline.
+ */
+import { errorText, responseText, type RawId } from '../jsonrpc/jsonrpc'
+import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../jsonrpc/versions'
+import { scanJsonText, type JsonScan } from '../jsonrpc/json-scan'
+import { classifyChange, DigestMemo, fieldDigests, type FieldDigests, type ToolDigest } from './tool-digest'
+import { catalogDigest, evaluatePins, servedTools, type ServedTool, type SetEvaluation } from './pin-state'
+import { decideCall, denialText, filterToolsListResult, type CallPinVerdict, type PinDenial, type PinningMode, type PinView } from './pin-filter'
+import { decideApproval, isCosmeticOnly } from './approval'
+import { scanToolDefinition, type AdvisoryFinding } from './advisory-scan'
+import { buildManifest, manifestPins, parseManifest, type ManifestError, type PinManifest } from './manifest'
+import { parsePinKey, pinSetOf, readPinRecord, readServedSnapshot, updatePinRecord, writeServedSnapshot, type PinKv, type PinRecord, type StoredPin } from './pin-store'
+
+/** The public scope's name (core/validation caller scopes). */
+const PUBLIC = 'public'
+
+/**
+ * Milliseconds a held pin record is used without asking the store again, on stores that cannot
+ * say when another process changed it (file, Workers KV); Redis tells at once (its change channel).
+ * The reload runs in the background: a call never waits for it.
+ */
+export const PIN_RELOAD_MS = 10_000
+/** After a failed read of the pins, how long (ms) calls are refused before the store is asked again. */
+export const PIN_RETRY_MS = 1_000
+/** Least time (ms) between two pulls of a list for calls to names the held list does not know. */
+export const PIN_PULL_MIN_MS = 1_000
+/**
+ * (origin, scope) pairs one instance holds at most (each caller with a private list is a scope of
+ * its own): past it the least recently created is dropped and read from the store again when needed.
+ */
+export const MAX_PIN_SCOPES = 10_000
+/** Distinct (tool, state, digest) changes remembered per (origin, scope) for logging each change once. */
+const MAX_LOGGED = 10_000
+
+/** The metrics port's pin series (core/ports.ts `EdgeMetrics`); optional, as embedders' ports may lack them. */
+export interface PinMetrics {
+  /** `mcp_edge_tool_pins{origin,state}`: names per state, summed over the scopes this instance holds. */
+  setToolPins?(origin: string, state: 'approved' | 'changed' | 'pending' | 'removed', n: number): void
+  /** `mcp_edge_tool_pin_blocks_total{origin,reason}`: one refused call or list. */
+  countPinBlock?(origin: string, reason: string): void
+}
+
+/** What a {@link PinBook} needs. */
+export interface PinBookOptions {
+  /** The store (the tool schemas' namespace); undefined when it is missing (reads then fail: enforce fails closed). */
+  kv: PinKv | undefined
+  mode: PinningMode
+  log: (record: Record<string, unknown>) => void
+  metrics: PinMetrics
+  /** Runs background work (Workers `waitUntil`). */
+  defer: (p: Promise<unknown>) => void
+  now?: () => number
+  /**
+   * The store's propagation bound in ms: `effectiveFrom` = `approvedAt` + this. Default: 1 s with
+   * a change channel (Redis), else {@link PIN_RELOAD_MS}; the Workers entry adds Workers KV's 60 s.
+   */
+  propagationMs?: number
+}
+
+/** Fetches the origin's whole tool list (every page) for one caller. */
+export type PinListPull = () => Promise<{ tools: unknown[] }>
+
+interface ScopeState {
+  record: PinRecord | null
+  /** Epoch ms of the last read (or write) of {@link record}. */
+  readAt: number
+  /** The last complete list served, as served, and its digests. */
+  served: unknown[] | null
+  servedTools: ServedTool[] | null
+  /** The decision for calls (over the last complete list), or the read failure. */
+  view: PinView | null
+  failedAt: number
+  /** `list_changed` seen: the next call re-reads the list first. */
+  recheck: boolean
+  pulledAt: number
+  /** name -> `state|served digest` last logged. */
+  logged: Map<string, string>
+  /** Digests joined, of the snapshot last written. */
+  snapshotSig: string | null
+  counts: Record<'approved' | 'changed' | 'pending' | 'removed', number>
+  loading: Promise<void> | null
+  reloading: boolean
+  /** Approved definitions compiled for validation, by name (the caller's compile, tagged with its digest). */
+  compiled: Map<string, { digest: ToolDigest; value: unknown }>
+}
+
+/** One tool in the admin API's status (docs/admin-api.md `GET /admin/pins/:origin`). */
+export interface PinStatusTool {
+  name: string
+  state: 'approved' | 'changed' | 'pending' | 'removed'
+  approvedDigest: ToolDigest | null
+  servedDigest: ToolDigest | null
+  approvedAt: string | null
+  effectiveFrom: string | null
+  source: 'tofu' | 'manifest' | 'operator' | null
+  /** The operator's rejection of a served digest, when one is recorded. */
+  rejectedDigest: ToolDigest | null
+  advisories: AdvisoryFinding[]
+}
+
+/** What the admin API reads of one (origin, scope): the pins and the last served list, decided. */
+interface Inspection {
+  record: PinRecord
+  /** RFC 3339 time of the last complete list served, null when none was seen. */
+  servedAt: string | null
+  definitions: Map<string, unknown>
+  evaluation: SetEvaluation
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** name -> the first definition served under it. */
+function definitionsOf(tools: readonly unknown[]): Map<string, unknown> {
+  const out = new Map<string, unknown>()
+  for (const t of tools) if (isRecord(t) && typeof t.name === 'string' && !out.has(t.name)) out.set(t.name, t)
+  return out
+}
+
+function fieldsObject(f: FieldDigests): Record<string, ToolDigest | null> {
+  const o: Record<string, ToolDigest | null> = {}
+  for (const [k, v] of f) o[k] = v
+  return o
+}
+
+function fieldsMap(o: Record<string, ToolDigest | null>): FieldDigests {
+  return new Map(Object.entries(o))
+}
+
+/** The pins this edge instance holds, per (origin, scope), and the operator's operations on them. */
+export class PinBook {
+  readonly mode: PinningMode
+  private readonly states = new Map<string, ScopeState>()
+  private readonly memo = new DigestMemo()
+  private readonly now: () => number
+  private readonly propagationMs: number
+
+  constructor(private readonly opts: PinBookOptions) {
+    this.mode = opts.mode
+    this.now = opts.now ?? Date.now
+    this.propagationMs = opts.propagationMs ?? (opts.kv?.subscribe ? 1_000 : PIN_RELOAD_MS)
+    if (this.mode !== 'off') opts.kv?.subscribe?.((key) => this.changedElsewhere(key))
+  }
+
+  private key(originId: string, scope: string): string {
+    return originId + '\u0000' + scope
+  }
+
+  private state(originId: string, scope: string): ScopeState {
+    const k = this.key(originId, scope)
+    let s = this.states.get(k)
+    if (!s) {
+      s = {
+        record: null,
+        readAt: 0,
+        served: null,
+        servedTools: null,
+        view: null,
+        failedAt: 0,
+        recheck: false,
+        pulledAt: 0,
+        logged: new Map(),
+        snapshotSig: null,
+        counts: { approved: 0, changed: 0, pending: 0, removed: 0 },
+        loading: null,
+        reloading: false,
+        compiled: new Map(),
+      }
+      if (this.states.size >= MAX_PIN_SCOPES) this.states.delete(this.states.keys().next().value as string)
+      this.states.set(k, s)
+    }
+    return s
+  }
+
+  /** Another edge changed a pin record (Redis change channel): it is read again now; null: every record is. */
+  private changedElsewhere(key: string | null): void {
+    if (key === null) {
+      for (const k of this.states.keys()) {
+        const [o, sc] = k.split('\u0000') as [string, string]
+        this.reload(o, sc)
+      }
+      return
+    }
+    const p = parsePinKey(key)
+    if (p && this.states.has(this.key(p.originId, p.scope))) this.reload(p.originId, p.scope)
+  }
+
+  /** Reads the record of (origin, scope) again in the background and decides the held list with it. */
+  private reload(originId: string, scope: string): void {
+    const s = this.state(originId, scope)
+    if (s.reloading) return
+    s.reloading = true
+    this.opts.defer(
+      this.readRecord(originId, scope)
+        .then(
+          (r) => this.adopt(originId, scope, r),
+          () => this.failed(originId, scope)
+        )
+        .finally(() => (s.reloading = false))
+    )
+  }
+
+  private async readRecord(originId: string, scope: string): Promise<PinRecord> {
+    const kv = this.opts.kv
+    if (!kv) throw new Error('no store')
+    return readPinRecord(kv, originId, scope)
+  }
+
+  /** A record read or written: held, and the held list decided with it again (no hashing). */
+  private adopt(originId: string, scope: string, r: PinRecord): void {
+    const s = this.state(originId, scope)
+    s.record = r
+    s.readAt = this.now()
+    s.compiled.clear()
+    if (s.servedTools) {
+      const ev = evaluatePins(pinSetOf(r), s.servedTools, { complete: true, now: iso(this.now()) })
+      // The catalog digest is only for lists; calls need the decision.
+      s.view = { ok: true, evaluation: ev, catalogDigest: null }
+      this.report(originId, scope, ev)
+    } else if (!s.view || !s.view.ok) {
+      s.view = { ok: true, evaluation: evaluatePins(pinSetOf(r), [], { complete: false, now: iso(this.now()) }), catalogDigest: null }
+    }
+  }
+
+  private failed(originId: string, scope: string): void {
+    const s = this.state(originId, scope)
+    s.view = { ok: false }
+    s.failedAt = this.now()
+    this.opts.log({ level: 'error', msg: 'pin.store_unavailable', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', mode: this.mode })
+  }
+
+  /** Runs background work (the entry's `defer`). */
+  defer(p: Promise<unknown>): void {
+    this.opts.defer(p)
+  }
+
+  /** `notifications/tools/list_changed` from an origin: the next call of each of its scopes re-checks the list first. */
+  listChanged(originId: string): void {
+    if (this.mode === 'off') return
+    const prefix = originId + '\u0000'
+    for (const [k, s] of this.states) if (k.startsWith(prefix)) s.recheck = true
+  }
+
+  /**
+   * Decides one served list (a page, or the complete list) of (origin, scope): digests it, reads
+   * the pins, sets the baseline on first sight of a complete list (trust on first use), keeps the
+   * complete list for calls and for the admin API (the served snapshot), logs each change once.
+   * @returns the view to filter this list with; `{ ok: false }` when the pins cannot be read
+   */
+  async onList(originId: string, scope: string, tools: readonly unknown[], complete: boolean, fromSnapshot = false): Promise<PinView> {
+    const s = this.state(originId, scope)
+    const served = await servedTools(tools, this.memo)
+    let record: PinRecord
+    try {
+      record = await this.readRecord(originId, scope)
+    } catch {
+      this.failed(originId, scope)
+      return { ok: false }
+    }
+    const nowIso = iso(this.now())
+    let ev = evaluatePins(pinSetOf(record), served, { complete, now: nowIso })
+    if (ev.establishesBaseline) {
+      const defs = definitionsOf(tools)
+      const tofu = new Map<string, StoredPin>()
+      for (const [name, pin] of ev.newPins) {
+        const def = defs.get(name)
+        tofu.set(name, { ...pin, effectiveFrom: iso(Date.parse(pin.approvedAt) + this.propagationMs), fields: fieldsObject(await fieldDigests(def)), definition: def ?? null })
+      }
+      try {
+        record = await updatePinRecord(this.opts.kv!, originId, scope, (r) => (r.baseline || r.pins.size > 0 ? null : { baseline: true, pins: tofu, rejected: r.rejected }))
+      } catch {
+        // The baseline holds in memory; the next complete list writes it again.
+        record = { baseline: true, pins: tofu, rejected: record.rejected }
+        this.opts.log({ level: 'warn', msg: 'pin.baseline_not_stored', origin: originId, scope: scope === PUBLIC ? 'public' : 'private' })
+      }
+      // Another edge may have set the baseline first: decide with what the store holds.
+      ev = evaluatePins(pinSetOf(record), served, { complete, now: nowIso })
+      if (ev.newPins.size === 0 && record.pins.size > 0)
+        this.opts.log({ level: 'info', msg: 'pin.baseline', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', tools: record.pins.size })
+    }
+    s.record = record
+    s.readAt = this.now()
+    s.compiled.clear()
+    const view: PinView = { ok: true, evaluation: ev, catalogDigest: await catalogDigest(ev.approvedSet) }
+    if (complete) {
+      s.served = [...tools]
+      s.servedTools = served
+      s.view = view
+      s.recheck = false
+      const sig = served.map((t) => `${t.name}\u0000${t.digest ?? '-'}`).join('\n')
+      if (!fromSnapshot && sig !== s.snapshotSig && this.opts.kv) {
+        try {
+          await writeServedSnapshot(this.opts.kv, originId, scope, { at: nowIso, tools: [...tools] })
+          s.snapshotSig = sig
+        } catch {
+          // the next complete list writes it
+        }
+      } else if (fromSnapshot) s.snapshotSig = sig
+    } else if (s.servedTools) {
+      s.view = { ok: true, evaluation: evaluatePins(pinSetOf(record), s.servedTools, { complete: true, now: nowIso }), catalogDigest: null }
+    } else s.view = { ok: true, evaluation: evaluatePins(pinSetOf(record), [], { complete: false, now: nowIso }), catalogDigest: null }
+    this.report(originId, scope, ev)
+    return view
+  }
+
+  /** One log line per change (tool, state, served digest), and the gauge. */
+  private report(originId: string, scope: string, ev: SetEvaluation): void {
+    const s = this.state(originId, scope)
+    const line = (tool: string, state: string, approved: ToolDigest | null, served: ToolDigest | null) => {
+      const sig = `${state}|${served ?? '-'}|${approved ?? '-'}`
+      if (s.logged.get(tool) === sig) return
+      const was = s.logged.get(tool)
+      if (state === 'approved' && was === undefined) return void (s.logged.size < MAX_LOGGED && s.logged.set(tool, sig))
+      if (s.logged.size >= MAX_LOGGED && was === undefined) return
+      s.logged.set(tool, sig)
+      this.opts.log({
+        level: state === 'approved' ? 'info' : 'warn',
+        msg: 'pin.change',
+        origin: originId,
+        scope: scope === PUBLIC ? 'public' : 'private',
+        tool: tool.length > 64 ? tool.slice(0, 64) : tool,
+        state,
+        approvedDigest: approved,
+        servedDigest: served,
+        mode: this.mode,
+      })
+    }
+    for (const e of ev.tools.values()) line(e.name, e.state, e.pin?.digest ?? null, e.served)
+    for (const name of ev.removed) line(name, 'removed', ev.approvedSet.get(name)?.digest ?? null, null)
+    if (ev.removed.length > 0 || ev.tools.size > 0) {
+      s.counts = { ...ev.counts }
+      this.gauge(originId)
+    }
+  }
+
+  private gauge(originId: string): void {
+    const set = this.opts.metrics.setToolPins
+    if (!set) return
+    const sum = { approved: 0, changed: 0, pending: 0, removed: 0 }
+    const prefix = originId + '\u0000'
+    for (const [k, s] of this.states) if (k.startsWith(prefix)) for (const st of ['approved', 'changed', 'pending', 'removed'] as const) sum[st] += s.counts[st]
+    for (const st of ['approved', 'changed', 'pending', 'removed'] as const) set.call(this.opts.metrics, originId, st, sum[st])
+  }
+
+  /** Counts one refused call or list (`mcp_edge_tool_pin_blocks_total`). */
+  countBlock(originId: string, reason: string): void {
+    this.opts.metrics.countPinBlock?.call(this.opts.metrics, originId, reason)
+  }
+
+  /** The held state for a caller: its own private scope when this edge holds one, else `public`. */
+  private held(originId: string, scope: string): ScopeState | undefined {
+    if (scope !== PUBLIC) {
+      const own = this.states.get(this.key(originId, scope))
+      if (own) return own
+    }
+    return this.states.get(this.key(originId, PUBLIC))
+  }
+
+  /**
+   * The verdict on a call to `name` (pin-filter.ts `decideCall`). Synchronous when the pins are
+   * held and current; else a promise (first use: the pins and the served snapshot are read from
+   * the store; after `list_changed`: the list is pulled; a name the held list does not know: one
+   * pull, at most every {@link PIN_PULL_MIN_MS}).
+   */
+  gate(originId: string, scope: string, name: string, pull: PinListPull): CallPinVerdict | Promise<CallPinVerdict> {
+    if (this.mode === 'off') return { kind: 'allow' }
+    const s = this.held(originId, scope)
+    if (s && s.view && !s.recheck && (s.view.ok || this.now() - s.failedAt < PIN_RETRY_MS)) {
+      const v = decideCall(name, s.view, this.mode)
+      if (v.kind !== 'unknown') {
+        if (!this.opts.kv?.subscribe && this.now() - s.readAt > PIN_RELOAD_MS) {
+          const [o, sc] = [originId, s === this.states.get(this.key(originId, scope)) ? scope : PUBLIC]
+          this.reload(o, sc)
+        }
+        return v
+      }
+    }
+    return this.gateSlow(originId, s && s !== this.states.get(this.key(originId, PUBLIC)) ? scope : PUBLIC, name, pull)
+  }
+
+  private async gateSlow(originId: string, scope: string, name: string, pull: PinListPull): Promise<CallPinVerdict> {
+    const s = this.state(originId, scope)
+    let pulled = false
+    const pullNow = async () => {
+      pulled = true
+      s.pulledAt = this.now()
+      try {
+        const list = await pull()
+        await this.onList(originId, scope, list.tools, true)
+        return true
+      } catch {
+        return false
+      }
+    }
+    if (s.recheck) {
+      if (!(await pullNow())) s.recheck = false
+    }
+    if (!s.view || (!s.view.ok && this.now() - s.failedAt >= PIN_RETRY_MS) || (s.view.ok && s.record === null)) {
+      s.loading ??= this.load(originId, scope).finally(() => (s.loading = null))
+      await s.loading
+    }
+    if (!s.view) return this.mode === 'enforce' ? decideCall(name, { ok: false }, this.mode) : { kind: 'allow', state: 'unavailable' }
+    let v = decideCall(name, s.view, this.mode)
+    if (v.kind === 'unknown' && !pulled && this.now() - s.pulledAt >= PIN_PULL_MIN_MS) {
+      await pullNow()
+      v = decideCall(name, s.view, this.mode)
+    }
+    return v
+  }
+
+  /** First use on this instance: the pins and the last served list, from the store. */
+  private async load(originId: string, scope: string): Promise<void> {
+    const kv = this.opts.kv
+    let snapshot = null
+    try {
+      if (!kv) throw new Error('no store')
+      snapshot = await readServedSnapshot(kv, originId, scope)
+    } catch {
+      return this.failed(originId, scope)
+    }
+    if (snapshot) await this.onList(originId, scope, snapshot.tools, true, true)
+    else {
+      try {
+        this.adopt(originId, scope, await this.readRecord(originId, scope))
+      } catch {
+        this.failed(originId, scope)
+      }
+    }
+  }
+
+  /**
+   * The approved definition of `name` for validation under `enforce`, compiled once by `compile`
+   * and kept per digest: the pin's stored definition, or (a manifest pin) the served one when it
+   * has the approved digest. Undefined when none is held.
+   */
+  approvedTool<T>(originId: string, scope: string, name: string, digest: ToolDigest, compile: (definition: Record<string, unknown>) => T): T | undefined {
+    const s = this.held(originId, scope)
+    if (!s) return undefined
+    const hit = s.compiled.get(name)
+    if (hit && hit.digest === digest) return hit.value as T
+    const pin = s.record?.pins.get(name)
+    if (!pin || pin.digest !== digest) return undefined
+    let def = pin.definition
+    if (!isRecord(def) && s.servedTools && s.served) {
+      const i = s.servedTools.findIndex((t) => t.name === name && t.digest === digest)
+      if (i >= 0) def = definitionsOf(s.served).get(name)
+    }
+    if (!isRecord(def)) return undefined
+    const value = compile(def)
+    s.compiled.set(name, { digest, value })
+    return value
+  }
+
+  // ------------------------------------------------------------ the operator's side (admin API)
+
+  /** Reads the pins and the last served list of (origin, scope) from the store and decides them (nothing written). @throws the store's errors */
+  private async inspect(originId: string, scope: string): Promise<Inspection> {
+    const kv = this.opts.kv
+    if (!kv) throw new Error('no store')
+    const [record, snapshot] = await Promise.all([readPinRecord(kv, originId, scope), readServedSnapshot(kv, originId, scope)])
+    const tools = snapshot?.tools ?? []
+    const served = await servedTools(tools, this.memo)
+    const evaluation = evaluatePins(pinSetOf(record), served, { complete: snapshot !== null, now: iso(this.now()) })
+    return { record, servedAt: snapshot?.at ?? null, definitions: definitionsOf(tools), evaluation }
+  }
+
+  private toolStatus(i: Inspection, name: string): PinStatusTool {
+    const e = i.evaluation.tools.get(name)
+    const pin = i.record.pins.get(name) ?? (e?.pin as StoredPin | undefined)
+    const def = i.definitions.get(name)
+    return {
+      name,
+      state: e ? e.state : 'removed',
+      approvedDigest: pin?.digest ?? null,
+      servedDigest: e?.served ?? null,
+      approvedAt: pin?.approvedAt ?? null,
+      effectiveFrom: pin ? (pin.effectiveFrom ?? pin.approvedAt) : null,
+      source: pin?.source ?? null,
+      rejectedDigest: i.record.rejected.get(name)?.digest ?? null,
+      advisories: def === undefined ? [] : scanToolDefinition(def).findings,
+    }
+  }
+
+  /** `GET /admin/pins/:origin`: every served and every pinned name. @throws the store's errors */
+  async status(
+    originId: string,
+    scope: string
+  ): Promise<{ origin: string; scope: string; mode: PinningMode; catalogDigest: ToolDigest | null; servedAt: string | null; tools: PinStatusTool[] }> {
+    const i = await this.inspect(originId, scope)
+    const names = [...i.evaluation.tools.keys()]
+    for (const n of [...i.record.pins.keys()].sort()) if (!i.evaluation.tools.has(n)) names.push(n)
+    return {
+      origin: originId,
+      scope,
+      mode: this.mode,
+      catalogDigest: i.record.pins.size > 0 || i.record.baseline ? await catalogDigest(i.record.pins) : null,
+      servedAt: i.servedAt,
+      tools: names.map((n) => this.toolStatus(i, n)),
+    }
+  }
+
+  /** `GET /admin/pins/:origin/:tool/diff`; null for a name neither served nor pinned. @throws the store's errors */
+  async diff(originId: string, scope: string, name: string) {
+    const i = await this.inspect(originId, scope)
+    const e = i.evaluation.tools.get(name)
+    const pin = i.record.pins.get(name)
+    if (!e && !pin) return null
+    const def = i.definitions.get(name)
+    const served = def === undefined ? new Map<string, ToolDigest | null>() : await fieldDigests(def)
+    const approved = pin ? fieldsMap(pin.fields) : new Map<string, ToolDigest | null>()
+    const change = classifyChange(approved, served)
+    return {
+      name,
+      state: e ? e.state : ('removed' as const),
+      approvedDigest: pin?.digest ?? null,
+      servedDigest: e?.served ?? null,
+      class: pin ? change.class : ('material' as const),
+      changes: change.fields.map((f) => ({ field: f.field, change: f.change, class: f.class, approved: f.approved ?? null, served: f.served ?? null })),
+      advisories: def === undefined ? [] : scanToolDefinition(def).findings,
+    }
+  }
+
+  /** Writes pins (an approval) and holds the record written. */
+  private async writePins(originId: string, scope: string, pins: Map<string, StoredPin>): Promise<PinRecord> {
+    const r = await updatePinRecord(this.opts.kv!, originId, scope, (rec) => {
+      for (const [n, p] of pins) {
+        rec.pins.set(n, p)
+        rec.rejected.delete(n)
+      }
+      rec.baseline = true
+      return rec
+    })
+    this.adopt(originId, scope, r)
+    return r
+  }
+
+  private async storedPin(i: Inspection, name: string, digest: ToolDigest, approvedAt: string): Promise<StoredPin> {
+    const def = i.definitions.get(name)
+    return {
+      digest,
+      approvedAt,
+      effectiveFrom: iso(Date.parse(approvedAt) + this.propagationMs),
+      source: 'operator',
+      fields: fieldsObject(await fieldDigests(def)),
+      definition: def ?? null,
+    }
+  }
+
+  /**
+   * `POST /admin/pins/:origin/:tool/approve`: only the exact digest served now is accepted.
+   * @returns the approval, or why not: `unknown` (not served now), `refused` (stale or wrong digest,
+   *   or a definition without a digest; `servedDigest` the current one)
+   * @throws the store's errors
+   */
+  async approve(
+    originId: string,
+    scope: string,
+    name: string,
+    digest: ToolDigest
+  ): Promise<
+    | { ok: true; name: string; digest: ToolDigest; approvedAt: string; effectiveFrom: string }
+    | { ok: false; reason: 'unknown' | 'refused'; message: string; servedDigest: ToolDigest | null }
+  > {
+    const i = await this.inspect(originId, scope)
+    const d = decideApproval(i.evaluation, name, digest, iso(this.now()))
+    if (!d.ok) return { ok: false, reason: d.reason === 'not-served' ? 'unknown' : 'refused', message: d.message, servedDigest: d.servedDigest ?? null }
+    if (d.unchanged) {
+      const p = i.record.pins.get(name)
+      const at = p?.approvedAt ?? d.pin.approvedAt
+      return { ok: true, name, digest, approvedAt: at, effectiveFrom: p?.effectiveFrom ?? at }
+    }
+    const pin = await this.storedPin(i, name, digest, d.pin.approvedAt)
+    await this.writePins(originId, scope, new Map([[name, pin]]))
+    this.opts.log({ level: 'info', msg: 'pin.approved', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', tool: name.slice(0, 64), digest })
+    return { ok: true, name, digest, approvedAt: pin.approvedAt, effectiveFrom: pin.effectiveFrom! }
+  }
+
+  /** `POST /admin/pins/:origin/approve-cosmetic`: every `changed` tool whose change is cosmetic only, at its served digest. @throws the store's errors */
+  async approveCosmetic(originId: string, scope: string): Promise<string[]> {
+    const i = await this.inspect(originId, scope)
+    const pins = new Map<string, StoredPin>()
+    const now = iso(this.now())
+    for (const e of i.evaluation.tools.values()) {
+      const pin = i.record.pins.get(e.name)
+      const def = i.definitions.get(e.name)
+      if (e.state !== 'changed' || e.served === null || !pin || def === undefined) continue
+      if (!isCosmeticOnly(fieldsMap(pin.fields), await fieldDigests(def))) continue
+      pins.set(e.name, await this.storedPin(i, e.name, e.served, now))
+    }
+    if (pins.size > 0) await this.writePins(originId, scope, pins)
+    return [...pins.keys()]
+  }
+
+  /** `POST /admin/pins/:origin/:tool/reject`: records the rejection; the tool stays blocked. False for a name neither served nor pinned. @throws the store's errors */
+  async reject(originId: string, scope: string, name: string, digest: ToolDigest): Promise<boolean> {
+    const i = await this.inspect(originId, scope)
+    if (!i.evaluation.tools.has(name) && !i.record.pins.has(name)) return false
+    const r = await updatePinRecord(this.opts.kv!, originId, scope, (rec) => {
+      rec.rejected.set(name, { digest, at: iso(this.now()) })
+      return rec
+    })
+    this.adopt(originId, scope, r)
+    this.opts.log({ level: 'info', msg: 'pin.rejected', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', tool: name.slice(0, 64), digest })
+    return true
+  }
+
+  /** `GET /admin/pins/:origin/manifest`. @throws the store's errors */
+  async manifest(originId: string, scope: string): Promise<PinManifest | null> {
+    const i = await this.inspect(originId, scope)
+    return buildManifest(originId, scope, new Map([...i.record.pins].map(([n, p]) => [n, { digest: p.digest, approvedAt: p.approvedAt, fields: fieldsMap(p.fields) }])))
+  }
+
+  /**
+   * `PUT /admin/pins/:origin/manifest`: replaces the pins of (origin, scope) with the manifest's
+   * (source `manifest`, approved now). A pin whose digest is the one served keeps that definition
+   * for validation; the others get it when the origin serves their digest.
+   * @returns the names imported, or the manifest's errors (also for another origin or scope)
+   * @throws the store's errors
+   */
+  async importManifest(originId: string, scope: string, input: unknown): Promise<{ ok: true; imported: string[] } | { ok: false; errors: ManifestError[] }> {
+    const parsed = await parseManifest(input)
+    if (!parsed.ok) return parsed
+    const m = parsed.manifest
+    const errors: ManifestError[] = []
+    if (m.origin !== originId) errors.push({ path: '/origin', message: 'the manifest is for another origin than the path names' })
+    if (m.scope !== scope) errors.push({ path: '/scope', message: 'the manifest is for another scope than the query names' })
+    if (errors.length) return { ok: false, errors }
+    const i = await this.inspect(originId, scope)
+    const now = iso(this.now())
+    const pins = new Map<string, StoredPin>()
+    for (const [name, p] of manifestPins(m, now)) {
+      const mp = m.pins.find((x) => x.name === name)!
+      const e = i.evaluation.tools.get(name)
+      const def = e?.served === p.digest ? i.definitions.get(name) : undefined
+      pins.set(name, { ...p, effectiveFrom: iso(Date.parse(now) + this.propagationMs), fields: { ...mp.fields }, definition: def ?? null })
+    }
+    const r = await updatePinRecord(this.opts.kv!, originId, scope, (rec) => ({ baseline: true, pins, rejected: rec.rejected }))
+    this.adopt(originId, scope, r)
+    return { ok: true, imported: [...pins.keys()] }
+  }
+}
+
+// ------------------------------------------------------------ tools/list
+
+/** One relayed tools/list response, as {@link holdToolsList} takes it. */
+export interface ListReply {
+  originId: string
+  /** The scope the list belongs to (its `cacheScope`, else the caller's); null when it has none (a private list of an unknown caller). */
+  scope: string | null
+  id: RawId
+  /** The request carried a `cursor` (a later page): never complete. */
+  paged: boolean
+  /** Pulls the whole list (every page), for a page of an (origin, scope) that has no baseline yet (`enforce`). */
+  pull?: PinListPull
+  /** The parsed response and its exact text. */
+  msg: Record<string, unknown>
+  source: string
+}
+
+/**
+ * The text to relay for one tools/list response (module comment): the origin's text as it came
+ * (`off`, `audit`, an error response), or under `enforce` a promise of the filtered text. Never rejects.
+ */
+export function holdToolsList(book: PinBook, r: ListReply): string | Promise<string> {
+  if (book.mode === 'off') return r.source
+  const result = r.msg.result
+  if ('error' in r.msg && r.msg.error !== undefined && r.msg.error !== null) return r.source
+  const tools = isRecord(result) && Array.isArray(result.tools) ? (result.tools as unknown[]) : null
+  const complete = !r.paged && isRecord(result) && (result.nextCursor === undefined || result.nextCursor === null)
+  if (book.mode === 'audit') {
+    if (tools && r.scope !== null) book.defer(book.onList(r.originId, r.scope, tools, complete).catch(() => undefined))
+    return r.source
+  }
+  return enforceList(book, r, result, tools, complete).catch(() => refusedText(book, r, { ok: false }, result))
+}
+
+async function enforceList(book: PinBook, r: ListReply, result: unknown, tools: unknown[] | null, complete: boolean): Promise<string> {
+  let view: PinView =
+    tools && r.scope !== null
+      ? await book.onList(r.originId, r.scope, tools, complete)
+      : r.scope === null
+        ? { ok: false }
+        : { ok: true, evaluation: emptyEvaluation(), catalogDigest: null }
+  // One page of an (origin, scope) with no baseline: only a complete list may set it, so the
+  // whole list is pulled once, and this page is decided against the baseline that gives.
+  if (tools && r.scope !== null && r.pull && view.ok && [...view.evaluation.tools.values()].some((e) => e.reason === 'awaiting-baseline')) {
+    try {
+      await book.onList(r.originId, r.scope, (await r.pull()).tools, true)
+      view = await book.onList(r.originId, r.scope, tools, false)
+    } catch {
+      // the pull failed: this page stays awaiting its baseline (its tools are left out)
+    }
+  }
+  const out = filterToolsListResult(result, view, 'enforce')
+  if (out.kind === 'unchanged') return r.source
+  if (out.kind === 'refused') return refusedText(book, r, view, result)
+  if (out.dropped.length > 0) book.countBlock(r.originId, 'list-omitted')
+  return spliceList(r, out.result, out.dropped.length + out.droppedUnnamed === 0) ?? JSON.stringify({ ...r.msg, result: out.result })
+}
+
+function emptyEvaluation(): SetEvaluation {
+  return evaluatePins({ baseline: false, pins: new Map() }, [], { complete: false, now: new Date(0).toISOString() })
+}
+
+function refusedText(book: PinBook, r: ListReply, view: PinView, result: unknown): string {
+  const out = filterToolsListResult(result, view, 'enforce')
+  const d: PinDenial | undefined = out.kind === 'refused' ? out.denial : undefined
+  const denial = d ?? (filterToolsListResult(result, { ok: false }, 'enforce') as { denial: PinDenial }).denial
+  book.countBlock(r.originId, denial.reason)
+  return errorText(r.id, { code: denial.rpcCode, message: denialText(denial), data: denialData(denial) })
+}
+
+/**
+ * The filtered response as the origin's text with two edits: the `tools` array holds the kept
+ * entries' own bytes, and `_meta` is set or added. Null when the text cannot be edited safely (a
+ * member name repeated, or spans not found): the caller serializes instead.
+ * @param keptAll every tool kept: the `tools` array is left as it came
+ */
+function spliceList(r: ListReply, filtered: Record<string, unknown>, keptAll: boolean): string | null {
+  const top = scanJsonText(r.source)
+  const el = top.elements[0]
+  const rs = el?.members?.get('result')
+  if (!el || el.duplicateNames || !rs) return null
+  const resultText = r.source.slice(rs.start, rs.end)
+  const inner: JsonScan = scanJsonText(resultText)
+  const res = inner.elements[0]
+  const ts = res?.members?.get('tools')
+  if (!res || res.duplicateNames || !ts) return null
+  const edits: { start: number; end: number; text: string }[] = []
+  if (!keptAll) {
+    const arrText = resultText.slice(ts.start, ts.end)
+    const arr = scanJsonText(arrText)
+    const origTools = (r.msg.result as { tools: unknown[] }).tools
+    if (!arr.isArray || arr.elements.length !== origTools.length) return null
+    const keep = new Set(filtered.tools as unknown[])
+    const parts: string[] = []
+    origTools.forEach((t, i) => {
+      if (keep.has(t)) parts.push(arrText.slice(arr.elements[i]!.start, arr.elements[i]!.end))
+    })
+    edits.push({ start: ts.start, end: ts.end, text: `[${parts.join(',')}]` })
+  }
+  const meta = filtered._meta
+  if (meta !== undefined && meta !== (r.msg.result as Record<string, unknown>)._meta) {
+    const ms = res.members!.get('_meta')
+    if (ms) edits.push({ start: ms.start, end: ms.end, text: JSON.stringify(meta) })
+    else {
+      const close = resultText.lastIndexOf('}')
+      if (close < 0) return null
+      edits.push({ start: close, end: close, text: `,"_meta":${JSON.stringify(meta)}` })
+    }
+  }
+  let text = resultText
+  for (const e of edits.sort((a, b) => b.start - a.start)) text = text.slice(0, e.start) + e.text + text.slice(e.end)
+  return r.source.slice(0, rs.start) + text + r.source.slice(rs.end)
+}
+
+/** The `data` of a denial's JSON-RPC error (edge-written fields only). */
+function denialData(d: PinDenial): Record<string, unknown> {
+  const data: Record<string, unknown> = { code: d.code, class: d.class, reason: d.reason }
+  if (d.tool !== undefined) data.tool = d.tool
+  if (d.servedDigest !== undefined) data.servedDigest = d.servedDigest
+  if (d.approvedDigest !== undefined) data.approvedDigest = d.approvedDigest
+  return data
+}
+
+// ------------------------------------------------------------ tools/call
+
+/** One tools/call, as {@link gateToolsCall} takes it. */
+export interface CallToGate {
+  originId: string
+  scope: string
+  era: ProtocolVersion
+  id: RawId
+  /** The body's `params.name` (absent or not a string: nothing to gate; validation answers it). */
+  name: unknown
+  /** The 2026-07-28 `Mcp-Name` header, when sent. */
+  headerName?: string | null
+  /** `INVALID_ARGS` and whether the call is task-augmented: the denial is answered as invalid arguments are. */
+  invalidArgs: 'auto' | 'rpc-error' | 'tool-error'
+  taskAugmented: boolean
+  pull: PinListPull
+}
+
+/** The gate's outcome: go on (with the approved pin's digest under enforce), or answer with `text`. */
+export type CallGate =
+  { kind: 'pass'; approvedDigest?: ToolDigest } | { kind: 'answer'; id: RawId; tool: string; text: string; code?: number; isError?: boolean; unknownTool?: boolean }
+
+const PASS: CallGate = { kind: 'pass' }
+
+/**
+ * Gates one tools/call (module comment). Under `enforce` a call to a `changed` or `pending` tool,
+ * or any call while the pins cannot be read, is answered here with the denial text: an `isError`
+ * result from 2025-11-25 on, a JSON-RPC error with the denial's code up to 2025-06-18 (the rule of
+ * invalid arguments, `INVALID_ARGS` included); a name neither served nor approved is an unknown
+ * tool (-32602), never forwarded. Under `audit` every call passes.
+ */
+export function gateToolsCall(book: PinBook, c: CallToGate): CallGate | Promise<CallGate> {
+  if (book.mode === 'off' || typeof c.name !== 'string' || c.name === '') return PASS
+  const names = c.headerName && c.headerName !== c.name ? [c.name, c.headerName] : [c.name]
+  const verdicts = names.map((n) => book.gate(c.originId, c.scope, n, c.pull))
+  if (verdicts.every((v) => !(v instanceof Promise))) return combine(book, c, names, verdicts as CallPinVerdict[])
+  return Promise.all(verdicts.map((v) => Promise.resolve(v))).then(
+    (v) => combine(book, c, names, v),
+    () => combine(book, c, names, [decideCall(c.name as string, { ok: false }, book.mode)])
+  )
+}
+
+function combine(book: PinBook, c: CallToGate, names: string[], verdicts: CallPinVerdict[]): CallGate {
+  for (let i = 0; i < verdicts.length; i++) {
+    const v = verdicts[i]!
+    if (v.kind === 'block') {
+      book.countBlock(c.originId, v.denial.reason)
+      return denialAnswer(c, names[i]!, v.denial)
+    }
+    if (v.kind === 'unknown') {
+      book.countBlock(c.originId, 'unknown')
+      const n = names[i]!.length > 64 ? names[i]!.slice(0, 64) + '…' : names[i]!
+      return {
+        kind: 'answer',
+        id: c.id,
+        tool: names[i]!,
+        code: -32602,
+        unknownTool: true,
+        text: errorText(c.id, { code: -32602, message: `Unknown tool: "${n}". Call tools/list to see the tools this server offers.`, data: { tool: n } }),
+      }
+    }
+  }
+  const first = verdicts[0]!
+  return first.kind === 'allow' && first.pin && book.mode === 'enforce' ? { kind: 'pass', approvedDigest: first.pin.digest } : PASS
+}
+
+function denialAnswer(c: CallToGate, name: string, d: PinDenial): CallGate {
+  const asToolError = c.invalidArgs === 'tool-error' || (c.invalidArgs === 'auto' && invalidArgsAsToolError(c.era) && !c.taskAugmented)
+  if (asToolError) {
+    const result: Record<string, unknown> = { content: [{ type: 'text', text: denialText(d) }], isError: true, _meta: { 'io.mcp-edge/denial': denialData(d) } }
+    if (isModern(c.era)) result.resultType = 'complete'
+    return { kind: 'answer', id: c.id, tool: name, isError: true, text: responseText(c.id, 'result', JSON.stringify(result)) }
+  }
+  return { kind: 'answer', id: c.id, tool: name, code: d.rpcCode, text: errorText(c.id, { code: d.rpcCode, message: denialText(d), data: denialData(d) }) }
+}

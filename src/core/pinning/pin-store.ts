@@ -1,0 +1,201 @@
+/**
+ * @module core/pinning/pin-store
+ * The pin records in the edge's store: keys and codec. The store layout has one owner,
+ * core/validation/tool-store.ts; it delegates the pin keys to this file (this layer sits below
+ * validation, so the keys live here and tool-store.ts re-exports them). Two keys per (origin, scope):
+ *
+ * - `pins:<originId>:<scope>` -> `{ v: 1, baseline, pins: [StoredPin...], rejected: [{ name, digest, at }] }`:
+ *   every approved pin with its approved digest, field sub-digests and approved definition (enforce
+ *   validates against the approved `inputSchema`), `approvedAt`, `effectiveFrom` and `source`
+ *   (`tofu`, `manifest`, `operator`). One value per (origin, scope), so an approval, a rejection or a
+ *   manifest import is one write (Workers KV allows one write per second per key; operators approve
+ *   far less often). What an operator approves is theirs: the origin never writes this key except
+ *   for the first-sight baseline (trust on first use) of an (origin, scope) that has none.
+ * - `pinserved:<originId>:<scope>` -> `{ at, tools: [definition...] }`: the last complete `tools/list`
+ *   an edge relayed, as served; what the admin API shows, diffs and approves against (the digest
+ *   "served now"), and what an edge that has not relayed a list yet decides calls with.
+ *
+ * Both are plain `get`/`put` of JSON text, so they work on every store of the edge (file, memory,
+ * Redis, Workers KV). Redis publishes each put on its change channel, and edges sharing it reload
+ * the pins at once (apply-pins.ts); Workers KV is eventually consistent (about 60 s), which is what
+ * `effectiveFrom` shows. Pure over the store port; errors are the store's own.
+ */
+import { EdgeError } from '../errors'
+import { isToolDigest, type ToolDigest } from './tool-digest'
+import type { ApprovedPin, PinSet, PinSource } from './pin-state'
+
+/** The part of the store port (core/ports.ts `KvStore`) the pin store uses. */
+export interface PinKv {
+  get(key: string): Promise<string | null>
+  put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>
+  /** Shared stores (Redis): keys other processes put (null: changes may have been missed). */
+  subscribe?(listener: (key: string | null) => void): () => void
+}
+
+/** The key of the pins of (origin, scope). */
+export function pinKey(originId: string, scope: string): string {
+  return `pins:${originId}:${scope}`
+}
+
+/** The key of the last complete tool list served for (origin, scope). */
+export function pinServedKey(originId: string, scope: string): string {
+  return `pinserved:${originId}:${scope}`
+}
+
+/** The origin and scope a {@link pinKey} names (the scope is `public` or `u-<hex>`, never holding `:`), or null for another key. */
+export function parsePinKey(key: string): { originId: string; scope: string } | null {
+  if (!key.startsWith('pins:')) return null
+  const at = key.lastIndexOf(':')
+  if (at <= 5) return null
+  return { originId: key.slice(5, at), scope: key.slice(at + 1) }
+}
+
+/** One approved pin as stored: the approval and what was approved. */
+export interface StoredPin extends ApprovedPin {
+  /** Field sub-digests of the approved definition (member -> digest, null for a member without a JCS form). */
+  fields: Record<string, ToolDigest | null>
+  /**
+   * The approved definition as served when it was approved; null for a manifest pin whose
+   * definition this edge has not been served yet (it is filled in when the origin serves that digest).
+   */
+  definition: unknown
+}
+
+/** An operator's rejection of a served digest (the tool stays blocked; recorded for the operator). */
+export interface Rejection {
+  digest: ToolDigest
+  /** RFC 3339 UTC. */
+  at: string
+}
+
+/** The pins of one (origin, scope). Maps: names come from the origin (`__proto__` is a name like any other). */
+export interface PinRecord {
+  baseline: boolean
+  pins: Map<string, StoredPin>
+  rejected: Map<string, Rejection>
+}
+
+/** The stored pins are not readable (not JSON, wrong shape): treated like a store failure (enforce fails closed). */
+export class PinRecordUnreadableError extends EdgeError {
+  override readonly name = 'PinRecordUnreadableError'
+  override readonly code = 'EDGE_ERR_PINS_UNREADABLE'
+  constructor() {
+    super('the stored pins do not decode')
+  }
+}
+
+/** A record with no baseline and no pin. */
+export function emptyPinRecord(): PinRecord {
+  return { baseline: false, pins: new Map(), rejected: new Map() }
+}
+
+const SOURCES: ReadonlySet<string> = new Set<PinSource>(['tofu', 'manifest', 'operator'])
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * Decodes the stored pins; null text is an empty record.
+ * @throws PinRecordUnreadableError when the text is not a pin record (an entry that does not
+ *   decode makes the whole record unreadable: a pin silently dropped would read as `pending`)
+ */
+export function decodePinRecord(text: string | null): PinRecord {
+  if (text === null) return emptyPinRecord()
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch {
+    throw new PinRecordUnreadableError()
+  }
+  if (!isRecord(v) || v.v !== 1 || typeof v.baseline !== 'boolean' || !Array.isArray(v.pins) || !Array.isArray(v.rejected)) throw new PinRecordUnreadableError()
+  const out = emptyPinRecord()
+  out.baseline = v.baseline
+  for (const p of v.pins) {
+    if (!isRecord(p) || typeof p.name !== 'string' || !isToolDigest(p.digest) || typeof p.approvedAt !== 'string' || typeof p.source !== 'string' || !SOURCES.has(p.source))
+      throw new PinRecordUnreadableError()
+    const fields: Record<string, ToolDigest | null> = {}
+    if (isRecord(p.fields)) for (const [k, d] of Object.entries(p.fields)) fields[k] = isToolDigest(d) ? d : null
+    const pin: StoredPin = { digest: p.digest, approvedAt: p.approvedAt, source: p.source as PinSource, fields, definition: p.definition ?? null }
+    if (typeof p.effectiveFrom === 'string') pin.effectiveFrom = p.effectiveFrom
+    out.pins.set(p.name, pin)
+  }
+  for (const r of v.rejected)
+    if (isRecord(r) && typeof r.name === 'string' && isToolDigest(r.digest) && typeof r.at === 'string') out.rejected.set(r.name, { digest: r.digest, at: r.at })
+  return out
+}
+
+/** The stored text of a pin record (pins sorted by name, so equal records are equal texts). */
+export function encodePinRecord(r: PinRecord): string {
+  const pins = [...r.pins.keys()].sort().map((name) => {
+    const p = r.pins.get(name)!
+    return {
+      name,
+      digest: p.digest,
+      approvedAt: p.approvedAt,
+      ...(p.effectiveFrom ? { effectiveFrom: p.effectiveFrom } : {}),
+      source: p.source,
+      fields: p.fields,
+      definition: p.definition,
+    }
+  })
+  const rejected = [...r.rejected.keys()].sort().map((name) => ({ name, ...r.rejected.get(name)! }))
+  return JSON.stringify({ v: 1, baseline: r.baseline, pins, rejected })
+}
+
+/** The decision input (pin-state.ts {@link PinSet}) of a record. */
+export function pinSetOf(r: PinRecord): PinSet {
+  return { baseline: r.baseline, pins: r.pins }
+}
+
+/**
+ * Reads the pins of (origin, scope).
+ * @throws the store's own errors; PinRecordUnreadableError for a value that does not decode
+ */
+export async function readPinRecord(kv: PinKv, originId: string, scope: string): Promise<PinRecord> {
+  return decodePinRecord(await kv.get(pinKey(originId, scope)))
+}
+
+/** Writes the pins of (origin, scope). @throws the store's own errors */
+export async function writePinRecord(kv: PinKv, originId: string, scope: string, r: PinRecord): Promise<void> {
+  await kv.put(pinKey(originId, scope), encodePinRecord(r))
+}
+
+/**
+ * Read, change, write: `change` gets the record as stored now and returns the record to write, or
+ * null to write nothing. Not a transaction (the stores have no compare-and-set): two operators
+ * approving in the same instant can lose one approval, which then shows as still `changed`.
+ * @returns the record written (or read, when nothing was written)
+ * @throws the store's own errors; PinRecordUnreadableError
+ */
+export async function updatePinRecord(kv: PinKv, originId: string, scope: string, change: (r: PinRecord) => PinRecord | null): Promise<PinRecord> {
+  const now = await readPinRecord(kv, originId, scope)
+  const next = change(now)
+  if (next === null) return now
+  await writePinRecord(kv, originId, scope, next)
+  return next
+}
+
+/** The last complete tool list served for (origin, scope). */
+export interface ServedSnapshot {
+  /** RFC 3339 UTC: when an edge relayed it. */
+  at: string
+  tools: unknown[]
+}
+
+/** Reads the served snapshot; null when there is none or it does not decode. @throws the store's own errors */
+export async function readServedSnapshot(kv: PinKv, originId: string, scope: string): Promise<ServedSnapshot | null> {
+  const text = await kv.get(pinServedKey(originId, scope))
+  if (text === null) return null
+  try {
+    const v = JSON.parse(text) as unknown
+    return isRecord(v) && typeof v.at === 'string' && Array.isArray(v.tools) ? { at: v.at, tools: v.tools } : null
+  } catch {
+    return null
+  }
+}
+
+/** Writes the served snapshot. @throws the store's own errors */
+export async function writeServedSnapshot(kv: PinKv, originId: string, scope: string, s: ServedSnapshot): Promise<void> {
+  await kv.put(pinServedKey(originId, scope), JSON.stringify(s))
+}
