@@ -24,6 +24,7 @@ export const SUBCOMMANDS: Readonly<Record<string, () => Promise<(program: Comman
   serve: async () => (await import('./commands/serve')).addServeCommand,
   check: async () => (await import('./commands/check')).addCheckCommand,
   schemas: async () => (await import('./commands/schemas')).addSchemasCommand,
+  tools: async () => (await import('./commands/tools')).addToolsCommand,
 }
 
 /**
