@@ -42,7 +42,9 @@ function subcommandsFor(args: readonly string[]): string[] {
 /** Builds the `mcp-edge` program with `--help`, `--version` and the subcommands `argv` (process.argv form) needs. */
 export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('mcp-edge')
-    .description('MCP edge: run the validating gateway in front of MCP servers, manage its tool schemas, and grade any MCP server the way an agent would be fooled.')
+    .description(
+      'MCP edge: run the validating gateway in front of MCP servers, manage its tool schemas, review and approve its pinned tools, and grade any MCP server the way an agent would be fooled.'
+    )
     .version(pkg.version, '-V, --version', 'print the mcp-edge version')
     .enablePositionalOptions()
     .showHelpAfterError()
