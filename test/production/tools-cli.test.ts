@@ -19,6 +19,7 @@ import { createAsyncServer } from '../helpers/async-listener'
 import { mcpHeaders } from '../helpers/mcp'
 import { freePort } from '../helpers/peers-procs'
 import { waitFor } from '../helpers/wait'
+import { safeJson } from '../../packages/cli/src/cli/commands/tools'
 
 const TOKEN = 'tools-cli-token-0123456789'
 const DIGEST = /sha256:[0-9a-f]{64}/
@@ -359,5 +360,18 @@ describe('mcp-edge tools against a running edge with TOOL_PINNING=enforce', () =
     expect(badToken!.code).toBe(1)
     expect(badToken!.stderr).toMatch(/refused the token \(401\)/)
     expect(badToken!.stderr).not.toContain('wrong-token')
+  })
+})
+
+describe('safeJson (what --json and the manifest file are written with)', () => {
+  it('writes C1, bidi, zero-width, separator and tag characters as JSON escapes, and JSON.parse gives back the same value', () => {
+    const hostile = { 'na\u202eme': 'a\u009b2J b\u200b c\u2028 d\ufeff e\u{E0041} f\u001b g\ud800 h\u00ad', plain: 'get_forecast é 😀' }
+    const text = safeJson(hostile)
+    // eslint-disable-next-line no-control-regex
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\ufeff]|\udb40[\udc00-\udc7f]/)
+    expect(text).toContain('\\u009b')
+    expect(text).toContain('\\udb40\\udc41')
+    expect(text).toContain('get_forecast é 😀')
+    expect(JSON.parse(text)).toEqual(hostile)
   })
 })

@@ -115,7 +115,9 @@ const JSON_UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\
 
 /** `value` as pretty JSON whose every unsafe character ({@link JSON_UNSAFE}) is a `\uXXXX` escape: JSON.parse gives back the same value. */
 export function safeJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (m) => [...m].map((_, i) => `\\u${m.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')) + '\n'
+  // Per UTF-16 code unit: a tag character is a surrogate pair, written as two escapes.
+  const escape = (m: string) => Array.from({ length: m.length }, (_, i) => `\\u${m.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')
+  return JSON.stringify(value, null, 2).replace(JSON_UNSAFE, escape) + '\n'
 }
 
 /** A tool name as an argument of a suggested command line: bare when plain, else single-quoted (sanitised). */
