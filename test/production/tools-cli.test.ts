@@ -344,7 +344,7 @@ describe('mcp-edge tools against a running edge with TOOL_PINNING=enforce', () =
     expect(existsSync(join(dir, 'absent.json'))).toBe(false)
   })
 
-  it('exit statuses: 2 for a bad command line, 3 for an edge that cannot be reached, 1 for a refused token', async () => {
+  it('exit statuses: 2 for a bad command line, 3 for an edge that cannot be reached or answers 5xx, 1 for a refused token', async () => {
     const closed = await freePort()
     const [noEdge, badScope, unreachable, badToken] = await runAll([
       () => runCli(['tools', 'list'], { ADMIN_TOKEN: TOKEN }),
@@ -360,6 +360,20 @@ describe('mcp-edge tools against a running edge with TOOL_PINNING=enforce', () =
     expect(badToken!.code).toBe(1)
     expect(badToken!.stderr).toMatch(/refused the token \(401\)/)
     expect(badToken!.stderr).not.toContain('wrong-token')
+
+    // An edge whose pin store is down answers the pins routes 503 (admin-api.ts): exit 3, its error shown.
+    const down = createAsyncServer(async (_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'the pin store is unavailable' }))
+    })
+    await new Promise<void>((r) => down.listen(0, '127.0.0.1', r))
+    try {
+      const run = await runCli(['tools', 'list', '--edge', `http://127.0.0.1:${(down.address() as AddressInfo).port}`], { ADMIN_TOKEN: TOKEN })
+      expect(run.code).toBe(3)
+      expect(run.stderr).toMatch(/^mcp-edge tools list: the edge at http:\/\/127\.0\.0\.1:\d+ answered 503: the pin store is unavailable\n$/)
+    } finally {
+      down.closeAllConnections()
+      await new Promise<void>((r) => down.close(() => r()))
+    }
   })
 })
 
