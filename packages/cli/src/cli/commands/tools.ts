@@ -120,6 +120,10 @@ export function safeJson(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(JSON_UNSAFE, escape) + '\n'
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+/** An object with a string `name` (a tool of the status answer). */
+const isNamed = (v: unknown) => isObject(v) && typeof v.name === 'string'
+
 /** A tool name as an argument of a suggested command line: bare when plain, else single-quoted (sanitised). */
 function shellWord(name: string): string {
   return /^[A-Za-z0-9_.:@/-]+$/.test(name) && name.length <= MAX_SHOWN ? name : `'${shown(name).replaceAll("'", "'\\''")}'`
@@ -372,13 +376,13 @@ function pinsApi(opts: Target): PinsApi {
     flags,
     status: async () => {
       const r = await call('GET', '')
-      if (r.status !== 200 || !Array.isArray(r.json?.tools)) throw unexpected(r.status, r.json)
+      if (r.status !== 200 || !Array.isArray(r.json?.tools) || !r.json.tools.every(isNamed)) throw unexpected(r.status, r.json)
       return r.json as unknown as PinStatus
     },
     diff: async (name) => {
       const r = await call('GET', `${tool(name)}/diff`)
       if (r.status === 404) throw noSuchTool(name)
-      if (r.status !== 200 || !Array.isArray(r.json?.changes)) throw unexpected(r.status, r.json)
+      if (r.status !== 200 || !Array.isArray(r.json?.changes) || !r.json.changes.every(isObject)) throw unexpected(r.status, r.json)
       return r.json as unknown as PinDiff
     },
     approve: async (name, digest) => {
