@@ -27,6 +27,7 @@
  * - `EDGE_ERR_JWKS_UNAVAILABLE`: the JWKS could not be fetched (auth/jwt-verifier.ts, internal)
  * - `EDGE_ERR_CHECK_REPLY_TOO_LARGE`: `mcp-edge check` read more than 1 MiB of one body (check/runner.ts)
  * - `EDGE_ERR_CLI_FAILED`, `EDGE_ERR_CLI_USAGE`: `mcp-edge schemas` failed (exit 1) or was misused (exit 2)
+ * - `EDGE_ERR_CLI_TOOLS`: `mcp-edge tools` refused or failed (its exit status on the error: 1, 2 or 3)
  */
 export type EdgeErrorCode =
   | 'EDGE_ERR_CONFIG'
@@ -48,6 +49,7 @@ export type EdgeErrorCode =
   | 'EDGE_ERR_CHECK_REPLY_TOO_LARGE'
   | 'EDGE_ERR_CLI_FAILED'
   | 'EDGE_ERR_CLI_USAGE'
+  | 'EDGE_ERR_CLI_TOOLS'
 
 /**
  * The base of every error the edge throws. A subclass sets `name` (its class name, written out so

@@ -2,7 +2,7 @@
  * @module exports/rules
  * `mcp-edge-validator/rules`: the edge's own rules and tool-store helpers for tools built on it,
  * chiefly the `mcp-edge` command (its `check` grades a server by these rules, its `schemas`
- * manages the tool store). Runtime-neutral; not covered by the stability of the main import.
+ * manages the tool store, its `tools` parses `<tool>@<digest>` approvals). Runtime-neutral; not covered by the stability of the main import.
  */
 export { hidesFailure } from '../core/grading/grade-reply'
 export { portabilityProblem } from '../core/validation/schema-portability'
@@ -28,4 +28,5 @@ export { createToolRegistry, type ToolRecord } from '../core/validation/tool-reg
 export { deleteStoredTool, getStoredTool, listStoredTools, portable, StoreCannotListError, type PortableTool } from '../core/validation/tool-store'
 export { createCfworkerEngine } from '../validators/cfworker'
 export { readiness, unreadyOrigins } from '../observe/readiness'
-export { toolDigest, type ToolDigest, type ToolDigestResult, type JcsProblem } from '../core/pinning/tool-digest'
+export { parseApprovalArgument, type ApprovalArgument } from '../core/pinning/approval'
+export { isToolDigest, toolDigest, type ToolDigest, type ToolDigestResult, type JcsProblem } from '../core/pinning/tool-digest'

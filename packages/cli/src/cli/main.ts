@@ -24,6 +24,7 @@ export const SUBCOMMANDS: Readonly<Record<string, () => Promise<(program: Comman
   serve: async () => (await import('./commands/serve')).addServeCommand,
   check: async () => (await import('./commands/check')).addCheckCommand,
   schemas: async () => (await import('./commands/schemas')).addSchemasCommand,
+  tools: async () => (await import('./commands/tools')).addToolsCommand,
 }
 
 /**
@@ -41,7 +42,9 @@ function subcommandsFor(args: readonly string[]): string[] {
 /** Builds the `mcp-edge` program with `--help`, `--version` and the subcommands `argv` (process.argv form) needs. */
 export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('mcp-edge')
-    .description('MCP edge: run the validating gateway in front of MCP servers, manage its tool schemas, and grade any MCP server the way an agent would be fooled.')
+    .description(
+      'MCP edge: run the validating gateway in front of MCP servers, manage its tool schemas, review and approve its pinned tools, and grade any MCP server the way an agent would be fooled.'
+    )
     .version(pkg.version, '-V, --version', 'print the mcp-edge version')
     .enablePositionalOptions()
     .showHelpAfterError()

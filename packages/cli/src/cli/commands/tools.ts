@@ -1,0 +1,506 @@
+/**
+ * @module cli/commands/tools
+ * `mcp-edge tools list|diff|approve|reject|export|import`: the operator's side of tool pinning
+ * (docs/pinning.md "Operator flow") through a running edge's admin API (`--edge <url> --token
+ * <token>`, bearer `ADMIN_TOKEN`; routes `/admin/pins/:origin...`, docs/admin-api.md), per origin
+ * name (`--origin`, default `default`) and caller scope (`--scope`, default `public`).
+ *
+ * Every string the edge relays from a tool server (names, advisory excerpts, pointers, messages)
+ * reaches the terminal only through the report's sanitiser (check/safe-text.ts) in text output, or
+ * as JSON escapes in JSON output and in the manifest file (the same values, no raw control,
+ * bidi or zero-width character).
+ *
+ * Exit statuses: 0 done; 1 refused (a stale or wrong digest, an invalid manifest, no such tool,
+ * the token refused, a file that is not a manifest); 2 a bad command line; 3 the edge unreachable
+ * or answering 5xx (its pin store unavailable included). One line on stderr for each failure
+ * (an invalid manifest adds one indented line per parse error).
+ */
+import { open, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { realpathSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { Command } from 'commander'
+import { EdgeError, isToolDigest, parseApprovalArgument, showValue } from 'mcp-edge-validator/rules'
+import { safeText } from '../../check/safe-text'
+
+/** The exit status of a refusal (stale digest, invalid manifest, ...). */
+export const REFUSED_EXIT = 1
+/** The exit status of a bad command line (as commander's own errors: cli/main.ts USAGE_EXIT). */
+export const USAGE_EXIT = 2
+/** The exit status when the edge cannot be reached or answers 5xx. */
+export const UNREACHABLE_EXIT = 3
+
+/** A failure reported as one line on stderr; `exit` is the status it ends with (1, 2 or 3). */
+class ToolsCommandError extends EdgeError {
+  override readonly name = 'ToolsCommandError'
+  override readonly code = 'EDGE_ERR_CLI_TOOLS'
+  constructor(
+    message: string,
+    readonly exit: 1 | 2 | 3 = REFUSED_EXIT,
+    /** Further lines (an invalid manifest's parse errors), each already sanitised. */
+    readonly details: string[] = []
+  ) {
+    super(message)
+  }
+}
+
+const refused = (message: string, details: string[] = []) => new ToolsCommandError(message, REFUSED_EXIT, details)
+const usage = (message: string) => new ToolsCommandError(message, USAGE_EXIT)
+
+/** Options shared by every `tools` action. */
+interface Target {
+  edge?: string
+  token?: string
+  origin: string
+  scope: string
+}
+
+const ORIGIN_NAME = /^[A-Za-z0-9_.-]+$/
+const SCOPE = /^(public|u-[0-9a-f]{64})$/
+
+/** Longest server string shown in a text row, in characters (a 1 MiB tool name is not printed whole). */
+const MAX_SHOWN = 200
+/** Advisory findings shown per tool by `list` (`diff` shows them all). */
+const LIST_ADVISORIES = 5
+
+/** One tool of `GET /admin/pins/:origin` (src/core/pinning/apply-pins.ts PinStatusTool). */
+interface PinStatusTool {
+  name: string
+  state: string
+  approvedDigest: string | null
+  servedDigest: string | null
+  approvedAt: string | null
+  effectiveFrom: string | null
+  source?: string | null
+  rejectedDigest?: string | null
+  advisories?: Advisory[]
+}
+interface Advisory {
+  kind: string
+  pointer: string
+  in: string
+  reason: string
+  excerpt: string
+}
+interface PinStatus {
+  origin: string
+  scope: string
+  mode: string
+  catalogDigest: string | null
+  servedAt: string | null
+  tools: PinStatusTool[]
+}
+interface PinDiff {
+  name: string
+  state: string
+  approvedDigest: string | null
+  servedDigest: string | null
+  class: string
+  changes: { field: string; change: string; class: string; approved: string | null; served: string | null }[]
+  advisories?: Advisory[]
+}
+
+/** Server text for one cell of a text row: sanitised, cut; `-` for null or a non-string. */
+function shown(v: unknown, max = MAX_SHOWN): string {
+  return typeof v === 'string' && v !== '' ? safeText(v, max) : '-'
+}
+
+/**
+ * Characters a JSON text never carries raw in this command's output: C1 controls and DEL, the soft
+ * hyphen, the Arabic letter mark, the Mongolian vowel separator, zero-width and bidi characters,
+ * line and paragraph separators, word joiners and invisible operators, the BOM, and Unicode tag
+ * characters (U+E0000-E007F, a surrogate pair). JSON.stringify already escapes C0 controls and
+ * lone surrogates. Outside strings a JSON text is ASCII, so each match is inside a string.
+ */
+const JSON_UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g
+
+/** `value` as pretty JSON whose every unsafe character ({@link JSON_UNSAFE}) is a `\uXXXX` escape: JSON.parse gives back the same value. */
+export function safeJson(value: unknown): string {
+  // Per UTF-16 code unit: a tag character is a surrogate pair, written as two escapes.
+  const escape = (m: string) => Array.from({ length: m.length }, (_, i) => `\\u${m.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')
+  return JSON.stringify(value, null, 2).replace(JSON_UNSAFE, escape) + '\n'
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+/** An object with a string `name` (a tool of the status answer). */
+const isNamed = (v: unknown) => isObject(v) && typeof v.name === 'string'
+
+/** A tool name as an argument of a suggested command line: bare when plain, else single-quoted (sanitised). */
+function shellWord(name: string): string {
+  return /^[A-Za-z0-9_.:@/-]+$/.test(name) && name.length <= MAX_SHOWN ? name : `'${shown(name).replaceAll("'", "'\\''")}'`
+}
+
+/** Registers `tools` and its actions on the program. */
+export function addToolsCommand(program: Command): void {
+  const tools = program
+    .command('tools')
+    .description("Review and approve the edge's pinned tool definitions (TOOL_PINNING, docs/pinning.md) through a running edge's admin API (--edge, --token).")
+  tools.addHelpText(
+    'after',
+    `
+Exit statuses: 0 done, 1 refused (stale or wrong digest, invalid manifest, no such tool, token refused),
+2 bad command line, 3 edge unreachable or answering 5xx.
+
+Examples:
+  export ADMIN_TOKEN=s3cret
+  mcp-edge tools list --edge http://127.0.0.1:8787
+  mcp-edge tools diff get_forecast --edge http://127.0.0.1:8787
+  mcp-edge tools approve get_forecast@sha256:<digest served now> --edge http://127.0.0.1:8787
+  mcp-edge tools approve --all-cosmetic --edge http://127.0.0.1:8787
+  mcp-edge tools export --out pins.json --edge http://127.0.0.1:8787
+  mcp-edge tools import pins.json --edge http://127.0.0.1:8787 --origin weather`
+  )
+  const common = (cmd: Command) =>
+    cmd
+      .option('--edge <url>', 'base URL of a running edge (its admin API), e.g. http://127.0.0.1:8787')
+      .option('--token <token>', "the edge's ADMIN_TOKEN (default: the ADMIN_TOKEN variable)")
+      .option('--origin <name>', 'origin name: "default" for ORIGIN_URL, else a name of ORIGINS', 'default')
+      .option('--scope <scope>', 'caller scope: "public" or a private scope "u-<64 hex>" (docs/scope.md)', 'public')
+  // commander calls an action with its arguments, then the options, then the command.
+  const run =
+    (action: (api: PinsApi, args: (string | undefined)[], opts: Record<string, unknown>) => Promise<void>) =>
+    async (...args: unknown[]) => {
+      const cmd = args[args.length - 1] as Command
+      const positional = args.slice(0, -2) as (string | undefined)[]
+      process.exitCode = await runAction(cmd.name(), cmd.opts() as Target, (api) => action(api, positional, cmd.opts()))
+    }
+
+  common(tools.command('list').description('per tool: state, approved digest, served digest, approved at, effective from, and advisory findings'))
+    .option('--json', 'print the admin API answer as JSON instead of one line per tool')
+    .action(
+      run(async (api, _args, opts) => {
+        const s = await api.status()
+        if (opts.json) return void process.stdout.write(safeJson(s))
+        printStatus(s, api)
+      })
+    )
+  common(
+    tools.command('diff').argument('<tool>', 'tool name').description('field by field: material or cosmetic, the approved and served sub-digests, and the advisory findings')
+  ).action(run(async (api, [name]) => printDiff(await api.diff(name!), api)))
+  common(
+    tools
+      .command('approve')
+      .argument('[tool@digest]', 'the tool and the digest it is served with now, e.g. get_forecast@sha256:<64 hex> (from `mcp-edge tools list`)')
+      .description('approve the exact digest served now (a stale or wrong digest is refused, exit 1)')
+  )
+    .option('--all-cosmetic', 'approve every changed tool whose change is cosmetic only (title, icons), each at its served digest')
+    .action(
+      run(async (api, [arg], opts) => {
+        if (opts.allCosmetic) {
+          if (arg !== undefined) throw usage('give either <tool>@<digest> or --all-cosmetic, not both')
+          const names = await api.approveCosmetic()
+          if (names.length === 0) return void process.stdout.write('no changed tool has a cosmetic-only change: nothing approved\n')
+          return void process.stdout.write(`approved ${names.length} cosmetic-only change${names.length === 1 ? '' : 's'}: ${names.map((n) => shown(n)).join(', ')}\n`)
+        }
+        if (arg === undefined) throw usage('give <tool>@<digest> (the digest served now, from `mcp-edge tools list`), or --all-cosmetic')
+        const a = parseApprovalArgument(arg)
+        if (!a.ok) throw usage(a.message)
+        const r = await api.approve(a.name, a.digest)
+        process.stdout.write(`approved ${shown(a.name)}@${r.digest}: approved at ${shown(r.approvedAt)}, effective from ${shown(r.effectiveFrom)} on every edge\n`)
+      })
+    )
+  common(
+    tools
+      .command('reject')
+      .argument('<tool@digest>', 'the tool and the served digest to reject, e.g. get_forecast@sha256:<64 hex>')
+      .description('record a rejection of a served definition: the tool stays blocked, the approved pin (if any) stays in force')
+  ).action(
+    run(async (api, [arg]) => {
+      const a = parseApprovalArgument(arg!)
+      if (!a.ok) throw usage(a.message)
+      await api.reject(a.name, a.digest)
+      process.stdout.write(`rejected ${shown(a.name)}@${a.digest}: it stays blocked; the approved pin, if any, stays in force\n`)
+    })
+  )
+  common(tools.command('export').description('write the manifest of every pin of the origin and scope (for review in version control)'))
+    .option('--out <file>', 'file to write (default: stdout); replaced atomically, and only when it already holds a manifest')
+    .option('--force', 'replace --out even when the file there is not a manifest')
+    .action(
+      run(async (api, _args, opts) => {
+        const m = await api.manifest()
+        const text = safeJson(m)
+        const out = opts.out as string | undefined
+        if (out === undefined || out === '-') return void process.stdout.write(text)
+        await writeManifestFile(out, text, opts.force === true)
+        const n = Array.isArray((m as { pins?: unknown }).pins) ? (m as { pins: unknown[] }).pins.length : 0
+        process.stderr.write(`exported ${n} pin${n === 1 ? '' : 's'} into ${showValue(out)}\n`)
+      })
+    )
+  common(
+    tools
+      .command('import')
+      .argument('<file>', 'a manifest file (what export writes), or - for stdin')
+      .description('replace the pins of the origin and scope with a manifest (its parse errors are listed, nothing is imported)')
+  ).action(
+    run(async (api, [file]) => {
+      let text: string
+      try {
+        text = await readFile(file === '-' ? '/dev/stdin' : file!, 'utf8')
+      } catch (e) {
+        throw refused(`cannot read ${showValue(file!)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
+      }
+      const names = await api.importManifest(text)
+      process.stdout.write(`imported ${names.length} pin${names.length === 1 ? '' : 's'}${names.length ? ': ' + names.map((n) => shown(n)).join(', ') : ''}\n`)
+    })
+  )
+}
+
+/** `list` as text: a heading, one tab-separated row per tool, its advisories and what to run next. */
+function printStatus(s: PinStatus, api: PinsApi): void {
+  const w = (line: string) => process.stdout.write(`${line}\n`)
+  w(`# origin ${shown(s.origin)}, scope ${shown(s.scope)}, mode ${shown(s.mode)}, catalog ${shown(s.catalogDigest)}, last complete list seen ${shown(s.servedAt)}`)
+  w('tool\tstate\tapproved digest\tserved digest\tapproved at\teffective from')
+  for (const t of s.tools) {
+    w([t.name, t.state, t.approvedDigest, t.servedDigest, t.approvedAt, t.effectiveFrom].map((v) => shown(v)).join('\t'))
+    const adv = Array.isArray(t.advisories) ? t.advisories : []
+    for (const a of adv.slice(0, LIST_ADVISORIES)) w(`  ${advisoryLine(a)}`)
+    if (adv.length > LIST_ADVISORIES) w(`  advisory: ${adv.length - LIST_ADVISORIES} more (mcp-edge tools diff ${shellWord(t.name)}${api.flags})`)
+    if (typeof t.rejectedDigest === 'string') w(`  rejected: ${shown(t.rejectedDigest)}`)
+    if ((t.state === 'changed' || t.state === 'pending') && typeof t.servedDigest === 'string')
+      w(`  review: mcp-edge tools diff ${shellWord(t.name)}${api.flags}; approve: mcp-edge tools approve ${shellWord(t.name)}@${shown(t.servedDigest)}${api.flags}`)
+  }
+}
+
+/** One advisory finding as a short line (every part sanitised; the excerpt is already bounded by the edge). */
+function advisoryLine(a: Advisory): string {
+  return `advisory: ${shown(a?.kind, 40)} at ${shown(a?.pointer, 120)}${a?.in === 'key' ? ' (a member name)' : ''}: ${shown(a?.reason, 120)}: ${shown(a?.excerpt, 100)}`
+}
+
+/** `diff` as text: the digests, one row per field that differs, the advisories. */
+function printDiff(d: PinDiff, api: PinsApi): void {
+  const w = (line: string) => process.stdout.write(`${line}\n`)
+  w(`tool ${shown(d.name)}: ${shown(d.state)}${d.changes.length ? `, ${shown(d.class)} change` : ''}`)
+  w(`approved digest\t${shown(d.approvedDigest)}`)
+  w(`served digest\t${shown(d.servedDigest)}`)
+  if (d.changes.length === 0) w('no field differs')
+  else {
+    w('field\tchange\tclass\tapproved sub-digest\tserved sub-digest')
+    for (const c of d.changes) w([c.field, c.change, c.class, c.approved, c.served].map((v) => shown(v)).join('\t'))
+  }
+  const adv = Array.isArray(d.advisories) ? d.advisories : []
+  if (adv.length === 0) w('advisories: none found (which does not make the definition safe)')
+  for (const a of adv) w(advisoryLine(a))
+  if ((d.state === 'changed' || d.state === 'pending') && typeof d.servedDigest === 'string')
+    w(`approve: mcp-edge tools approve ${shellWord(d.name)}@${shown(d.servedDigest)}${api.flags}`)
+}
+
+/** Runs one action against the edge the options name; returns the exit status. */
+async function runAction(action: string, opts: Target, body: (api: PinsApi) => Promise<void>): Promise<number> {
+  try {
+    await body(pinsApi(opts))
+    return 0
+  } catch (e) {
+    const message = e instanceof Error ? e.message.split('\n')[0] : String(e)
+    process.stderr.write(`mcp-edge tools ${action}: ${message}\n`)
+    if (e instanceof ToolsCommandError) {
+      for (const line of e.details) process.stderr.write(`  ${line}\n`)
+      return e.exit
+    }
+    return REFUSED_EXIT
+  }
+}
+
+/** What the actions ask of the edge's admin API. Each method throws a {@link ToolsCommandError} with its exit status. */
+interface PinsApi {
+  /** ` --origin X --scope Y` when not the defaults, for suggested command lines. */
+  flags: string
+  status(): Promise<PinStatus>
+  diff(name: string): Promise<PinDiff>
+  approve(name: string, digest: string): Promise<{ digest: string; approvedAt: string; effectiveFrom: string }>
+  approveCosmetic(): Promise<string[]>
+  reject(name: string, digest: string): Promise<void>
+  manifest(): Promise<unknown>
+  importManifest(text: string): Promise<string[]>
+}
+
+/**
+ * The pin routes of a running edge's admin API.
+ * @throws ToolsCommandError (exit 2) for a bad --edge, --origin, --scope or no token
+ */
+function pinsApi(opts: Target): PinsApi {
+  if (!ORIGIN_NAME.test(opts.origin)) throw usage(`--origin ${showValue(opts.origin)}: expected an origin name of letters, digits, '_', '.' and '-'`)
+  if (!SCOPE.test(opts.scope)) throw usage(`--scope ${showValue(opts.scope)}: expected "public" or a private scope "u-" followed by 64 lower-case hex digits`)
+  if (opts.edge === undefined) throw usage('give --edge <url>, the base URL of a running edge, such as http://127.0.0.1:8787')
+  let base: URL
+  try {
+    base = new URL(opts.edge)
+  } catch {
+    throw usage(`--edge ${showValue(opts.edge)}: expected the edge's http:// or https:// base URL, such as http://127.0.0.1:8787`)
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw usage(`--edge ${showValue(opts.edge)}: expected the edge's http:// or https:// base URL, such as http://127.0.0.1:8787`)
+  const token = opts.token ?? process.env.ADMIN_TOKEN
+  if (!token) throw usage('no admin token: give --token <token> or set ADMIN_TOKEN')
+  const root = `${base.origin}${base.pathname.replace(/\/(mcp)?\/?$/, '')}/admin/pins/${encodeURIComponent(opts.origin)}`
+  const query = opts.scope === 'public' ? '' : `?scope=${opts.scope}`
+  const flags = `${opts.origin !== 'default' ? ` --origin ${opts.origin}` : ''}${opts.scope !== 'public' ? ` --scope ${opts.scope}` : ''}`
+  const where = `the edge at ${base.origin}`
+
+  /** One request; 401, the API off, a missing route and 5xx are turned into errors here. */
+  const call = async (method: string, path: string, body?: string): Promise<{ status: number; json: Record<string, unknown> | null }> => {
+    let r: Response
+    try {
+      r = await fetch(`${root}${path}${query}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body } : {}),
+        signal: AbortSignal.timeout(30_000),
+      })
+    } catch (e) {
+      const c = (e as { cause?: { code?: string; message?: string } }).cause
+      const cause = c?.code ?? c?.message ?? (e as Error).name
+      throw new ToolsCommandError(`cannot reach ${where}: ${shown(cause, 80)}`, UNREACHABLE_EXIT)
+    }
+    let json: Record<string, unknown> | null = null
+    try {
+      const v = (await r.json()) as unknown
+      if (v && typeof v === 'object' && !Array.isArray(v)) json = v as Record<string, unknown>
+    } catch {
+      // not JSON: judged by the status alone
+    }
+    const error = typeof json?.error === 'string' ? json.error : ''
+    if (r.status === 401) throw refused(`${where} refused the token (401): check --token or ADMIN_TOKEN`)
+    if (r.status === 404 && error.includes('admin API is off')) throw refused(`the admin API is off on ${where} (its ADMIN_TOKEN is unset)`)
+    if (r.status === 404 && error.startsWith('no such admin route')) throw refused(`${where} has no tool pinning routes (/admin/pins): is it an mcp-edge with tool pinning?`)
+    if (r.status === 404 && error.startsWith('unknown origin'))
+      throw refused(`${where} has no origin ${showValue(opts.origin)}: use --origin default (ORIGIN_URL) or a name of its ORIGINS`)
+    if (r.status === 413) throw refused(`${where} refused the body (413): ${shown(error) || 'too large'}`)
+    if (r.status >= 500) throw new ToolsCommandError(`${where} answered ${r.status}: ${error ? shown(error) : 'no detail'}`, UNREACHABLE_EXIT)
+    return { status: r.status, json }
+  }
+  const unexpected = (status: number, json: Record<string, unknown> | null) =>
+    refused(`unexpected answer from ${where} (${status})${typeof json?.error === 'string' ? `: ${shown(json.error)}` : ''}`)
+  const tool = (name: string) => `/${encodeURIComponent(name)}`
+  const noSuchTool = (name: string) => refused(`no such tool ${shown(name)}: ${where} neither serves it (in the last tools/list relayed) nor has a pin for it`)
+
+  return {
+    flags,
+    status: async () => {
+      const r = await call('GET', '')
+      if (r.status !== 200 || !Array.isArray(r.json?.tools) || !r.json.tools.every(isNamed)) throw unexpected(r.status, r.json)
+      return r.json as unknown as PinStatus
+    },
+    diff: async (name) => {
+      const r = await call('GET', `${tool(name)}/diff`)
+      if (r.status === 404) throw noSuchTool(name)
+      if (r.status !== 200 || !Array.isArray(r.json?.changes) || !r.json.changes.every(isObject)) throw unexpected(r.status, r.json)
+      return r.json as unknown as PinDiff
+    },
+    approve: async (name, digest) => {
+      const r = await call('POST', `${tool(name)}/approve`, JSON.stringify({ digest }))
+      if (r.status === 404) throw noSuchTool(name)
+      if (r.status === 409) {
+        const served = r.json?.servedDigest
+        if (isToolDigest(served))
+          throw refused(
+            `not approved: ${shown(name)} is served now with digest ${served}, not ${digest} (its definition changed since that digest was read). ` +
+              `Review it with \`mcp-edge tools diff ${shellWord(name)}${flags}\`, then run \`mcp-edge tools approve ${shellWord(name)}@${served}${flags}\``
+          )
+        throw refused(`not approved: ${shown(typeof r.json?.error === 'string' ? r.json.error.replace(/^not approved: /, '') : 'the edge refused the digest')}`)
+      }
+      if (r.status !== 200 || !isToolDigest(r.json?.digest)) throw unexpected(r.status, r.json)
+      return r.json as { digest: string; approvedAt: string; effectiveFrom: string }
+    },
+    approveCosmetic: async () => {
+      const r = await call('POST', '/approve-cosmetic')
+      if (r.status !== 200 || !Array.isArray(r.json?.approved)) throw unexpected(r.status, r.json)
+      return (r.json.approved as unknown[]).filter((n): n is string => typeof n === 'string')
+    },
+    reject: async (name, digest) => {
+      const r = await call('POST', `${tool(name)}/reject`, JSON.stringify({ digest }))
+      if (r.status === 404) throw noSuchTool(name)
+      if (r.status !== 200) throw unexpected(r.status, r.json)
+    },
+    manifest: async () => {
+      const r = await call('GET', '/manifest')
+      if (r.status === 409) throw refused(`no manifest: ${shown(typeof r.json?.error === 'string' ? r.json.error : 'the edge cannot write one')}`)
+      if (r.status !== 200 || !Array.isArray(r.json?.pins)) throw unexpected(r.status, r.json)
+      return r.json
+    },
+    importManifest: async (text) => {
+      const r = await call('PUT', '/manifest', text)
+      if (r.status === 400) {
+        const errors = Array.isArray(r.json?.errors) ? (r.json.errors as { path?: unknown; message?: unknown }[]) : []
+        throw refused(
+          `${where} refused the manifest, nothing was imported: ${shown(typeof r.json?.error === 'string' ? r.json.error : 'not valid')}`,
+          errors.map((e) => `${typeof e?.path === 'string' && e.path !== '' ? shown(e.path, 120) : '(document)'}: ${shown(e?.message)}`)
+        )
+      }
+      if (r.status !== 200 || !Array.isArray(r.json?.imported)) throw unexpected(r.status, r.json)
+      return (r.json.imported as unknown[]).filter((n): n is string => typeof n === 'string')
+    },
+  }
+}
+
+/** Whether `text` is a tools manifest (what export writes): a JSON object with `version`, `pins` and `catalogDigest`. */
+function isManifestText(text: string): boolean {
+  try {
+    const v = JSON.parse(text) as unknown
+    return !!v && typeof v === 'object' && !Array.isArray(v) && 'version' in v && Array.isArray((v as { pins?: unknown }).pins) && 'catalogDigest' in v
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Writes `text` to `file` atomically: `<file>.mcp-edge-<pid>-<n>.tmp` created exclusively (never
+ * opened over another file), written, fsync'd, renamed over the file (through a symlink to its
+ * target), then the folder fsync'd. An existing file is replaced only when it holds a manifest,
+ * or with `force`; its mode is kept. Nothing is touched on refusal, and the temporary file is
+ * removed on failure.
+ *
+ * Why not write-file-atomic: it is no longer a dependency of the project (src/stores/file-kv.ts
+ * says why: its temporary name `<file>.<murmurhash>` is the form of a user's numbered files, and it
+ * opens that name without O_EXCL); these lines are the store file's own steps.
+ * @throws ToolsCommandError (exit 1) naming the file: not a manifest, a folder, unreadable, or the write failed
+ */
+async function writeManifestFile(file: string, text: string, force: boolean): Promise<void> {
+  let target = file
+  let mode: number | undefined
+  try {
+    target = realpathSync(file)
+    const st = await stat(target)
+    if (!st.isFile()) throw refused(`${showValue(file)} is not a regular file (left as it is): give another --out`)
+    mode = st.mode & 0o7777
+    if (!force) {
+      let old: string
+      try {
+        old = await readFile(target, 'utf8')
+      } catch (e) {
+        throw refused(`cannot read ${showValue(file)} to check it is a manifest: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
+      }
+      if (!isManifestText(old)) throw refused(`${showValue(file)} exists and is not a tools manifest (left as it is): give another --out, or --force to replace it`)
+    }
+  } catch (e) {
+    if (e instanceof ToolsCommandError) throw e
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw refused(`cannot use ${showValue(file)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
+  }
+  let tmp = ''
+  let fh: Awaited<ReturnType<typeof open>> | undefined
+  for (let n = 1; fh === undefined; n++) {
+    tmp = `${target}.mcp-edge-${process.pid}-${n}.tmp`
+    try {
+      fh = await open(tmp, 'wx', mode ?? 0o666)
+      if (mode !== undefined) await fh.chmod(mode).catch(() => undefined)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 10) throw refused(`cannot write beside ${showValue(file)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
+    }
+  }
+  try {
+    try {
+      await fh.writeFile(text, 'utf8')
+      await fh.sync()
+    } finally {
+      await fh.close()
+    }
+    await rename(tmp, target)
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined)
+    throw refused(`cannot write ${showValue(file)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
+  }
+  // The rename made durable; best effort (a folder that cannot be opened leaves the file written).
+  const dir = await open(dirname(target), 'r').catch(() => undefined)
+  if (dir) {
+    await dir.sync().catch(() => undefined)
+    await dir.close().catch(() => undefined)
+  }
+}
