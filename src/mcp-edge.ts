@@ -32,6 +32,7 @@ import { checkHostAndOrigin } from './core/request/transport-checks'
 import { createToolRegistry } from './core/validation/tool-registry'
 import { resolveConfig, type McpEdgeOptions } from './edge-options'
 import { MemoryKv } from './stores/memory-kv'
+import { MemoryRateLimiter } from './core/access/rate-limit'
 
 /** What a runtime build of the package supplies where {@link McpEdgeOptions} leave a port unset. */
 export interface EdgeRuntime {
@@ -100,6 +101,8 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
     defer,
     metrics: options.metrics ?? runtime.metrics?.(() => registry.stats) ?? new TextMetrics(() => registry.stats),
     ...(tracer ? { tracer } : {}),
+    // RATE_LIMIT budgets: the limiter given, else counted in memory, per edge (docs/security.md#rate-limiting).
+    ...(config.rateLimits.empty ? {} : { rateLimiter: options.rateLimiter ?? new MemoryRateLimiter() }),
     close: async () => {
       await client?.close?.()
     },

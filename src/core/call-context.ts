@@ -10,6 +10,7 @@ import { pullToolList } from './forwarding/tool-list-pull'
 import type { Exchange } from './exchange'
 import type { RequestHeaders } from './edge-response'
 import { boundText } from './jsonrpc/bound-text'
+import { filterPulledTools } from './gate/apply-access'
 
 /**
  * Stage 5's view of the registry for one caller: its scope (own private list, then public) and a
@@ -37,7 +38,7 @@ export function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: s
         deadlineMs: deps.config.toolListTimeoutMs,
         maxReplyBytes: deps.config.maxReplyBytes,
         maxJsonDepth: deps.config.maxJsonDepth,
-      }),
+      }).then((r) => ({ ...r, tools: filterPulledTools(deps.config, target.id, r.tools) })),
   }
 }
 

@@ -20,6 +20,8 @@ import { type EdgeResponse } from './edge-response'
 import { gatewayError, JSON_HEADERS, localResponse, toWire, wireResponse, type LocalAnswer, type TransportRefusal, type WireAnswer } from './local-answer'
 import type { ResolvedTool } from './validation/tool-record'
 import { boundText } from './jsonrpc/bound-text'
+import type { AccessIdentity } from './access/bearer'
+import type { RateLimiter } from './access/rate-limit'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -40,6 +42,8 @@ export interface EdgeDeps {
   eras?: OriginEras
   /** The instance's remembered Host and Accept verdicts; {@link headerMemos} creates them on first use. */
   headerMemos?: HeaderMemos
+  /** Where `RATE_LIMIT` budgets are counted (memory, Redis, the Workers binding); unset: no rate limiting even with budgets configured. */
+  rateLimiter?: RateLimiter
 }
 
 /** The {@link OriginEras} of one edge instance, held on its deps object. */
@@ -152,6 +156,8 @@ export class Exchange {
   scopePending?: Promise<string>
   /** Aborts when the client goes away (the runtime's `request.signal`); passed to the origin request of forwarded requests. */
   signal?: ClientSignal
+  /** Who the verified bearer token speaks for (set by the resource server when auth is on); rate limits count per `identity.sub`. */
+  identity?: AccessIdentity
   constructor(
     readonly deps: EdgeDeps,
     readonly target: OriginTarget,

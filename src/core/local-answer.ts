@@ -12,6 +12,7 @@
  * | `invalid`   | one message (classify)         | 400 or 200      | the message's, or null  | -32600 or -32601       |
  * | `protocol`  | version and standard headers   | its own (400)   | the request's, or null  | -32602, -32020, -32022 |
  * | `call`      | tools/call validation          | 200             | the request's           | -32602, -32603, none   |
+ * | `denied`    | access (gate/apply-access.ts)  | its own (429)   | the request's           | -31004                 |
  * | `gateway`   | the origin could not answer    | 502             | null                    | -31001 or -31002       |
  * | `fault`     | an exception inside the edge   | 500             | null                    | -32603                 |
  *
@@ -86,6 +87,21 @@ export interface CallAnswer {
   unknownTool?: boolean
 }
 
+/**
+ * A request refused on access grounds that has an answer of its own (gate/apply-access.ts;
+ * docs/security.md): over a `RATE_LIMIT` budget, 429 with `Retry-After` for a single request, the
+ * same error under the element's id inside a batch. (A filtered tool is answered as an unknown
+ * tool, a {@link CallAnswer}.)
+ */
+export interface AccessDenial {
+  kind: 'denied'
+  status: number
+  id: RawId
+  error: RpcError
+  /** Headers of a single request's answer, e.g. `retry-after`. */
+  headers?: Record<string, string>
+}
+
 /** The origin could not be asked (D9): -31002 after `ORIGIN_TIMEOUT_MS`, -31001 for anything else (unreachable, reset). 502, id null. */
 export interface GatewayFault {
   kind: 'gateway'
@@ -98,7 +114,7 @@ export interface EdgeFault {
 }
 
 /** Every answer the edge gives on its own; see the module comment for the table. */
-export type LocalAnswer = TransportRefusal | BodyRefusal | InvalidMessage | ProtocolRefusal | CallAnswer | GatewayFault | EdgeFault
+export type LocalAnswer = TransportRefusal | BodyRefusal | InvalidMessage | ProtocolRefusal | CallAnswer | AccessDenial | GatewayFault | EdgeFault
 
 /** A {@link LocalAnswer} as it goes on the wire. */
 export interface WireAnswer {
@@ -154,6 +170,8 @@ export function toWire(a: LocalAnswer): WireAnswer {
       if (a.code !== undefined) w.code = a.code
       return w
     }
+    case 'denied':
+      return wire(a.status, a.id, a.error, a.headers)
     case 'gateway':
       return wire(502, NULL_ID, gatewayError(a.code))
     case 'fault':

@@ -17,7 +17,8 @@ import { findTool, validateToolsCall, type CallVerdict } from './validation/tool
 import { answerRow, Exchange, headerMemos, originEras, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { respondToBatch } from './batch'
 import { toolsCallContext, traced } from './call-context'
-import { toWire, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
+import { toWire, type AccessDenial, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
+import { gateRequest } from './gate/apply-access'
 import { forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { knownPrivateScope, privateScope } from './validation/caller-scope'
 import type { ClientSignal } from './client-signal'
@@ -31,7 +32,7 @@ import type { EdgeResponse, RequestHeaders } from './edge-response'
  */
 export function originTarget(config: Config, name: string | undefined): OriginTarget | null {
   if (name === undefined) return config.originUrl ? { id: 'default', url: config.originUrl } : null
-  const url = Object.hasOwn(config.origins, name) ? config.origins[name] : undefined
+  const url = Object.hasOwn(config.origins, name) ? config.origins[name]?.url : undefined
   return url ? { id: name, url } : null
 }
 
@@ -139,27 +140,42 @@ async function awaitScope(ex: Exchange, headers: RequestHeaders): Promise<string
 }
 
 /** Stage 5's outcome for one request: forward it, or answer it locally. */
-type Decision = { kind: 'forward'; pending: Pending } | CallAnswer | ProtocolRefusal
+type Decision = { kind: 'forward'; pending: Pending } | CallAnswer | ProtocolRefusal | AccessDenial
 
 /**
  * Stage 5 for one request: a local answer text, or what to forward. Synchronous when nothing has
- * to be awaited (a known caller scope and a fresh tool in memory: most calls); a promise otherwise.
+ * to be awaited (a known caller scope, no remote rate limiter and a fresh tool in memory: most
+ * calls); a promise otherwise. The access gate (gate/apply-access.ts: rate limits, tool filter)
+ * runs first, so a hidden tool is never looked up, validated or forwarded.
  */
 function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange): Decision | Promise<Decision> {
-  const s = c.method === 'tools/call' || c.method === 'tools/list' ? callerScope(ex, headers) : ''
+  const limited = !ex.deps.config.rateLimits.empty
+  const s = limited || c.method === 'tools/call' || c.method === 'tools/list' ? callerScope(ex, headers) : ''
+  return typeof s === 'string' ? gated(c, headers, ex, s) : s.then((scope) => gated(c, headers, ex, scope))
+}
+
+/** {@link decide} once the caller scope is known: the access gate, then validation. */
+function gated(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, s: string): Decision | Promise<Decision> {
+  // The rate-limit caller: the verified token's subject, else the caller scope the edge keys private lists by.
+  const denied = gateRequest(ex, c, ex.identity?.sub ?? s)
+  if (denied === null) return validated(c, headers, ex, s)
+  if (denied instanceof Promise) return denied.then((d) => d ?? validated(c, headers, ex, s))
+  return denied
+}
+
+function validated(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, s: string): Decision | Promise<Decision> {
   if (c.method !== 'tools/call') {
     // tools/list replies are learned under the caller's scope when the list is private (learn-from-replies.ts).
-    const forward: Decision = { kind: 'forward', pending: { id: c.id, method: c.method, unvalidated: false, answered: false } }
-    return typeof s === 'string' ? forward : s.then(() => forward)
+    return { kind: 'forward', pending: { id: c.id, method: c.method, unvalidated: false, answered: false } }
   }
-  if (typeof s !== 'string' || isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
+  if (isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
   const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, s), c.text.length))
   return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
 }
 
-/** {@link decide} for a tools/call that awaits its scope, or a 2026-07-28 call (Mcp-Param-* first). */
-async function decideCallAsync(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, scope: string | Promise<string>): Promise<Decision> {
-  const ctx = toolsCallContext(ex, headers, await scope)
+/** {@link decide} for a 2026-07-28 call (Mcp-Param-* first). */
+async function decideCallAsync(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, scope: string): Promise<Decision> {
+  const ctx = toolsCallContext(ex, headers, scope)
   if (isModern(ex.era)) {
     // Mcp-Param-* headers against the tool's x-mcp-header arguments, before argument validation (docs/protocol-rules.md C10).
     const p = c.params

@@ -227,6 +227,12 @@ export interface EdgeMetrics {
   observePost(figures: PostFigures): void
   /** Bytes of a POST body received (`in`) or of an answer sent (`out`), for one origin. */
   countBytes(origin: string, direction: 'in' | 'out', bytes: number): void
+  /**
+   * One request refused on access grounds (`mcp_edge_denials_total{reason}`): `tool_filtered`,
+   * `rate_limited`, and the token and scope reasons of the resource server. `reason` is one of
+   * the edge's fixed reason names, never caller data.
+   */
+  countDenial(reason: string): void
   /** An SSE stream to a client opened (+1) or ended (-1). */
   streamOpen(origin: string, delta: 1 | -1): void
   /** The Prometheus text exposition (format 0.0.4). */

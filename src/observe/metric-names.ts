@@ -26,6 +26,11 @@ export const SERIES = {
   originSeconds: { name: 'mcp_edge_origin_latency_seconds', help: 'Time from sending a POST to the origin until its response headers.', labels: ['origin'] },
   requestBytes: { name: 'mcp_edge_request_bytes_total', help: 'Bytes of POST bodies received, per origin.', labels: ['origin'] },
   responseBytes: { name: 'mcp_edge_response_bytes_total', help: 'Bytes of POST answers sent (JSON bodies and SSE streams), per origin.', labels: ['origin'] },
+  denials: {
+    name: 'mcp_edge_denials_total',
+    help: 'Requests the edge refused on access grounds (tool filtered, rate limited, token or scope refused), per reason.',
+    labels: ['reason'],
+  },
   openStreams: { name: 'mcp_edge_open_sse_streams', help: 'SSE streams open to clients (POST replies and GET streams), per origin.', labels: ['origin'] },
 } as const
 

@@ -126,6 +126,7 @@ export abstract class MetricState implements EdgeMetrics {
   private readonly requestBytes = new Family(SERIES.requestBytes)
   private readonly responseBytes = new Family(SERIES.responseBytes)
   private readonly streams = new Family(SERIES.openStreams)
+  private readonly denials = new Family(SERIES.denials)
   private readonly edgeSeconds = new OriginHistogram(SERIES.edgeSeconds, EDGE_SECONDS_BUCKETS)
   private readonly originSeconds = new OriginHistogram(SERIES.originSeconds, ORIGIN_SECONDS_BUCKETS)
 
@@ -149,6 +150,15 @@ export abstract class MetricState implements EdgeMetrics {
     if (bytes > 0) (direction === 'in' ? this.requestBytes : this.responseBytes).add(origin, bytes, origin)
   }
 
+  countDenial(reason: string): void {
+    this.denials.add(reason, 1, reason)
+  }
+
+  /** The `mcp_edge_denials_total` count of one reason (0 when never counted): for tests and embedders. */
+  denialCount(reason: string): number {
+    return this.denials.value(reason)
+  }
+
   streamOpen(origin: string, delta: 1 | -1): void {
     this.streams.add(origin, delta, origin)
   }
@@ -168,6 +178,7 @@ export abstract class MetricState implements EdgeMetrics {
     () => this.requestBytes.snapshot('counter'),
     () => this.responseBytes.snapshot('counter'),
     () => this.streams.snapshot('gauge'),
+    () => this.denials.snapshot('counter'),
     ...REGISTRY_SERIES.map((r) => (): FamilySnapshot => ({
       name: r.name,
       help: r.help,

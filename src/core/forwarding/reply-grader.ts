@@ -10,6 +10,7 @@ import type { SseEndReason } from '../sse/sse-event'
 import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
 import { idLabel, originEras, type Exchange, type Pending } from '../exchange'
 import { gatewayError } from '../local-answer'
+import { filterToolsListReply } from '../gate/apply-access'
 
 /**
  * Grades the messages of one origin reply against the open ids of an {@link Exchange} (D9, D10,
@@ -76,6 +77,13 @@ export class ReplyGrader {
     p.answered = true
     this.open--
     originEras(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
+    // Access first (gate/apply-access.ts): tools TOOLS_ALLOW / TOOLS_DENY hide leave the page
+    // before anything learns from it; an unchanged page keeps the origin's bytes.
+    const filtered = filterToolsListReply(ex, p, msg)
+    if (filtered) {
+      msg = filtered.msg
+      source = filtered.text
+    }
     // Validation hooks (src/core/forwarding/learn-from-replies.ts): learn tools/list pages in the background; D12 output schema.
     onToolsListReply(ex, p, msg)
     const checked = onToolsCallReply(ex, p, msg, gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures }))

@@ -27,6 +27,8 @@ export const ErrorCode = {
   OriginTimeout: -31002,
   /** Edge: origin's reply ended without answering this id (D9). */
   OriginNoAnswer: -31003,
+  /** Edge: the caller is over a RATE_LIMIT budget (HTTP 429 for a single request; docs/security.md). */
+  RateLimited: -31004,
 } as const
 
 /** A JSON-RPC id as it travelled: `raw` is the JSON token text, `key` a stable map key. */

@@ -43,8 +43,12 @@ export interface ValidateContext {
 /** The verdict on one call: forward it (maybe unvalidated) or answer it locally ({@link CallAnswer}). */
 export type CallVerdict = { kind: 'forward'; tool: string; unvalidated: boolean; resolved?: ResolvedTool } | CallAnswer
 
-/** The D7 answer for a tool the origin does not list: -32602 naming it (cut to 64 characters). */
-function unknownTool(id: RawId, name: string): CallVerdict {
+/**
+ * The D7 answer for a tool the origin does not list: -32602 naming it (cut to 64 characters), the
+ * same in every era. Also the answer to a call of a tool `TOOLS_ALLOW` / `TOOLS_DENY` hide
+ * (gate/apply-access.ts), so a hidden tool and a missing one look the same.
+ */
+export function unknownToolAnswer(id: RawId, name: string): CallAnswer {
   const text = errorText(id, {
     code: ErrorCode.InvalidParams,
     message: `Unknown tool: "${boundText(name)}". Call tools/list to see the tools this server offers.`,
@@ -122,7 +126,7 @@ async function checkWithLookup(id: RawId, name: string, args: Record<string, unk
 async function checkArguments(id: RawId, name: string, args: Record<string, unknown>, ctx: ValidateContext, taskAugmented: boolean): Promise<CallVerdict> {
   // Longer than any tool name MCP allows (2025-11-25 tools: names SHOULD be 1-128 characters):
   // never looked up, cached or pulled for, so junk names cannot grow memory or the KV key space.
-  if (name.length > MAX_TOOL_NAME) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownTool(id, name)
+  if (name.length > MAX_TOOL_NAME) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownToolAnswer(id, name)
   let tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
   if (tool?.stale) {
     // Past its TTL, or the origin said list_changed: refresh first (single-flight). When the pull
@@ -139,7 +143,7 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
     tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
     if (!tool) {
       if (ctx.config.unknownTool === 'forward') return { kind: 'forward', tool: name, unvalidated: true }
-      return unknownTool(id, name)
+      return unknownToolAnswer(id, name)
     }
   }
   return checkWithTool(id, name, args, tool, ctx, taskAugmented)
@@ -168,7 +172,7 @@ async function recheckBeforeRejecting(
   } catch (e) {
     if (!(e instanceof StoreUnavailableError)) throw e
   }
-  if (!tool) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownTool(id, name)
+  if (!tool) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownToolAnswer(id, name)
   return checkWithTool(id, name, args, tool, ctx, taskAugmented, true)
 }
 
