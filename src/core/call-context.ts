@@ -28,6 +28,7 @@ export function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: s
     scope,
     era,
     config: deps.config,
+    ...(ex.requestId !== undefined ? { requestId: ex.requestId } : {}),
     pull: () =>
       pullToolList({
         client: deps.origin,

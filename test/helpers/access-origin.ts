@@ -3,7 +3,8 @@
  * tests: its tools/list is paginated (two tools per page, `nextCursor` to the next page), every
  * tools/call it receives is recorded by tool name, and it answers in JSON (`enableJsonResponse`)
  * or as an SSE stream. `tools` names the tools it has; a tool's result carries an origin-owned
- * `_meta` (the SEP-3313 `io.modelcontextprotocol/toolFailure` key) when its name starts with `fail_`.
+ * `_meta` (the SEP-3313 `io.modelcontextprotocol/toolFailure` key) when its name starts with `fail_`;
+ * a `hidden_*` tool answers a failure hidden in a success (`{"ok":false}` text, no isError) with a `_meta` of its own.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
@@ -40,6 +41,8 @@ export async function startAccessOrigin(opts: { tools: string[]; json: boolean; 
     server.setRequestHandler(CallToolRequestSchema, (r) => {
       calls.push(r.params.name)
       if (r.params.name.startsWith('fail_')) return { content: [{ type: 'text', text: 'quota exceeded' }], isError: true, _meta: ORIGIN_FAILURE_META }
+      // A failure hidden in a success (D11): the edge marks it isError.
+      if (r.params.name.startsWith('hidden_')) return { content: [{ type: 'text', text: '{"ok":false,"reason":"quota"}' }], _meta: { 'com.example/trace': 'abc' } }
       return { content: [{ type: 'text', text: `${r.params.name} ok` }] }
     })
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: opts.json })

@@ -86,7 +86,12 @@ export class ReplyGrader {
     }
     // Validation hooks (src/core/forwarding/learn-from-replies.ts): learn tools/list pages in the background; D12 output schema.
     onToolsListReply(ex, p, msg)
-    const checked = onToolsCallReply(ex, p, msg, gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures }))
+    const checked = onToolsCallReply(
+      ex,
+      p,
+      msg,
+      gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures, ...(ex.requestId !== undefined ? { correlationId: ex.requestId } : {}) })
+    )
     const g = checked.graded
     const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: g.grade, answeredBy: 'origin' }
     if (checked.row) Object.assign(row, checked.row)

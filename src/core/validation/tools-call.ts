@@ -13,6 +13,7 @@
  * - a stale schema (past its TTL, or after `notifications/tools/list_changed`): the list is
  *   refreshed first (single-flight); if that fails, the stale copy is used.
  */
+import { appendEdgeFailure } from '../jsonrpc/edge-failure'
 import type { Config } from '../config'
 import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../jsonrpc/versions'
 import { ErrorCode, errorText, isObject, responseText, type RawId } from '../jsonrpc/jsonrpc'
@@ -38,6 +39,8 @@ export interface ValidateContext {
    * holds `arguments`, so it bounds their text): the size the validation budget is estimated on.
    */
   textChars?: number
+  /** The POST's request id: an isError answer carries it as its classification's `correlationId` (jsonrpc/edge-failure.ts). */
+  requestId?: string
 }
 
 /** The verdict on one call: forward it (maybe unvalidated) or answer it locally ({@link CallAnswer}). */
@@ -194,7 +197,7 @@ function checkWithTool(
     return { kind: 'forward', tool: name, unvalidated: true }
   }
   const over = overBudget(tool, ctx)
-  if (over !== null) return invalidArgsAnswer(id, name, ctx, taskAugmented, over)
+  if (over !== null) return invalidArgsAnswer(id, name, ctx, taskAugmented, over, 'validation_budget')
   let issues
   try {
     issues = tool.validate(args)
@@ -205,18 +208,31 @@ function checkWithTool(
   if (!issues) return { kind: 'forward', tool: name, unvalidated: false, resolved: tool }
   if (!rechecked && ctx.registry.needsRecheck(tool, ctx.config.schemaRecheckMs)) return recheckBeforeRejecting(id, name, args, ctx, taskAugmented, tool)
 
-  return invalidArgsAnswer(id, name, ctx, taskAugmented, (form) => rejectionBody(tool, name, issues, form))
+  return invalidArgsAnswer(id, name, ctx, taskAugmented, (form) => rejectionBody(tool, name, issues, form), 'invalid_arguments')
 }
 
 type AnswerForm = 'error' | 'result' | 'result-modern'
 
-/** The era's answer to invalid arguments: -32602, or an isError result (see the module comment); `body` gives the JSON without the id. */
-function invalidArgsAnswer(id: RawId, name: string, ctx: ValidateContext, taskAugmented: boolean, body: (form: AnswerForm) => string): CallVerdict {
+/**
+ * The era's answer to invalid arguments: -32602, or an isError result (see the module comment); `body` gives the JSON without the id.
+ * An isError result carries the edge's classification `{ class: "client", code, correlationId }` (jsonrpc/edge-failure.ts).
+ */
+function invalidArgsAnswer(
+  id: RawId,
+  name: string,
+  ctx: ValidateContext,
+  taskAugmented: boolean,
+  body: (form: AnswerForm) => string,
+  code: 'invalid_arguments' | 'validation_budget'
+): CallVerdict {
   // A task-augmented call (params.task, MCP 2025-11-25 tasks) expects a CreateTaskResult, which an
   // isError CallToolResult is not: a JSON-RPC -32602 is the answer every client can read there.
   const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era) && !taskAugmented)
   const form = asToolError ? (isModern(ctx.era) ? 'result-modern' : 'result') : 'error'
-  if (asToolError) return { kind: 'call', id, tool: name, isError: true, text: responseText(id, 'result', body(form)) }
+  if (asToolError) {
+    const result = ctx.requestId === undefined ? body(form) : appendEdgeFailure(body(form), { class: 'client', code, correlationId: ctx.requestId })
+    return { kind: 'call', id, tool: name, isError: true, text: responseText(id, 'result', result) }
+  }
   return { kind: 'call', id, tool: name, code: ErrorCode.InvalidParams, text: responseText(id, 'error', body(form)) }
 }
 
