@@ -102,9 +102,18 @@ describe.each(RUNTIMES)('rate limits on $name', ({ name, start }) => {
     expect(origin.calls.slice(before)).toEqual(['search', 'search', 'search'])
   })
 
+  it('every JSON-RPC request counts against the caller budget (tools/list too), notifications do not', async () => {
+    const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' })
+    const note = { jsonrpc: '2.0', method: 'notifications/initialized' }
+    for (let i = 0; i < 3; i++) expect((await fetch(edge.url, { method: 'POST', headers: as('gina-token'), body: JSON.stringify(note) })).status).toBe(202)
+    const statuses: number[] = []
+    for (let i = 1; i <= 4; i++) statuses.push((await post(edge.url, list(i), as('gina-token'))).status)
+    expect(statuses).toEqual([200, 200, 200, 429])
+  })
+
   it('counts each refusal on mcp_edge_denials_total{reason="rate_limited"}', async () => {
     const text = await (await fetch(new URL('/metrics', edge.url))).text()
-    expect(/^mcp_edge_denials_total\{reason="rate_limited"\} (\d+)/m.exec(text)?.[1]).toBe('3')
+    expect(/^mcp_edge_denials_total\{reason="rate_limited"\} (\d+)/m.exec(text)?.[1]).toBe('4')
   })
 })
 
