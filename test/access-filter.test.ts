@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { mcpHeaders } from './helpers/mcp'
 import { startAccessOrigin, type AccessOrigin } from './helpers/access-origin'
+import { waitFor } from './helpers/wait'
 
 const TOOLS = ['get_weather', 'get_secret', 'search', 'delete_all', 'get_time']
 
@@ -84,6 +85,7 @@ describe.each(RUNTIMES)('tool filtering on $name', ({ start }) => {
         sse: { url: sse.url, toolsAllow: 'get_*,search' },
         without: without.url,
         open: json.url,
+        pulled: { url: json.url, toolsDeny: 'delete_*' },
       }),
     })
   })
@@ -132,6 +134,28 @@ describe.each(RUNTIMES)('tool filtering on $name', ({ start }) => {
     const hidden = await post(at('json'), call(6, 'get_secret'))
     expect(JSON.parse(hidden.text)).toMatchObject({ id: 6, error: { code: -32602 } })
     expect(json.calls.slice(before)).toEqual(['get_weather'])
+    // Learned from the relayed pages and the edge's own pull: the visible tools, never a hidden one.
+    const keys = await waitFor(
+      async () => {
+        const k = await edge.kvKeys!('tools:json:')
+        return k.some((x) => x.endsWith(':get_weather')) && k.some((x) => x.endsWith(':get_time')) ? k : null
+      },
+      { what: 'the learned tools of origin json in the store' }
+    )
+    expect(keys.filter((k) => /:(get_secret|delete_all)$/.test(k))).toEqual([])
+  })
+
+  it("the edge's own tool-list pull (a call before any list) learns the visible tools only", async () => {
+    const a = await post(at('pulled'), call(12, 'get_time'))
+    expect(JSON.parse(a.text)).toMatchObject({ id: 12, result: { content: [{ text: 'get_time ok' }] } })
+    const keys = await waitFor(
+      async () => {
+        const k = await edge.kvKeys!('tools:pulled:')
+        return k.some((x) => x.endsWith(':get_time')) ? k : null
+      },
+      { what: 'the pulled tools of origin pulled in the store' }
+    )
+    expect(keys.map((k) => k.split(':').pop()).sort()).toEqual(['get_time', 'get_weather', 'search'])
   })
 
   it('a call to a hidden tool is answered byte for byte as a call to a tool the origin does not have', async () => {

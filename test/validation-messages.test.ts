@@ -175,6 +175,8 @@ describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ sta
     expect(text).toContain('  - structuredContent.temperature: must be a number')
     expect(text).toContain('  - structuredContent.conditions: must be one of: sunny, rain')
     expect(r.text).not.toContain('SECRET-OUTPUT')
+    // The edge's classification, its correlation id the POST's request id (docs/security.md).
+    expect(r.json.result._meta).toEqual({ 'io.mcp-edge/failure': { class: 'tool', code: 'output_schema_violation', correlationId: expect.any(String) } })
     // A declared outputSchema with no structuredContent is a violation too.
     outputAnswer = { content: [{ type: 'text', text: 'no structure' }] }
     const m = await rpc(toolError.url, call('s2', 'weather_out', {}), V11)
