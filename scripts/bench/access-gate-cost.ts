@@ -13,6 +13,9 @@ import type { EdgeDeps } from '../../src/core/exchange'
 import { buildEdgeDeps } from '../../src/mcp-edge'
 import { nodeRuntime } from '../../src/adapters/node/node-edge'
 import { createCfworkerEngine } from '../../src/validators/cfworker'
+import { Exchange } from '../../src/core/exchange'
+import { gateRequest } from '../../src/core/gate/apply-access'
+import type { Classified } from '../../src/core/request/classify'
 
 const TOOLS = ['search_docs', 'get_weather', 'drop_table', 'echo'].map((name) => ({
   name,
@@ -76,6 +79,26 @@ for (let r = 0; r < 9; r++) {
   rounds.listFiltered!.push(await cpuPerPost(denyOnly, listBody, N / 4))
 }
 const diffs = rounds.plain!.map((p, i) => rounds.gated![i]! - p)
+
+/** The gate alone (no pipeline around it): one call to gateRequest, as stage 5 makes it. */
+function gateOnly(d: EdgeDeps, n: number): number {
+  const ex = new Exchange(d, originTarget(d.config, undefined)!, '2025-06-18')
+  const c = {
+    kind: 'request',
+    id: { raw: '7', key: 'n:7' },
+    method: 'tools/call',
+    params: { name: 'search_docs', arguments: { query: 'q' } },
+    text: callBody,
+  } as unknown as Extract<Classified, { kind: 'request' }>
+  const caller = 'k6JmQ0m1yE2Qd0m3QnOQ8Zx2kqf0wE5YxR1a9Lq3c0s'
+  const t = process.cpuUsage()
+  for (let i = 0; i < n; i++) if (gateRequest(ex, c, caller) !== null) throw new Error('refused')
+  const u = process.cpuUsage(t)
+  return (u.user + u.system) / n
+}
+gateOnly(gated, 200_000)
+const gateAlone = median([1, 2, 3, 4, 5].map(() => gateOnly(gated, 500_000)))
+const gateOff = median([1, 2, 3, 4, 5].map(() => gateOnly(plain, 500_000)))
 console.log(
   JSON.stringify(
     {
@@ -84,6 +107,8 @@ console.log(
         'tools/call, no access settings': median(rounds.plain!).toFixed(2),
         'tools/call, TOOLS_ALLOW + TOOLS_DENY + RATE_LIMIT (2 budgets, memory)': median(rounds.gated!).toFixed(2),
         'gate cost per call (median of the per-round differences)': median(diffs).toFixed(2),
+        'gateRequest alone, TOOLS_ALLOW + TOOLS_DENY + RATE_LIMIT (2 budgets)': gateAlone.toFixed(3),
+        'gateRequest alone, no access settings': gateOff.toFixed(3),
         'tools/list page, no filter': median(rounds.listPlain!).toFixed(2),
         'tools/list page, one hidden tool removed (rewritten)': median(rounds.listFiltered!).toFixed(2),
       },
