@@ -10,6 +10,20 @@ import { readSettings, settingsOf, type Setting, type SettingOption } from './co
 import type { EdgeDeps } from './core/exchange'
 import type { EdgeTracer, KvStore, Logger, OriginClient, ValidatorEngine } from './core/ports'
 import type { ProtocolVersion } from './core/jsonrpc/versions'
+import type { RateLimiter } from './core/access/rate-limit'
+
+/** Who may call which tool, and how often (docs/security.md). */
+export interface EdgeAccess {
+  /** `TOOLS_ALLOW`: tool names or globs clients may see and call on every origin (a comma-separated string or a list); default: all. */
+  toolsAllow?: string | string[]
+  /** `TOOLS_DENY`: tool names or globs hidden from clients on every origin; wins over `toolsAllow`. */
+  toolsDeny?: string | string[]
+  /** `RATE_LIMIT`: `<n>/s` or `<n>/min` per caller, then per-tool budgets, e.g. `60/min,search_*=10/min`. */
+  rateLimit?: string
+}
+
+/** One named origin of {@link McpEdgeOptions.origins}: its URL, or its URL and its own tool lists (they narrow `access.toolsAllow` / `toolsDeny`). */
+export type OriginOption = string | { url: string; toolsAllow?: string | string[]; toolsDeny?: string | string[] }
 
 /** How the edge answers and grades (the policies of docs/design.md section 8). */
 export interface EdgePolicies {
@@ -93,7 +107,7 @@ export interface McpEdgeOptions {
   /** `ORIGIN_URL`: the MCP endpoint of the origin served at the mount point itself. */
   origin?: string
   /** `ORIGINS`: more origins by name, each served at `<mount>/<name>` (names: letters, digits, `.`, `_`, `~`, `-`). */
-  origins?: Record<string, string>
+  origins?: Record<string, OriginOption>
   /** Where tool schemas are kept (a Workers KV namespace fits). Default: in memory, per edge. */
   store?: KvStore
   /** The JSON Schema engine. Default: @cfworker/json-schema (`createDefaultEngine()`); the tiered engine with ajv: `mcp-edge-validator/engines/tiered`. */
@@ -102,6 +116,14 @@ export interface McpEdgeOptions {
   originClient?: OriginClient
   policies?: EdgePolicies
   limits?: EdgeLimits
+  access?: EdgeAccess
+  /**
+   * Where `RATE_LIMIT` budgets are counted (the limiter port, src/core/access/rate-limit.ts).
+   * Default: in memory, per edge (`MemoryRateLimiter`); the standalone Node server with
+   * `STORE_URL` uses Redis (`RedisRateLimiter` of `mcp-edge-validator/redis`), the standalone
+   * Worker its Rate Limiting bindings (`WorkersRateLimiter`).
+   */
+  rateLimiter?: RateLimiter
   /** The edge as an OAuth resource server (`AUTH_*`, `ORIGIN_AUTHORIZATION`, `TOOL_SCOPES`); off unless `auth.issuer` is set. */
   auth?: EdgeAuthOptions
   /** `ALLOWED_ORIGINS`: browser `Origin` allow-list (`*` for any); default: loopback origins only. */
@@ -139,15 +161,15 @@ export interface McpEdgeOptions {
  * objects the edge is built with. Every other key must be a setting's option path or a group of
  * them (`limits`, `policies`).
  */
-const NON_SETTING_OPTIONS = new Set(['store', 'engine', 'originClient', 'logger', 'metrics', 'tracer', 'env'])
+const NON_SETTING_OPTIONS = new Set(['store', 'engine', 'originClient', 'logger', 'metrics', 'tracer', 'env', 'rateLimiter'])
 
 /** The option keys holding a group of settings (`limits.maxBatch`). */
-type OPTION_GROUPS = 'policies' | 'limits' | 'auth'
+type OPTION_GROUPS = 'policies' | 'limits' | 'access' | 'auth'
 /** Every typed option path of {@link McpEdgeOptions} (groups expanded). */
 type OptionPath = { [K in keyof McpEdgeOptions & string]: K extends OPTION_GROUPS ? `${K}.${keyof NonNullable<McpEdgeOptions[K]> & string}` : K }[keyof McpEdgeOptions & string]
 // Every row's option is a field of McpEdgeOptions, and every field of it a row or one of NON_SETTING_OPTIONS.
 type NoField = Exclude<SettingOption<'all'>, OptionPath>
-type NoRow = Exclude<OptionPath, SettingOption<'all'> | 'store' | 'engine' | 'originClient' | 'logger' | 'metrics' | 'tracer' | 'env'>
+type NoRow = Exclude<OptionPath, SettingOption<'all'> | 'store' | 'engine' | 'originClient' | 'logger' | 'metrics' | 'tracer' | 'env' | 'rateLimiter'>
 const _everyOptionHasARow: [NoField, NoRow] extends [never, never] ? true : { noField: NoField; noRow: NoRow } = true
 void _everyOptionHasARow
 

@@ -39,6 +39,7 @@ import { cachedVerifier } from './core/access/verified-token-cache'
 import { authorizeRequest, metadataAnswer } from './core/request-auth'
 import { WELL_KNOWN_PRM } from './core/access/bearer'
 import { cors } from 'hono/cors'
+import { MemoryRateLimiter } from './core/access/rate-limit'
 
 /** What a runtime build of the package supplies where {@link McpEdgeOptions} leave a port unset. */
 export interface EdgeRuntime {
@@ -147,6 +148,8 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
     ...(tracer ? { tracer } : {}),
     ...(auth ? { auth } : {}),
     ...(runtime.pinPropagationMs !== undefined ? { pinPropagationMs: runtime.pinPropagationMs } : {}),
+    // RATE_LIMIT budgets: the limiter given, else counted in memory, per edge (docs/security.md#rate-limiting).
+    ...(config.rateLimits.empty ? {} : { rateLimiter: options.rateLimiter ?? new MemoryRateLimiter() }),
     close: async () => {
       await client?.close?.()
     },

@@ -137,7 +137,7 @@ describe.each(RUNTIMES)('browser clients on $name', ({ start }) => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_forecast', arguments: { days: 99 } } }),
     })
     expect(post.headers.get('access-control-allow-origin')).toBe('https://app.example')
-    expect(post.headers.get('access-control-expose-headers')!.toLowerCase()).toMatch(/mcp-session-id.*mcp-edge-grade/)
+    expect(post.headers.get('access-control-expose-headers')!.toLowerCase()).toMatch(/mcp-session-id.*mcp-edge-grade.*retry-after/)
     const postRefused = await fetch(edge.url, {
       method: 'POST',
       headers: { origin: 'https://other.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

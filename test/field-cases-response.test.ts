@@ -113,10 +113,13 @@ for (const [label, id, text, kind] of [
   })
 }
 
-/** The origin's body with `isError: true` appended to its result (the edge's only change). */
+/** The request id the cases send: the correlation id of the edge's classification of a result it marks isError. */
+const RID = 'field-case'
+
+/** The origin's body with `isError: true` and the edge's classification appended to its result (the edge's only change). */
 function withIsError(body: string): string {
   const end = body.lastIndexOf('}', body.length - 2)
-  return body.slice(0, end) + ',"isError":true' + body.slice(end)
+  return body.slice(0, end) + `,"isError":true,"_meta":{"io.mcp-edge/failure":{"class":"tool","code":"hidden_failure","correlationId":"${RID}"}}` + body.slice(end)
 }
 
 describe.each(RUNTIMES_AND_MIDDLEWARE)('field cases, response side, on $name', ({ start }) => {
@@ -148,7 +151,7 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('field cases, response side, on $name', (
     })
     origin.reset()
     const before = (await postLogs(edge)).length
-    const got = await post(edge, c.request, c.headers)
+    const got = await post(edge, c.request, { ...c.headers, 'x-request-id': RID })
     expect(got.status).toBe(c.status)
     if (c.expect.kind === 'no-body') {
       expect(got.text).toBe('')

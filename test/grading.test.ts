@@ -33,7 +33,11 @@ interface Row {
 
 /** A text content block whose text is `t`, as a tools/call result. */
 const textResult = (t: string, extra = '') => `{"content":[{"type":"text","text":${JSON.stringify(t)}}]${extra}}`
-const withIsError = (result: string) => result.slice(0, -1) + ',"isError":true}'
+/** The request id the rows send (`X-Request-Id`): the correlation id of the edge's classification of the results it marks isError. */
+const RID = 'grading-row'
+/** The `_meta` member the edge adds to a result it marks isError (docs/security.md). */
+const EDGE_META = `"_meta":{"io.mcp-edge/failure":{"class":"tool","code":"hidden_failure","correlationId":"${RID}"}}`
+const withIsError = (result: string) => result.slice(0, -1) + `,"isError":true,${EDGE_META}}`
 
 /** Hidden failures (D11) that must be flagged: the result gets isError, every other byte stays. */
 const FLAGGED: [string, string][] = [
@@ -273,7 +277,7 @@ const ROWS: Row[] = [
     request: `{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"search_docs","arguments":{}}}`,
     origin: { body: `{"jsonrpc":"2.0","id":12345678901234567890,"result":{"content":[{"type":"text","text":"{\\"success\\":false,\\"n\\":123456789012345678901234}"}]}}` },
     status: 200,
-    body: `{"jsonrpc":"2.0","id":12345678901234567890,"result":{"content":[{"type":"text","text":"{\\"success\\":false,\\"n\\":123456789012345678901234}"}],"isError":true}}`,
+    body: `{"jsonrpc":"2.0","id":12345678901234567890,"result":{"content":[{"type":"text","text":"{\\"success\\":false,\\"n\\":123456789012345678901234}"}],"isError":true,${EDGE_META}}}`,
     header: 'tool_error=1',
     grades: [{ id: '12345678901234567890', grade: 'tool_error' }],
   },
@@ -291,7 +295,7 @@ const ROWS: Row[] = [
     request: call(15),
     origin: { body: toolResult(15, `{"isError":false,"content":[{"type":"text","text":"{\\"success\\":false}"}]}`) },
     status: 200,
-    body: toolResult(15, `{"isError":true,"content":[{"type":"text","text":"{\\"success\\":false}"}]}`),
+    body: toolResult(15, `{"isError":true,"content":[{"type":"text","text":"{\\"success\\":false}"}],${EDGE_META}}`),
     header: 'tool_error=1',
     grades: [{ id: '15', grade: 'tool_error' }],
   },
@@ -343,7 +347,7 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('grading per id on $name', ({ start }) =>
     })
     origin.reset()
     const before = (await postLogs(edge)).length
-    const got = await post(edge, row.request, mcpHeaders(row.version))
+    const got = await post(edge, row.request, mcpHeaders(row.version, { 'x-request-id': RID }))
     expect(got.text).toBe(row.body)
     expect(got.status).toBe(row.status)
     expect(got.headers.get('content-type')).toBe('application/json')

@@ -169,7 +169,13 @@ describe.each(RUNTIMES)('official SDK clients through the edge on $name', ({ nam
           if (tool === 'run_query') {
             // D11: the demo's run_query hides a failure in a success; the edge marks it.
             expect((result as { isError?: boolean }).isError).toBeUndefined()
-            expect(viaEdge.calls[tool]).toEqual({ ...(result as object), isError: true })
+            // Its classification joins the result's _meta (docs/security.md), the origin's own members kept.
+            const own = (result as { _meta?: Record<string, unknown> })._meta ?? {}
+            expect(viaEdge.calls[tool]).toEqual({
+              ...(result as object),
+              isError: true,
+              _meta: { 'io.mcp-edge/failure': { class: 'tool', code: 'hidden_failure', correlationId: expect.any(String) }, ...own },
+            })
           } else {
             expect(viaEdge.calls[tool], tool).toEqual(result)
           }

@@ -65,8 +65,11 @@ function chunkReader(res: Response) {
   }
 }
 
+/** The request id of the streamed POSTs: the correlation id of the edge's classification of a result it marks isError. */
+const SSE_RID = 'sse-post'
+
 function postStream(edge: EdgeUnderTest, body: string, signal?: AbortSignal): Promise<Response> {
-  return fetch(edge.url, { method: 'POST', headers: mcpHeaders(), body, signal })
+  return fetch(edge.url, { method: 'POST', headers: mcpHeaders(undefined, { 'x-request-id': SSE_RID }), body, signal })
 }
 
 describe.each(RUNTIMES_AND_MIDDLEWARE)('SSE replies on $name', ({ name, start }) => {
@@ -167,7 +170,7 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('SSE replies on $name', ({ name, start })
     const before = (await postLogs(edge)).length
     const res = await postStream(edge, call(2))
     const text = await within(res.text(), 5000, 'whole stream')
-    const marked = hidden.slice(0, -2) + ',"isError":true}}'
+    const marked = hidden.slice(0, -2) + `,"isError":true,"_meta":{"io.mcp-edge/failure":{"class":"tool","code":"hidden_failure","correlationId":"${SSE_RID}"}}}}`
     // Every event the edge leaves alone arrives as the origin's own bytes (comments, retry, CRLF,
     // field order); only the hidden failure is rewritten and the repeated answer loses its data.
     expect(text).toBe(

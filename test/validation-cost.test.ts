@@ -238,8 +238,19 @@ describe.each(RUNTIMES)('bounded validation cost on $name', ({ name, start }) =>
       figures.push(`${tool} over budget ${attack.ms.toFixed(0)}/${other.ms.toFixed(0)} ms`)
     }
     // From 2025-11-25 the same refusal is an isError result; small arguments are validated as before.
-    const modern = await post(rejectEdge, call(42, 'one_pattern', { s: 'a'.repeat(1_000_000) }), { ...mcpHeaders(), 'mcp-protocol-version': '2025-11-25' })
-    expect(JSON.parse(modern.text)).toMatchObject({ id: 42, result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/validation budget/) }] } })
+    const modern = await post(rejectEdge, call(42, 'one_pattern', { s: 'a'.repeat(1_000_000) }), {
+      ...mcpHeaders(),
+      'mcp-protocol-version': '2025-11-25',
+      'x-request-id': 'budget-42',
+    })
+    expect(JSON.parse(modern.text)).toMatchObject({
+      id: 42,
+      result: {
+        isError: true,
+        content: [{ type: 'text', text: expect.stringMatching(/validation budget/) }],
+        _meta: { 'io.mcp-edge/failure': { class: 'client', code: 'validation_budget', correlationId: 'budget-42' } },
+      },
+    })
     expect(JSON.parse((await post(rejectEdge, call(43, 'one_pattern', { s: 'abc' }))).text)).toMatchObject({ id: 43, result: {} })
     expect(origin.forwarded().filter((f) => f.body.includes('"id":40') || f.body.includes('"id":41') || f.body.includes('"id":42'))).toHaveLength(0)
   })

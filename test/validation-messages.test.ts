@@ -42,6 +42,9 @@ const DESIGN_TEXT = [
   'Fix these arguments and call the tool again.',
 ].join('\n')
 
+/** The edge's classification of an invalid-arguments isError result (its correlation id is the POST's request id). */
+const CLIENT_FAILURE = { 'io.mcp-edge/failure': { class: 'client', code: 'invalid_arguments', correlationId: expect.any(String) } }
+
 describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ start }) => {
   let origin: ScriptedOrigin
   let auto: EdgeUnderTest
@@ -68,7 +71,7 @@ describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ sta
   it('2025-11-25: an isError result whose text is exactly the docs/design.md §5 message', async () => {
     const r = await rpc(auto.url, call(1, 'get_forecast', { city: 'Paris', units: 'kelvin', days: 2.5 }), V11)
     expect(r.status).toBe(200)
-    expect(r.json).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: DESIGN_TEXT }], isError: true } })
+    expect(r.json).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: DESIGN_TEXT }], isError: true, _meta: CLIENT_FAILURE } })
   })
 
   it('2025-06-18: -32602 with the same text and program-readable issues in error.data', async () => {
@@ -98,7 +101,7 @@ describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ sta
       expect(a.text.startsWith('{"jsonrpc":"2.0","id":12345678901234567890123,"error":{"code":-32602,')).toBe(true)
       expect(a.json.error.message).toBe(DESIGN_TEXT)
       const b = await rpc(auto.url, text('"s-1"'), V11)
-      expect(b.json).toEqual({ jsonrpc: '2.0', id: 's-1', result: { content: [{ type: 'text', text: DESIGN_TEXT }], isError: true } })
+      expect(b.json).toEqual({ jsonrpc: '2.0', id: 's-1', result: { content: [{ type: 'text', text: DESIGN_TEXT }], isError: true, _meta: CLIENT_FAILURE } })
       // Another mistake on the same tool gets its own message, not the remembered one.
       const d = await rpc(auto.url, call(8, 'get_forecast', { city: 'Paris', days: 0 }), V06)
       expect(d.json.error.message).toContain('days: must be >= 1')
@@ -172,6 +175,8 @@ describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ sta
     expect(text).toContain('  - structuredContent.temperature: must be a number')
     expect(text).toContain('  - structuredContent.conditions: must be one of: sunny, rain')
     expect(r.text).not.toContain('SECRET-OUTPUT')
+    // The edge's classification, its correlation id the POST's request id (docs/security.md).
+    expect(r.json.result._meta).toEqual({ 'io.mcp-edge/failure': { class: 'tool', code: 'output_schema_violation', correlationId: expect.any(String) } })
     // A declared outputSchema with no structuredContent is a violation too.
     outputAnswer = { content: [{ type: 'text', text: 'no structure' }] }
     const m = await rpc(toolError.url, call('s2', 'weather_out', {}), V11)

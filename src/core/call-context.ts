@@ -10,6 +10,7 @@ import { pullToolList } from './forwarding/tool-list-pull'
 import type { Exchange } from './exchange'
 import type { RequestHeaders } from './edge-response'
 import { boundText } from './jsonrpc/bound-text'
+import { filterPulledTools } from './gate/apply-access'
 
 /**
  * Stage 5's view of the registry for one caller: its scope (own private list, then public) and a
@@ -27,6 +28,7 @@ export function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: s
     scope,
     era,
     config: deps.config,
+    ...(ex.requestId !== undefined ? { requestId: ex.requestId } : {}),
     pull: () =>
       pullToolList({
         client: deps.origin,
@@ -37,7 +39,7 @@ export function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: s
         deadlineMs: deps.config.toolListTimeoutMs,
         maxReplyBytes: deps.config.maxReplyBytes,
         maxJsonDepth: deps.config.maxJsonDepth,
-      }),
+      }).then((r) => ({ ...r, tools: filterPulledTools(deps.config, target.id, r.tools) })),
   }
 }
 

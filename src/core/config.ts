@@ -6,18 +6,27 @@
  */
 import type { ProtocolVersion } from './jsonrpc/versions'
 import { ConfigError, NOT_SHOWN, parseOriginUrl, showValue } from './config-rules'
+import { readSettings, settingsOf, type OriginSetting, type SettingKey } from './settings'
+import type { ToolPattern } from './access/tool-glob'
+import type { RateLimits } from './access/rate-limit'
 import type { ToolScopes } from './access/tool-scopes'
-import { readSettings, settingsOf, type SettingKey } from './settings'
 
 export { ConfigError, parseOriginUrl, showValue }
 export { isOriginName } from './config-rules'
+export type { OriginSetting } from './settings'
 
 /** The edge's configuration. Units are in the names (Bytes, Ms, S). */
 export interface Config {
   /** Default origin endpoint (POST /mcp). */
   originUrl: string
-  /** Named origins (POST /mcp/<name>). */
-  origins: Record<string, string>
+  /** Named origins (POST /mcp/<name>): each one's URL and its own tool lists (`ORIGINS`). */
+  origins: Record<string, OriginSetting>
+  /** Tools clients may see and call on every origin (`TOOLS_ALLOW`); empty: all. */
+  toolsAllow: ToolPattern[]
+  /** Tools hidden from clients on every origin (`TOOLS_DENY`); wins over the allow lists. */
+  toolsDeny: ToolPattern[]
+  /** Request budgets per caller and per tool (`RATE_LIMIT`); `empty` when unset. */
+  rateLimits: RateLimits
   /** Browser Origin allow-list; `localhost` means any loopback origin. Empty: only loopback. */
   allowedOrigins: string[]
   /**

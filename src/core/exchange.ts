@@ -24,6 +24,7 @@ import type { AccessIdentity } from './access/bearer'
 import type { EdgeAuth } from './access/resource-server'
 import { PinBook } from './pinning/apply-pins'
 import type { PinKv } from './pinning/pin-store'
+import type { RateLimiter } from './access/rate-limit'
 
 /** Everything the pipeline needs; built once per process or isolate by an entry. */
 export interface EdgeDeps {
@@ -50,6 +51,8 @@ export interface EdgeDeps {
   pins?: PinBook
   /** The store's propagation bound in ms for pins' `effectiveFrom` (the Workers entry sets Workers KV's); default by store. */
   pinPropagationMs?: number
+  /** Where `RATE_LIMIT` budgets are counted (memory, Redis, the Workers binding); unset: no rate limiting even with budgets configured. */
+  rateLimiter?: RateLimiter
 }
 
 /** Why the edge refused a request (or a batch element) on access grounds: the `reason` of `mcp_edge_denials_total` and of the `mcp.denied` log line. */

@@ -21,6 +21,7 @@ import { answerRow, Exchange, headerMemos, idLabel, originEras, pinBook, type Ed
 import { respondToBatch } from './batch'
 import { toolsCallContext, traced } from './call-context'
 import { toWire, type AccessDenial, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
+import { gateRequest } from './gate/apply-access'
 import { forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { identityScopeKey, knownPrivateScope, privateScope } from './validation/caller-scope'
 import type { AccessIdentity } from './access/bearer'
@@ -36,7 +37,7 @@ import type { EdgeResponse, RequestHeaders } from './edge-response'
  */
 export function originTarget(config: Config, name: string | undefined): OriginTarget | null {
   if (name === undefined) return config.originUrl ? { id: 'default', url: config.originUrl } : null
-  const url = Object.hasOwn(config.origins, name) ? config.origins[name] : undefined
+  const url = Object.hasOwn(config.origins, name) ? config.origins[name]?.url : undefined
   return url ? { id: name, url } : null
 }
 
@@ -160,10 +161,29 @@ type Decision = { kind: 'forward'; pending: Pending } | CallAnswer | ProtocolRef
 
 /**
  * Stage 5 for one request: a local answer text, or what to forward. Synchronous when nothing has
- * to be awaited (a known caller scope and a fresh tool in memory: most calls); a promise otherwise.
+ * to be awaited (a known caller scope, no remote rate limiter and a fresh tool in memory: most
+ * calls); a promise otherwise. The access gate (gate/apply-access.ts: rate limits, tool filter)
+ * runs first, so a hidden tool is never looked up, validated or forwarded.
  */
 function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange): Decision | Promise<Decision> {
-  // TOOL_SCOPES (auth on): a call the token may not make is refused before validation or any origin request.
+  const limited = !ex.deps.config.rateLimits.empty
+  const s = limited || c.method === 'tools/call' || c.method === 'tools/list' ? callerScope(ex, headers) : ''
+  return typeof s === 'string' ? gated(c, headers, ex, s) : s.then((scope) => gated(c, headers, ex, scope))
+}
+
+/** {@link decide} once the caller scope is known: the access gate, then validation. */
+function gated(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, s: string): Decision | Promise<Decision> {
+  // The rate-limit caller: the verified token's subject, else the caller scope the edge keys private lists by.
+  const denied = gateRequest(ex, c, ex.identity?.sub ?? s)
+  if (denied === null) return validated(c, headers, ex, s)
+  if (denied instanceof Promise) return denied.then((d) => d ?? validated(c, headers, ex, s))
+  return denied
+}
+
+/** {@link gated} once the access gate let the request through: TOOL_SCOPES, tool pinning, then validation. */
+function validated(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, s: string): Decision | Promise<Decision> {
+  // TOOL_SCOPES (auth on): a call the token may not make is refused before validation or any origin
+  // request. It runs after the tool filter, so a hidden tool still reads as unknown, not as out of scope.
   const auth = ex.deps.auth
   if (auth && c.method === 'tools/call') {
     const denial = applyScopes(auth.toolScopes, ex.identity, c.id, c.params?.name, auth.metadataUrl)
@@ -172,18 +192,17 @@ function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHea
       return denial
     }
   }
-  const s = c.method === 'tools/call' || c.method === 'tools/list' ? callerScope(ex, headers) : ''
   if (c.method !== 'tools/call') {
     // tools/list replies are learned under the caller's scope when the list is private (learn-from-replies.ts).
     const forward: Decision = { kind: 'forward', pending: { id: c.id, method: c.method, unvalidated: false, answered: false } }
     // A later page is never a complete list (tool pinning's baseline and `removed` need every page).
     if (c.method === 'tools/list' && c.params?.cursor !== undefined) forward.pending.paged = true
     if (c.method === 'tools/list' && ex.deps.config.toolPinning === 'enforce') forward.pending.pull = () => toolsCallContext(ex, headers, ex.scope ?? 'public').pull()
-    return typeof s === 'string' ? forward : s.then(() => forward)
+    return forward
   }
   // Tool pinning (docs/pinning.md), after the access gate: the one place a call is gated by its pins.
   if (ex.deps.config.toolPinning === 'enforce') return decidePinned(c, headers, ex, s)
-  if (typeof s !== 'string' || isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
+  if (isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
   const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, s), c.text.length))
   return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
 }

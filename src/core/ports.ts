@@ -227,14 +227,15 @@ export interface EdgeMetrics {
   observePost(figures: PostFigures): void
   /** Bytes of a POST body received (`in`) or of an answer sent (`out`), for one origin. */
   countBytes(origin: string, direction: 'in' | 'out', bytes: number): void
-  /** An SSE stream to a client opened (+1) or ended (-1). */
-  streamOpen(origin: string, delta: 1 | -1): void
   /**
-   * One denial (`mcp_edge_denials_total{reason}`): a request, or one element of a batch, refused
-   * on access grounds. `reason` is one of a fixed set the edge names (`no_token`, `invalid_token`,
-   * `insufficient_scope`, `jwks_unavailable`; docs/security.md), never caller data.
+   * One request, or one element of a batch, refused on access grounds
+   * (`mcp_edge_denials_total{reason}`): `tool_filtered`, `rate_limited`, `no_token`,
+   * `invalid_token`, `insufficient_scope`, `jwks_unavailable` (docs/security.md). `reason` is one of
+   * the edge's fixed reason names, never caller data.
    */
   countDenial(reason: string): void
+  /** An SSE stream to a client opened (+1) or ended (-1). */
+  streamOpen(origin: string, delta: 1 | -1): void
   /** `mcp_edge_tool_pins{origin,state}`: tool names per pin state (docs/pinning.md), summed over the scopes held. Optional for embedders' ports. */
   setToolPins?(origin: string, state: 'approved' | 'changed' | 'pending' | 'removed', n: number): void
   /** `mcp_edge_tool_pin_blocks_total{origin,reason}`: one call or list refused, or a list with tools left out, by tool pinning. Optional. */

@@ -28,6 +28,9 @@ import { DEFAULT_MAX_JSON_DEPTH } from './jsonrpc/json-scan'
 import { redactUrl } from './redact-url'
 import { EdgeError } from './errors'
 import { B64TOKEN, B64TOKEN_EXPECTED, ConfigError, INTEGER_TEXT, NOT_SHOWN, ORIGIN_URL_EXPECTED, csvList, isOriginName, originUrlOf, showValue } from './config-rules'
+import { parseToolPatterns } from './access/tool-filter'
+import { parseRateLimits, rateLimits, type RateLimits } from './access/rate-limit'
+import type { ToolPattern } from './access/tool-glob'
 import { ASYMMETRIC_ALGORITHMS, checkResourceUrl } from './access/bearer'
 import { parseToolScopes, toolScopes, type ToolScopes } from './access/tool-scopes'
 
@@ -169,12 +172,56 @@ export function custom<T>(k: { expected: string; type?: string; fromText(text: s
   }
 }
 
-const ORIGINS_EXPECTED = 'a JSON object of name -> URL, such as {"weather":"http://127.0.0.1:9000/mcp"}'
+const ORIGINS_EXPECTED = 'a JSON object of name -> URL, or name -> {"url": URL, "toolsAllow": ..., "toolsDeny": ...}, such as {"weather":"http://127.0.0.1:9000/mcp"}'
 
-/** The named origins: a JSON object of name -> URL as text, an object as the typed option; each name reachable at /mcp/<name>, each URL an origin URL. */
-const originsKind: Kind<Record<string, string>> = {
+/** What a tool list setting must be as a typed option. */
+const PATTERNS_TYPED = 'a comma-separated string or a list of tool names or globs (* and ?)'
+
+/**
+ * Tool names or globs (access/tool-filter.ts parses them): comma-separated text, or as the typed
+ * option the same string or a list of strings. `variable` names the setting in messages
+ * (`ORIGINS.weather.toolsDeny: entry 2 (run query) is whitespace, ...`).
+ */
+function readPatterns(variable: string, v: unknown): ToolPattern[] {
+  if (typeof v === 'string') return parseToolPatterns(variable, v)
+  if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v.length === 0 ? [] : parseToolPatterns(variable, v.join(','))
+  throw new Refused(PATTERNS_TYPED)
+}
+
+/** A tool list setting (`TOOLS_ALLOW`, `TOOLS_DENY`). */
+function patterns(variable: string): Kind<ToolPattern[]> {
+  return {
+    expected: 'comma-separated tool names or globs (* any run of characters, ? one character), such as get_*,search',
+    type: 'string \\| string[]',
+    fromText: (t) => parseToolPatterns(variable, t),
+    fromValue: (v) => readPatterns(variable, v),
+    show: (v) => v.map((p) => p.source).join(','),
+    isEmpty: (v) => v === '' || emptyList(v),
+  }
+}
+
+/**
+ * One named origin (`ORIGINS`): its URL and its own tool lists, which narrow the global
+ * `TOOLS_ALLOW` / `TOOLS_DENY` (docs/security.md#tool-filtering).
+ */
+export interface OriginSetting {
+  url: string
+  /** Tools of this origin clients may see and call (empty: every tool the global lists let through). */
+  toolsAllow: ToolPattern[]
+  /** Tools of this origin hidden from clients (on top of `TOOLS_DENY`). */
+  toolsDeny: ToolPattern[]
+}
+
+const ORIGIN_ENTRY_KEYS = new Set(['url', 'toolsAllow', 'toolsDeny'])
+
+/**
+ * The named origins: a JSON object of name -> URL, or name -> `{ url, toolsAllow?, toolsDeny? }`,
+ * as text; the same object as the typed option. Each name reachable at /mcp/<name>, each URL an
+ * origin URL, each list as `TOOLS_ALLOW` (errors name `ORIGINS.<name>.toolsDeny` and the entry).
+ */
+const originsKind: Kind<Record<string, OriginSetting>> = {
   expected: ORIGINS_EXPECTED,
-  type: 'Record<string, string>',
+  type: 'Record<string, string \\| { url: string; toolsAllow?: string \\| string[]; toolsDeny?: string \\| string[] }>',
   fromText: (t) => {
     let parsed: unknown
     try {
@@ -186,18 +233,61 @@ const originsKind: Kind<Record<string, string>> = {
   },
   fromValue: (v) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Refused(ORIGINS_EXPECTED)
-    const out: Record<string, string> = {}
-    for (const [name, url] of Object.entries(v)) {
+    const out: Record<string, OriginSetting> = {}
+    for (const [name, entry] of Object.entries(v)) {
       // The path rule (config-rules.ts): a name outside it could never be reached at /mcp/<name>.
       if (!isOriginName(name)) throw new Refused(`origin names of letters, digits, '_', '.', '~' and '-', other than . and .. (not ${showValue(name)})`)
-      if (typeof url !== 'string') throw new Refused(`a URL string for origin ${name}`)
-      if (originUrlOf(url) === null) throw new Refused(ORIGIN_URL_EXPECTED, { key: name, text: url })
-      Object.defineProperty(out, name, { value: url, enumerable: true, writable: true, configurable: true })
+      let setting: OriginSetting
+      if (typeof entry === 'string') {
+        if (originUrlOf(entry) === null) throw new Refused(ORIGIN_URL_EXPECTED, { key: name, text: entry })
+        setting = { url: entry, toolsAllow: [], toolsDeny: [] }
+      } else if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
+        const e = entry as Record<string, unknown>
+        const extra = Object.keys(e).find((k) => !ORIGIN_ENTRY_KEYS.has(k))
+        if (extra !== undefined) throw new Refused(`only url, toolsAllow and toolsDeny in origin ${name} (not ${showValue(extra)})`)
+        if (typeof e.url !== 'string') throw new Refused(`a URL string for origin ${name} (its "url")`)
+        if (originUrlOf(e.url) === null) throw new Refused(ORIGIN_URL_EXPECTED, { key: `${name}.url`, text: e.url })
+        const list = (k: 'toolsAllow' | 'toolsDeny') => {
+          if (e[k] === undefined) return []
+          try {
+            return readPatterns(`ORIGINS.${name}.${k}`, e[k])
+          } catch (err) {
+            if (err instanceof Refused) throw new Refused(PATTERNS_TYPED, { key: `${name}.${k}`, text: JSON.stringify(e[k]) ?? '' })
+            throw err
+          }
+        }
+        setting = { url: e.url, toolsAllow: list('toolsAllow'), toolsDeny: list('toolsDeny') }
+      } else throw new Refused(`a URL string or an object {"url": ...} for origin ${name}`)
+      Object.defineProperty(out, name, { value: setting, enumerable: true, writable: true, configurable: true })
     }
     return out
   },
-  show: (v) => JSON.stringify(v),
+  show: (v) =>
+    JSON.stringify(
+      Object.fromEntries(
+        Object.entries(v).map(([n, o]) => [
+          n,
+          o.toolsAllow.length === 0 && o.toolsDeny.length === 0
+            ? o.url
+            : { url: o.url, toolsAllow: o.toolsAllow.map((p) => p.source).join(','), toolsDeny: o.toolsDeny.map((p) => p.source).join(',') },
+        ])
+      )
+    ),
 }
+
+/** `RATE_LIMIT` (access/rate-limit.ts parses it): text, or the same string as the typed option. */
+const rateLimitKind: Kind<RateLimits> = custom({
+  expected: '<n>/s or <n>/min, optionally followed by per-tool budgets <tool or glob>=<n>/s|min, such as 60/min,search_*=10/min',
+  fromText: (t) => parseRateLimits(t),
+  // The typed option: the same text, or budgets already parsed (parseRateLimits, rateLimits).
+  fromValue: (v) => {
+    if (typeof v === 'string') return parseRateLimits(v)
+    const r = v as RateLimits | null
+    if (typeof r === 'object' && r !== null && Array.isArray(r.budgets) && typeof r.budgetsFor === 'function') return r
+    throw new Refused('a string such as 60/min,search_*=10/min')
+  },
+  show: (v) => v.budgets.map((b) => b.source).join(','),
+})
 
 /** An interface address or host name (`HOST`): an IPv6 literal, or a host name / IPv4 address as `new URL` accepts it. */
 function isHost(host: string): boolean {
@@ -253,6 +343,7 @@ export const SECTIONS = [
   'Limits',
   'Schemas and validation',
   'Transport checks',
+  'Access',
   'Authorization',
   'Admin API',
   'Observability',
@@ -322,9 +413,9 @@ export const SETTINGS = [
     default: {},
     defaultDoc: 'none',
     arg: 'json',
-    help: 'more origins by name, JSON {"name":"url"}, served at /mcp/<name>',
-    example: '{"weather":"http://10.0.0.5:9000/mcp"}',
-    doc: 'more origins by name, served at `/mcp/<name>`; names of letters, digits, `_`, `.`, `~`, `-`; each URL checked like `ORIGIN_URL`',
+    help: 'more origins by name, JSON {"name":"url"} or {"name":{"url":...,"toolsAllow":...,"toolsDeny":...}}, served at /mcp/<name>',
+    example: '{"weather":"http://10.0.0.5:9000/mcp","files":{"url":"http://10.0.0.6:9000/mcp","toolsDeny":"delete_*"}}',
+    doc: 'more origins by name, served at `/mcp/<name>`; names of letters, digits, `_`, `.`, `~`, `-`; each URL checked like `ORIGIN_URL`. An entry may be an object `{"url": ..., "toolsAllow": ..., "toolsDeny": ...}`: that origin\'s own tool lists (a comma-separated string or a list), which narrow `TOOLS_ALLOW` / `TOOLS_DENY` ([security.md](security.md#tool-filtering))',
   }),
   // The Node entry: where it listens, how it stops
   row({
@@ -820,6 +911,49 @@ export const SETTINGS = [
     help: 'comma-separated Host allow-list ("localhost" = loopback names)',
     example: 'edge.example.com',
     doc: 'comma-separated `Host` allow-list (`localhost` = loopback names): DNS-rebinding protection on every route',
+  }),
+  // Access
+  row({
+    variable: 'TOOLS_ALLOW',
+    option: 'access.toolsAllow',
+    key: 'toolsAllow',
+    runtime: 'all',
+    section: 'Access',
+    kind: patterns('TOOLS_ALLOW'),
+    default: [] as ToolPattern[],
+    defaultDoc: 'unset (every tool)',
+    arg: 'list',
+    help: 'comma-separated tool names or globs clients may see and call (unset: all)',
+    example: 'get_*,search',
+    doc: 'tool names or globs (`*` any run, `?` one character) clients may see and call, on every origin; any other tool is absent from `tools/list` and a call to it is answered as an unknown tool, without reaching the origin ([security.md](security.md#tool-filtering))',
+  }),
+  row({
+    variable: 'TOOLS_DENY',
+    option: 'access.toolsDeny',
+    key: 'toolsDeny',
+    runtime: 'all',
+    section: 'Access',
+    kind: patterns('TOOLS_DENY'),
+    default: [] as ToolPattern[],
+    defaultDoc: 'unset (none)',
+    arg: 'list',
+    help: 'comma-separated tool names or globs hidden from clients (wins over TOOLS_ALLOW)',
+    example: 'delete_*,admin_*',
+    doc: 'tool names or globs hidden from clients on every origin, as if the origin did not have them; wins over `TOOLS_ALLOW`. Per origin: `toolsAllow` / `toolsDeny` inside `ORIGINS` ([security.md](security.md#tool-filtering))',
+  }),
+  row({
+    variable: 'RATE_LIMIT',
+    option: 'access.rateLimit',
+    key: 'rateLimits',
+    runtime: 'all',
+    section: 'Access',
+    kind: rateLimitKind,
+    default: rateLimits([]),
+    defaultDoc: 'unset (no limit)',
+    arg: 'budgets',
+    help: 'requests per caller: <n>/s or <n>/min, then <tool or glob>=<n>/s|min per tool',
+    example: '60/min,search_*=10/min',
+    doc: "per caller (the token's `sub` with auth on, else the caller scope): `<n>/s` or `<n>/min` over every JSON-RPC request, then per-tool budgets `<tool or glob>=<n>/s|min` over `tools/call`; over it HTTP 429 with `Retry-After` (a per-id error in a batch). Counted in memory (Node), in Redis with `STORE_URL` (shared by the edges), or by the Workers Rate Limiting binding ([security.md](security.md#rate-limiting))",
   }),
   // Authorization (the edge as an OAuth 2.1 resource server; docs/security.md)
   row({

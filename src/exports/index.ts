@@ -40,7 +40,9 @@ export const DEFAULT_ENGINE = 'cfworker' as const
 
 export { createApp, type GetDeps } from '../app'
 export type { McpEdge, McpEdgeInit, McpEdgeParts } from '../mcp-edge'
-export type { EdgeLimits, EdgePolicies, McpEdgeOptions } from '../edge-options'
+export type { EdgeAccess, EdgeLimits, EdgePolicies, McpEdgeOptions, OriginOption } from '../edge-options'
+export { MemoryRateLimiter, parseRateLimits, type MemoryRateLimiterOptions, type RateBudget, type RateDecision, type RateLimiter, type RateLimits } from '../core/access/rate-limit'
+export { WorkersRateLimiter, bindingsFromEnv, type ConfiguredBinding, type RateLimitBinding } from '../adapters/workers/rate-limit-binding'
 export { ConfigError, loadConfig, type Config } from '../core/config'
 export { EdgeError, type EdgeErrorCode } from '../core/errors'
 export type { EdgeDeps, OriginTarget } from '../core/exchange'

@@ -5,3 +5,4 @@
  * before serving.
  */
 export { RedisKv, StoreConnectError, DEFAULT_REDIS_PREFIX, type RedisKvOptions } from '../stores/redis-kv'
+export { RedisRateLimiter, type RedisRateLimiterOptions } from '../stores/redis-rate-limit'

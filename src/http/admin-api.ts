@@ -266,7 +266,7 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     const t = target(c)
     if (t instanceof Response) return t
     const { deps } = t
-    const url = t.origin === 'default' ? deps.config.originUrl : deps.config.origins[t.origin]!
+    const url = t.origin === 'default' ? deps.config.originUrl : deps.config.origins[t.origin]!.url
     // The newest version the edge supports that has an initialize handshake (the origin may answer with another).
     const era = newestFirst(deps.config.supportedVersions).find((v) => !isModern(v)) ?? deps.config.supportedVersions[0]!
     const refused = deps.registry.stats.refreshesRefused

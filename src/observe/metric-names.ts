@@ -28,7 +28,7 @@ export const SERIES = {
   responseBytes: { name: 'mcp_edge_response_bytes_total', help: 'Bytes of POST answers sent (JSON bodies and SSE streams), per origin.', labels: ['origin'] },
   denials: {
     name: 'mcp_edge_denials_total',
-    help: 'Requests or batch elements the edge refused on access grounds, per reason (no_token, invalid_token, insufficient_scope, jwks_unavailable, ...).',
+    help: 'Requests or batch elements the edge refused on access grounds, per reason (tool_filtered, rate_limited, no_token, invalid_token, insufficient_scope, jwks_unavailable).',
     labels: ['reason'],
   },
   openStreams: { name: 'mcp_edge_open_sse_streams', help: 'SSE streams open to clients (POST replies and GET streams), per origin.', labels: ['origin'] },

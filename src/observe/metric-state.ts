@@ -152,17 +152,17 @@ export abstract class MetricState implements EdgeMetrics {
     if (bytes > 0) (direction === 'in' ? this.requestBytes : this.responseBytes).add(origin, bytes, origin)
   }
 
-  streamOpen(origin: string, delta: 1 | -1): void {
-    this.streams.add(origin, delta, origin)
-  }
-
   countDenial(reason: string): void {
     this.denials.add(reason, 1, reason)
   }
 
   /** The `mcp_edge_denials_total` count of one reason (0 when never counted): for tests and embedders. */
-  deniedCount(reason: string): number {
+  denialCount(reason: string): number {
     return this.denials.value(reason)
+  }
+
+  streamOpen(origin: string, delta: 1 | -1): void {
+    this.streams.add(origin, delta, origin)
   }
 
   setToolPins(origin: string, state: 'approved' | 'changed' | 'pending' | 'removed', n: number): void {

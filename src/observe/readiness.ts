@@ -113,7 +113,7 @@ function endSession(deps: EdgeDeps, url: string, sessionId: string, version: Pro
 function originsOf(deps: EdgeDeps): { check: string; variable: string; url: string }[] {
   const out: { check: string; variable: string; url: string }[] = []
   if (deps.config.originUrl) out.push({ check: 'origin:default', variable: 'ORIGIN_URL', url: deps.config.originUrl })
-  for (const [name, url] of Object.entries(deps.config.origins)) out.push({ check: `origin:${name}`, variable: `ORIGINS.${name}`, url })
+  for (const [name, o] of Object.entries(deps.config.origins)) out.push({ check: `origin:${name}`, variable: `ORIGINS.${name}`, url: o.url })
   return out
 }
 

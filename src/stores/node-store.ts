@@ -7,6 +7,7 @@
  * - else `STORE_FILE=<path>` (default `.edge-data/kv.json`): {@link FileKv}, one process per file;
  *   its folder must exist, except the default `.edge-data`, which is created.
  */
+import type { RateLimiter } from '../core/access/rate-limit'
 import { dirname, resolve } from 'node:path'
 import { ConfigError, showValue } from '../core/config'
 import type { KvStore } from '../core/ports'
@@ -23,6 +24,8 @@ export interface NodeStore {
   kv: KvStore
   /** `file <path>`, `memory` or `redis <url with the password redacted>` (for the start line). */
   description: string
+  /** With STORE_URL and RATE_LIMIT: the Redis rate limiter every edge on that Redis shares (connected by `ready`). */
+  rateLimiter?: RateLimiter
   /** Resolves when the store can serve (Redis connected). @throws StoreConnectError */
   ready(): Promise<void>
   /** Resolves when every acknowledged change is durable (the file store's pending write). */
@@ -58,16 +61,23 @@ export async function openNodeStore(env: Record<string, string | undefined>, fil
     if (prefix === '' || /\s/.test(prefix)) throw ConfigError.bad('STORE_PREFIX', prefix, 'a non-empty prefix without white space, such as mcp-edge:')
     const { RedisKv } = await peer('STORE_URL', 'ioredis', () => import('./redis-kv'))
     const kv = new RedisKv({ url, prefix })
+    // RATE_LIMIT budgets are shared by the edges on this Redis too (one connection of its own, keys `<prefix>rl:`).
+    const limiter = env.RATE_LIMIT?.trim() ? new (await import('./redis-rate-limit')).RedisRateLimiter({ url, prefix, variable: 'STORE_URL' }) : undefined
     return {
       kv,
+      ...(limiter ? { rateLimiter: limiter } : {}),
       description: `redis ${redactUrl(url)} prefix ${prefix}`,
       ready: async () => {
         await kv.connect()
+        await limiter?.connect()
         // The registry subscribed when it was built: changes from other edges are seen from the first request on.
         await kv.subscribed()
       },
       flush: () => kv.flush(),
-      close: () => kv.close(),
+      close: async () => {
+        await limiter?.close()
+        await kv.close()
+      },
     }
   }
   const file = env.STORE_FILE || DEFAULT_STORE_FILE

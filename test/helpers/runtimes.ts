@@ -69,6 +69,8 @@ async function readLogs(records: LogRecord[], until?: LogWait): Promise<LogRecor
 /** Deployment options beyond variables. `kvDown`: the tool store is unavailable (no binding). */
 export interface StartOptions {
   kvDown?: boolean
+  /** Workers Rate Limiting bindings for the Worker (Miniflare `ratelimits`: name -> `{ simple: { limit, period } }`); ignored on Node. */
+  ratelimits?: Record<string, { simple: { limit: number; period: number } }>
   /** The port to listen on (default 0: a free one); for a test that must know the edge's URL before it starts (AUTH_AUDIENCE). */
   port?: number
 }
@@ -110,6 +112,7 @@ export const startWorkerEdge: StartEdge = async (vars, opts = {}) => {
     scriptPath: WORKER_BUNDLE,
     compatibilityDate: '2026-04-20',
     kvNamespaces: opts.kvDown ? [] : ['TOOL_SCHEMAS'],
+    ...(opts.ratelimits ? { ratelimits: opts.ratelimits } : {}),
     kvPersist: join(persist.path, 'kv'),
     cachePersist: join(persist.path, 'cache'),
     bindings: vars,

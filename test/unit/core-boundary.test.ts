@@ -137,6 +137,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['protocol', 'validation'],
   ['grading'],
   ['exchange'],
+  ['gate'],
   ['forwarding'],
   ['batch', 'call-context', 'request-auth'],
   ['pipeline'],

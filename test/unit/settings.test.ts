@@ -162,7 +162,7 @@ describe('typed options', () => {
     expect(c).toMatchObject({ maxBatch: 3, streamIdleMs: 0, schemaRecheckMs: 10, streamMaxMs: 20, supportedVersions: ['2025-06-18'], hiddenFailures: false, metricsToken: 'abc' })
     expect(c.originUrl).toBe('http://127.0.0.1:1/mcp')
     expect(c.allowedHosts).toEqual(['edge.example.com'])
-    expect(c.origins).toEqual({ w: 'http://127.0.0.1:2/mcp' })
+    expect(c.origins).toEqual({ w: { url: 'http://127.0.0.1:2/mcp', toolsAllow: [], toolsDeny: [] } })
   })
 
   it('an unknown key is refused, nested too, naming it and the closest option', () => {

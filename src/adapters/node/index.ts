@@ -89,6 +89,8 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
         originClient: opts.origin ?? undiciClient!,
         logger,
         ...(opts.engine ? { engine: opts.engine } : {}),
+        // STORE_URL: RATE_LIMIT budgets counted in Redis, shared by every edge on it (else in memory).
+        ...(store.rateLimiter ? { rateLimiter: store.rateLimiter } : {}),
         // DNS-rebinding protection: an edge bound to loopback only answers loopback Host names.
         ...(!env.ALLOWED_HOSTS && isLoopbackHost(host) ? { allowedHosts: ['localhost'] } : {}),
       },

@@ -14,6 +14,7 @@
  * refusal's `retryAfterS` is the binding's period (an upper bound).
  */
 import type { RateDecision, RateLimiter } from '../../core/access/rate-limit'
+import { ConfigError } from '../../core/config-rules'
 
 /** The binding's runtime API (workers-types `RateLimit`). */
 export interface RateLimitBinding {
@@ -69,4 +70,42 @@ export class WorkersRateLimiter implements RateLimiter {
     }
     return { ok: true, retryAfterS: 0, remaining: null }
   }
+}
+
+/** The binding names the standalone Worker reads: `RATE_LIMITER_<limit>_PER_<period>S`, e.g. `RATE_LIMITER_60_PER_60S` for `60/min`, `RATE_LIMITER_20_PER_10S` for `2/s`. */
+export const BINDING_NAME = /^RATE_LIMITER_(\d+)_PER_(10|60)S$/
+
+/** The binding name {@link bindingsFromEnv} looks for, for one budget (`60/min` -> `RATE_LIMITER_60_PER_60S`). */
+export function bindingNameFor(limit: number, windowMs: number): string {
+  const c = bindingConfigFor(limit, windowMs)
+  return `RATE_LIMITER_${c.limit}_PER_${c.periodS}S`
+}
+
+/**
+ * The Rate Limiting bindings of a Worker's `env`, found by name ({@link BINDING_NAME}: the name
+ * carries the `simple = { limit, period }` it is configured with, which the binding's API does
+ * not tell), checked against the budgets of RATE_LIMIT.
+ * @param budgets the `limit` and `windowMs` of every RATE_LIMIT budget
+ * @throws ConfigError naming the binding (and its wrangler.toml) a budget needs and does not find
+ */
+export function bindingsFromEnv(env: Record<string, unknown>, budgets: readonly { limit: number; windowMs: number; source: string }[]): ConfiguredBinding[] {
+  const found: ConfiguredBinding[] = []
+  for (const [name, value] of Object.entries(env)) {
+    const m = BINDING_NAME.exec(name)
+    if (!m || typeof (value as RateLimitBinding | null)?.limit !== 'function') continue
+    found.push({ name, binding: value as RateLimitBinding, limit: Number(m[1]), periodS: Number(m[2]) as 10 | 60 })
+  }
+  for (const b of budgets) {
+    try {
+      bindingFor(found, b.limit, b.windowMs)
+    } catch {
+      const c = bindingConfigFor(b.limit, b.windowMs)
+      const name = bindingNameFor(b.limit, b.windowMs)
+      throw new ConfigError(
+        `RATE_LIMIT budget ${b.source} needs the Workers Rate Limiting binding ${name}: add [[ratelimits]] name = "${name}", namespace_id = "<a number>", simple = { limit = ${c.limit}, period = ${c.periodS} } to wrangler.toml (found: ${found.map((f) => f.name).join(', ') || 'none'})`,
+        'RATE_LIMIT'
+      )
+    }
+  }
+  return found
 }

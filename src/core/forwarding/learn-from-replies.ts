@@ -46,7 +46,7 @@ export function onToolsCallReply(
   if (p.method !== 'tools/call' || p.tool === undefined || !isObject(msg.result) || g.isError || (g.grade !== 'ok' && g.grade !== 'unvalidated')) return { graded: g }
   // The tool the call was validated against; memory's current copy when it went out unvalidated.
   const tool = p.resolved ?? ex.deps.registry.peek(ex.target.id, ex.scope ?? PUBLIC_SCOPE, p.tool)
-  const c = checkOutputSchema(msg.result, tool, ex.deps.config.outputSchema, p.id, ex.era, p.tool)
+  const c = checkOutputSchema(msg.result, tool, ex.deps.config.outputSchema, p.id, ex.era, p.tool, ex.requestId)
   if (c.status === 'unchecked') return { graded: g, row: { outputSchema: 'unchecked' } }
   if (c.status !== 'invalid') return { graded: g }
   if (c.text === undefined) return { graded: g, row: { outputSchema: 'invalid' } }

@@ -12,6 +12,7 @@ import { idLabel, originEras, pinBook, type Exchange, type Pending } from '../ex
 import { holdToolsList } from '../pinning/apply-pins'
 import { listScope } from '../validation/caller-scope'
 import { gatewayError } from '../local-answer'
+import { filterToolsListReply } from '../gate/apply-access'
 
 /**
  * Grades the messages of one origin reply against the open ids of an {@link Exchange} (D9, D10,
@@ -79,9 +80,21 @@ export class ReplyGrader {
     p.answered = true
     this.open--
     originEras(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
+    // Access first (gate/apply-access.ts): tools TOOLS_ALLOW / TOOLS_DENY hide leave the page
+    // before anything learns from it; an unchanged page keeps the origin's bytes.
+    const filtered = filterToolsListReply(ex, p, msg)
+    if (filtered) {
+      msg = filtered.msg
+      source = filtered.text
+    }
     // Validation hooks (src/core/forwarding/learn-from-replies.ts): learn tools/list pages in the background; D12 output schema.
     onToolsListReply(ex, p, msg)
-    const checked = onToolsCallReply(ex, p, msg, gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures }))
+    const checked = onToolsCallReply(
+      ex,
+      p,
+      msg,
+      gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures, ...(ex.requestId !== undefined ? { correlationId: ex.requestId } : {}) })
+    )
     const g = checked.graded
     const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: g.grade, answeredBy: 'origin' }
     if (checked.row) Object.assign(row, checked.row)

@@ -9,6 +9,7 @@
  * - SEP-1303 / MCP tools "Error Handling": an `isError: true` result is kept as it is.
  * - 2026-07-28: `resultType: "input_required"` results are relayed untouched, never failures.
  */
+import { withEdgeFailure } from '../jsonrpc/edge-failure'
 import { isObject, responseText, resultText, toRawId, type RawId } from '../jsonrpc/jsonrpc'
 import { memberText, scanJsonText } from '../jsonrpc/json-scan'
 
@@ -76,6 +77,8 @@ export interface ForwardedRequest {
 /** Options that change grading (docs/design.md §8). */
 export interface GradeOptions {
   hiddenFailures: boolean
+  /** The POST's request id: a result the edge marks isError carries it as its classification's `correlationId` (jsonrpc/edge-failure.ts). */
+  correlationId?: string
 }
 
 /** The outcome for one response message. `text` is set only when the edge rewrote it. */
@@ -136,7 +139,7 @@ export function gradeResponse(msg: Record<string, unknown>, sourceText: string, 
   if (result.resultType === 'input_required' || isObject(result.task)) return withText({ grade: base })
   if (result.isError === true) return withText({ grade: 'tool_error', isError: true })
   if (opts.hiddenFailures && hidesFailure(result)) {
-    return { grade: 'tool_error', isError: true, text: markIsError(text ?? sourceText) }
+    return { grade: 'tool_error', isError: true, text: markIsError(text ?? sourceText, opts.correlationId) }
   }
   return withText({ grade: base })
 }
@@ -145,8 +148,10 @@ export function gradeResponse(msg: Record<string, unknown>, sourceText: string, 
  * Sets `isError: true` on the `result` of a response text by editing the text: an existing
  * `isError` value is replaced, otherwise the member is appended. Every other byte (content,
  * structuredContent, id) stays as the origin sent it (D11: "content is left exactly as it was").
+ * With `correlationId`, the edge's classification `{ class: "tool", code: "hidden_failure", correlationId }`
+ * is added under `_meta["io.mcp-edge/failure"]` (jsonrpc/edge-failure.ts), the origin's `_meta` members kept.
  */
-export function markIsError(responseText: string): string {
+export function markIsError(responseText: string, correlationId?: string): string {
   const el = scanJsonText(responseText).elements[0]
   const span = el?.members?.get('result')
   if (!span) return responseText
@@ -160,6 +165,8 @@ export function markIsError(responseText: string): string {
     const empty = (inner?.members?.size ?? 0) === 0
     fixed = resultRaw.slice(0, close) + (empty ? '' : ',') + '"isError":true' + resultRaw.slice(close)
   }
+  // The edge's classification beside the origin's own _meta members (which stay as they are).
+  if (correlationId !== undefined) fixed = withEdgeFailure(fixed, { class: 'tool', code: 'hidden_failure', correlationId })
   return responseText.slice(0, span.start) + fixed + responseText.slice(span.end)
 }
 

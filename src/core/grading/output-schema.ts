@@ -13,6 +13,7 @@
  * official SDK client refuses such a result too). `isError` results, `input_required` results and
  * task handles are never checked (IBM/mcp-context-forge#4202: checking them hid the real error).
  */
+import { EDGE_FAILURE_KEY } from '../jsonrpc/edge-failure'
 import { isModern, type ProtocolVersion } from '../jsonrpc/versions'
 import { isObject, resultText, type RawId } from '../jsonrpc/jsonrpc'
 import { publicIssues, type PublicIssue } from '../validation/error-message'
@@ -48,7 +49,8 @@ export function checkOutputSchema(
   mode: 'off' | 'warn' | 'strict',
   id: RawId,
   era: ProtocolVersion,
-  toolName: string
+  toolName: string,
+  correlationId?: string
 ): OutputCheck {
   if (mode === 'off' || !tool || tool.record.outputSchema === undefined) return { status: 'skipped' }
   if (result.isError === true || result.resultType === 'input_required' || isObject(result.task)) return { status: 'skipped' }
@@ -77,5 +79,6 @@ export function checkOutputSchema(
   if (text.length > MAX_TEXT) text = text.slice(0, MAX_TEXT - 1) + '…'
   const replaced: Record<string, unknown> = { content: [{ type: 'text', text }], isError: true }
   if (isModern(era)) replaced.resultType = 'complete'
+  if (correlationId !== undefined) replaced._meta = { [EDGE_FAILURE_KEY]: { class: 'tool', code: 'output_schema_violation', correlationId } }
   return { status: 'invalid', issues, text: resultText(id, replaced) }
 }

@@ -27,6 +27,8 @@ export const ErrorCode = {
   OriginTimeout: -31002,
   /** Edge: origin's reply ended without answering this id (D9). */
   OriginNoAnswer: -31003,
+  /** Edge: the caller is over a RATE_LIMIT budget (HTTP 429 for a single request; docs/security.md). */
+  RateLimited: -31004,
   /** Edge: the caller's access token lacks a scope the tool needs (TOOL_SCOPES; HTTP 403 for a single request, per id in a batch). */
   InsufficientScope: -31010,
 } as const

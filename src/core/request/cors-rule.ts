@@ -25,8 +25,8 @@ export const CORS_METHODS = ['GET', 'POST', 'DELETE', 'OPTIONS'] as const
  */
 export const CORS_REQUEST_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Last-Event-ID', 'Mcp-Method', 'Mcp-Name'] as const
 
-/** Response headers a page may read: the session id, the version, the edge's grade table, and the auth challenge. */
-export const CORS_EXPOSED_HEADERS = ['Mcp-Session-Id', 'MCP-Protocol-Version', 'MCP-Edge-Grade', 'WWW-Authenticate'] as const
+/** Response headers a page may read: the session id, the version, the edge's grade table, the auth challenge, and a rate limit's wait (429 `Retry-After`). */
+export const CORS_EXPOSED_HEADERS = ['Mcp-Session-Id', 'MCP-Protocol-Version', 'MCP-Edge-Grade', 'WWW-Authenticate', 'Retry-After'] as const
 
 /** Seconds a browser may cache a preflight answer (Chromium caps it at 7200). */
 export const CORS_MAX_AGE_S = 600

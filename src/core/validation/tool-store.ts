@@ -125,7 +125,7 @@ export function fnv1a(text: string): string {
  * not used (tool-registry.ts `ToolRegistryOptions.sourceOf`).
  */
 export function sourceTag(config: Pick<Config, 'originUrl' | 'origins'>, originId: string): string | undefined {
-  const url = originId === 'default' ? config.originUrl : config.origins[originId]
+  const url = originId === 'default' ? config.originUrl : config.origins[originId]?.url
   return url ? fnv1a(url) : undefined
 }
 

@@ -13,6 +13,7 @@
  * - a stale schema (past its TTL, or after `notifications/tools/list_changed`): the list is
  *   refreshed first (single-flight); if that fails, the stale copy is used.
  */
+import { appendEdgeFailure } from '../jsonrpc/edge-failure'
 import type { Config } from '../config'
 import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../jsonrpc/versions'
 import { ErrorCode, errorText, isObject, responseText, type RawId } from '../jsonrpc/jsonrpc'
@@ -38,13 +39,19 @@ export interface ValidateContext {
    * holds `arguments`, so it bounds their text): the size the validation budget is estimated on.
    */
   textChars?: number
+  /** The POST's request id: an isError answer carries it as its classification's `correlationId` (jsonrpc/edge-failure.ts). */
+  requestId?: string
 }
 
 /** The verdict on one call: forward it (maybe unvalidated) or answer it locally ({@link CallAnswer}). */
 export type CallVerdict = { kind: 'forward'; tool: string; unvalidated: boolean; resolved?: ResolvedTool } | CallAnswer
 
-/** The D7 answer for a tool the origin does not list: -32602 naming it (cut to 64 characters). */
-function unknownTool(id: RawId, name: string): CallVerdict {
+/**
+ * The D7 answer for a tool the origin does not list: -32602 naming it (cut to 64 characters), the
+ * same in every era. Also the answer to a call of a tool `TOOLS_ALLOW` / `TOOLS_DENY` hide
+ * (gate/apply-access.ts), so a hidden tool and a missing one look the same.
+ */
+export function unknownToolAnswer(id: RawId, name: string): CallAnswer {
   const text = errorText(id, {
     code: ErrorCode.InvalidParams,
     message: `Unknown tool: "${boundText(name)}". Call tools/list to see the tools this server offers.`,
@@ -132,7 +139,7 @@ async function checkWithLookup(id: RawId, name: string, args: Record<string, unk
 async function checkArguments(id: RawId, name: string, args: Record<string, unknown>, ctx: ValidateContext, taskAugmented: boolean): Promise<CallVerdict> {
   // Longer than any tool name MCP allows (2025-11-25 tools: names SHOULD be 1-128 characters):
   // never looked up, cached or pulled for, so junk names cannot grow memory or the KV key space.
-  if (name.length > MAX_TOOL_NAME) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownTool(id, name)
+  if (name.length > MAX_TOOL_NAME) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownToolAnswer(id, name)
   let tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
   if (tool?.stale) {
     // Past its TTL, or the origin said list_changed: refresh first (single-flight). When the pull
@@ -149,7 +156,7 @@ async function checkArguments(id: RawId, name: string, args: Record<string, unkn
     tool = await ctx.registry.lookup(ctx.originId, ctx.scope, name)
     if (!tool) {
       if (ctx.config.unknownTool === 'forward') return { kind: 'forward', tool: name, unvalidated: true }
-      return unknownTool(id, name)
+      return unknownToolAnswer(id, name)
     }
   }
   return checkWithTool(id, name, args, tool, ctx, taskAugmented)
@@ -178,7 +185,7 @@ async function recheckBeforeRejecting(
   } catch (e) {
     if (!(e instanceof StoreUnavailableError)) throw e
   }
-  if (!tool) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownTool(id, name)
+  if (!tool) return ctx.config.unknownTool === 'forward' ? { kind: 'forward', tool: name, unvalidated: true } : unknownToolAnswer(id, name)
   return checkWithTool(id, name, args, tool, ctx, taskAugmented, true)
 }
 
@@ -200,7 +207,7 @@ function checkWithTool(
     return { kind: 'forward', tool: name, unvalidated: true }
   }
   const over = overBudget(tool, ctx)
-  if (over !== null) return invalidArgsAnswer(id, name, ctx, taskAugmented, over)
+  if (over !== null) return invalidArgsAnswer(id, name, ctx, taskAugmented, over, 'validation_budget')
   let issues
   try {
     issues = tool.validate(args)
@@ -211,18 +218,31 @@ function checkWithTool(
   if (!issues) return { kind: 'forward', tool: name, unvalidated: false, resolved: tool }
   if (!rechecked && ctx.registry.needsRecheck(tool, ctx.config.schemaRecheckMs)) return recheckBeforeRejecting(id, name, args, ctx, taskAugmented, tool)
 
-  return invalidArgsAnswer(id, name, ctx, taskAugmented, (form) => rejectionBody(tool, name, issues, form))
+  return invalidArgsAnswer(id, name, ctx, taskAugmented, (form) => rejectionBody(tool, name, issues, form), 'invalid_arguments')
 }
 
 type AnswerForm = 'error' | 'result' | 'result-modern'
 
-/** The era's answer to invalid arguments: -32602, or an isError result (see the module comment); `body` gives the JSON without the id. */
-function invalidArgsAnswer(id: RawId, name: string, ctx: ValidateContext, taskAugmented: boolean, body: (form: AnswerForm) => string): CallVerdict {
+/**
+ * The era's answer to invalid arguments: -32602, or an isError result (see the module comment); `body` gives the JSON without the id.
+ * An isError result carries the edge's classification `{ class: "client", code, correlationId }` (jsonrpc/edge-failure.ts).
+ */
+function invalidArgsAnswer(
+  id: RawId,
+  name: string,
+  ctx: ValidateContext,
+  taskAugmented: boolean,
+  body: (form: AnswerForm) => string,
+  code: 'invalid_arguments' | 'validation_budget'
+): CallVerdict {
   // A task-augmented call (params.task, MCP 2025-11-25 tasks) expects a CreateTaskResult, which an
   // isError CallToolResult is not: a JSON-RPC -32602 is the answer every client can read there.
   const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era) && !taskAugmented)
   const form = asToolError ? (isModern(ctx.era) ? 'result-modern' : 'result') : 'error'
-  if (asToolError) return { kind: 'call', id, tool: name, isError: true, text: responseText(id, 'result', body(form)) }
+  if (asToolError) {
+    const result = ctx.requestId === undefined ? body(form) : appendEdgeFailure(body(form), { class: 'client', code, correlationId: ctx.requestId })
+    return { kind: 'call', id, tool: name, isError: true, text: responseText(id, 'result', result) }
+  }
   return { kind: 'call', id, tool: name, code: ErrorCode.InvalidParams, text: responseText(id, 'error', body(form)) }
 }
 

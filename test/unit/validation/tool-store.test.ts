@@ -79,7 +79,7 @@ describe('tool-store: codec', () => {
   })
 
   it('tags records with a hash of the URL an origin name stands for', () => {
-    const config = { originUrl: 'http://a.example/mcp', origins: { second: 'http://b.example/mcp' } }
+    const config = { originUrl: 'http://a.example/mcp', origins: { second: { url: 'http://b.example/mcp', toolsAllow: [], toolsDeny: [] } } }
     expect(sourceTag(config, 'default')).toMatch(/^[0-9a-f]{8}$/)
     expect(sourceTag(config, 'second')).not.toBe(sourceTag(config, 'default'))
     expect(sourceTag(config, 'none')).toBeUndefined()
