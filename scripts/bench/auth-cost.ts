@@ -3,7 +3,8 @@
  * one `tools/call` through the edge's front door (servePost: admission, token check, parse,
  * validation, forward, grade, answer) to an in-memory origin that answers at once, without auth
  * and with auth on (AUTH_ISSUER, an inline ES256 JWKS, TOOL_SCOPES, ORIGIN_AUTHORIZATION) and the
- * same token on every call (the verified-token cache's hit), the same request headers both times. Also the token check alone
+ * same token on every call (the verified-token cache's hit), the same request headers both times;
+ * and with auth, tool filtering and a rate limit (caller and per-tool budgets in memory) all on. Also the token check alone
  * (authorizeRequest). Prints microseconds of process CPU per call (process.cpuUsage, user +
  * system, over N calls after a warm-up), the median of 5 rounds run in alternation.
  */
@@ -40,12 +41,14 @@ const origin: OriginClient = async (req) => {
   return { status: text ? 200 : 202, headers: { 'content-type': 'application/json' }, text: async () => text, stream: () => null, discard: () => undefined }
 }
 
-function deps(auth: boolean): EdgeDeps {
+function deps(auth: boolean, access = false): EdgeDeps {
   const edge = mcpEdge({
     origin: 'http://origin.internal/mcp',
     originClient: origin,
     logger: false,
     ...(auth ? { auth: { issuer: ISS, audience: AUD, jwks, toolScopes: { '*': 'mcp:tools' }, originAuthorization: 'Bearer edge' } } : {}),
+    // Filtering and a rate limit that every call passes (a budget no round can spend), in memory.
+    ...(access ? { access: { toolsAllow: 'echo,get_*', toolsDeny: 'admin_*,delete_*', rateLimit: '1000000000/min,echo=1000000000/min' } } : {}),
   })
   return edge.deps!
 }
@@ -74,12 +77,15 @@ async function cpuPerCall(d: EdgeDeps, headers: Headers, n: number): Promise<num
 
 const off = deps(false)
 const on = deps(true)
+const all = deps(true, true)
 const hOff = headersFor()
 const hOn = headersFor()
+const hAll = headersFor()
 await cpuPerCall(off, hOff, 5000)
 await cpuPerCall(on, hOn, 5000)
-const rounds: { off: number; on: number }[] = []
-for (let i = 0; i < 5; i++) rounds.push({ off: await cpuPerCall(off, hOff, N), on: await cpuPerCall(on, hOn, N) })
+await cpuPerCall(all, hAll, 5000)
+const rounds: { off: number; on: number; all: number }[] = []
+for (let i = 0; i < 5; i++) rounds.push({ off: await cpuPerCall(off, hOff, N), on: await cpuPerCall(on, hOn, N), all: await cpuPerCall(all, hAll, N) })
 const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const target = { id: 'default', url: 'http://origin.internal/mcp' }
 const t = process.cpuUsage()
@@ -96,6 +102,8 @@ console.log(
         'forwarded tools/call, auth off': median(rounds.map((r) => r.off)).toFixed(2),
         'forwarded tools/call, auth on (cached token, TOOL_SCOPES, ORIGIN_AUTHORIZATION)': median(rounds.map((r) => r.on)).toFixed(2),
         'difference (median of per-round differences)': median(rounds.map((r) => r.on - r.off)).toFixed(2),
+        'forwarded tools/call, auth + TOOLS_ALLOW/TOOLS_DENY + RATE_LIMIT (caller and tool budgets)': median(rounds.map((r) => r.all)).toFixed(2),
+        'difference, all of them against none (median of per-round differences; target <= 5)': median(rounds.map((r) => r.all - r.off)).toFixed(2),
         'authorizeRequest alone (cached token)': ((u.user + u.system) / 200_000).toFixed(3),
       },
     },
