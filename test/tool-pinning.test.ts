@@ -4,14 +4,10 @@
  * `audit`), the admin API as the operator. The 2026-07-28 `list_changed` case uses a hand-written
  * origin: the SDK does not speak 2026-07-28.
  */
-import type { AddressInfo } from 'node:net'
-import type { Server as HttpServer, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
-import { createAsyncServer } from './helpers/async-listener'
+import { startChangingOrigin, type Tool } from './helpers/changing-origin'
 import { mcpHeaders } from './helpers/mcp'
 import { waitFor } from './helpers/wait'
 import { requireRedisServer, startRedisServer, type RedisServer } from './helpers/redis-server'
@@ -21,8 +17,6 @@ import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/sc
 
 const TOKEN = 'pin-admin-token-0123456789'
 
-type Tool = Record<string, unknown> & { name: string }
-
 const forecast = (): Tool => ({
   name: 'get_forecast',
   title: 'Forecast',
@@ -31,38 +25,6 @@ const forecast = (): Tool => ({
   annotations: { readOnlyHint: true },
 })
 const echo = (): Tool => ({ name: 'echo', description: 'Echoes the text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } })
-
-/** A real SDK server (low-level `Server`, stateless Streamable HTTP) serving `tools` as they are when a request comes. */
-async function startChangingOrigin(json: boolean) {
-  const state = { tools: [forecast(), echo()] as Tool[], calls: [] as string[], pageSize: 0 }
-  const http: HttpServer = createAsyncServer(async (req, res) => {
-    const server = new Server({ name: 'changing-origin', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
-    server.setRequestHandler(ListToolsRequestSchema, (r) => {
-      if (state.pageSize === 0) return { tools: state.tools } as never
-      // Paginated: the cursor is the index of the page's first tool.
-      const from = Number(r.params?.cursor ?? 0)
-      const to = from + state.pageSize
-      return { tools: state.tools.slice(from, to), ...(to < state.tools.length ? { nextCursor: String(to) } : {}) } as never
-    })
-    server.setRequestHandler(CallToolRequestSchema, (r) => {
-      state.calls.push(r.params.name)
-      return { content: [{ type: 'text', text: `called ${r.params.name}` }] }
-    })
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json })
-    res.on('close', () => void transport.close())
-    await server.connect(transport)
-    await transport.handleRequest(req, res)
-  })
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r))
-  return {
-    state,
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
-    close: async () => {
-      http.closeAllConnections()
-      await new Promise<void>((r) => http.close(() => r()))
-    },
-  }
-}
 
 /** The JSON-RPC messages of an answer (JSON body, or the data of each SSE event). */
 async function messages(res: Response): Promise<Record<string, unknown>[]> {
@@ -119,7 +81,7 @@ describe.each(RUNTIMES)('tool pinning (enforce) with a real SDK server on $name'
       let origin: Awaited<ReturnType<typeof startChangingOrigin>>
       let edge: EdgeUnderTest
       beforeAll(async () => {
-        origin = await startChangingOrigin(json)
+        origin = await startChangingOrigin([forecast(), echo()], json)
       })
       afterAll(async () => {
         await origin?.close()
@@ -242,7 +204,7 @@ describe.each(RUNTIMES)('tool pinning (enforce) with a real SDK server on $name'
   describe('batches, store failure', () => {
     let origin: Awaited<ReturnType<typeof startChangingOrigin>>
     beforeAll(async () => {
-      origin = await startChangingOrigin(true)
+      origin = await startChangingOrigin([forecast(), echo()])
     })
     afterAll(async () => {
       await origin?.close()
@@ -364,7 +326,7 @@ describe.each(RUNTIMES)('tool pinning (enforce) with a real SDK server on $name'
 
   describe('audit (the default)', () => {
     it('changes no answer, logs the change once with both digests', async () => {
-      const origin = await startChangingOrigin(true)
+      const origin = await startChangingOrigin([forecast(), echo()])
       const edge = await start({ ORIGIN_URL: origin.url })
       try {
         expect(await listNames(edge)).toEqual(['get_forecast', 'echo'])
@@ -466,7 +428,7 @@ describe('tool pinning: an approval on one edge reaches a second edge sharing Re
   beforeAll(async () => {
     requireRedisServer()
     redis = await startRedisServer()
-    origin = await startChangingOrigin(true)
+    origin = await startChangingOrigin([forecast(), echo()])
   })
   afterAll(async () => {
     await origin?.close()

@@ -6,16 +6,13 @@
  * manifest round trip, and the exit statuses (docs/cli.md).
  */
 import type { AddressInfo } from 'node:net'
-import type { Server as HttpServer } from 'node:http'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { runCli, startServe, type CliRun, type ServeProcess } from '../helpers/cli-process'
 import { createAsyncServer } from '../helpers/async-listener'
+import { startChangingOrigin, type ChangingOrigin, type Tool } from '../helpers/changing-origin'
 import { mcpHeaders } from '../helpers/mcp'
 import { freePort } from '../helpers/peers-procs'
 import { waitFor } from '../helpers/wait'
@@ -24,7 +21,6 @@ import { safeJson } from '../../packages/cli/src/cli/commands/tools'
 const TOKEN = 'tools-cli-token-0123456789'
 const DIGEST = /sha256:[0-9a-f]{64}/
 
-type Tool = Record<string, unknown> & { name: string }
 const forecast = (): Tool => ({
   name: 'get_forecast',
   title: 'Forecast',
@@ -33,34 +29,8 @@ const forecast = (): Tool => ({
 })
 const echo = (): Tool => ({ name: 'echo', description: 'Echoes the text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } })
 
-/** A real SDK server (low-level `Server`, stateless Streamable HTTP, JSON replies) serving `state.tools` as they are when a request comes. */
-async function startChangingOrigin() {
-  const state = { tools: [forecast(), echo()] as Tool[], calls: [] as string[] }
-  const http: HttpServer = createAsyncServer(async (req, res) => {
-    const server = new Server({ name: 'changing-origin', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: state.tools }) as never)
-    server.setRequestHandler(CallToolRequestSchema, (r) => {
-      state.calls.push(r.params.name)
-      return { content: [{ type: 'text', text: `called ${r.params.name}` }] }
-    })
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-    res.on('close', () => void transport.close())
-    await server.connect(transport)
-    await transport.handleRequest(req, res)
-  })
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r))
-  return {
-    state,
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
-    close: async () => {
-      http.closeAllConnections()
-      await new Promise<void>((r) => http.close(() => r()))
-    },
-  }
-}
-
 let dir: string
-let origin: Awaited<ReturnType<typeof startChangingOrigin>>
+let origin: ChangingOrigin
 let edge: ServeProcess
 let base: string
 
@@ -127,7 +97,7 @@ async function serve(defs: Tool[], state: string): Promise<StatusTool> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tools-cli-'))
-  origin = await startChangingOrigin()
+  origin = await startChangingOrigin([forecast(), echo()])
   edge = await startServe([], { ORIGIN_URL: origin.url, PORT: '0', STORE_FILE: join(dir, 'edge-kv.json'), ADMIN_TOKEN: TOKEN, TOOL_PINNING: 'enforce' })
   base = edge.url.replace(/\/mcp$/, '')
   // First sight: the baseline (trust on first use).

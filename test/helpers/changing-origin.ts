@@ -1,0 +1,58 @@
+/**
+ * A real MCP SDK server (low-level `Server`, stateless Streamable HTTP) whose tool definitions a test
+ * changes between lists: it serves `state.tools` as they are when each request comes, records the
+ * tools called in `state.calls`, and pages its list when `state.pageSize` > 0 (the cursor is the
+ * index of the page's first tool). Used by the tool-pinning tests (test/tool-pinning.test.ts) and
+ * the `mcp-edge tools` command's tests (test/production/tools-cli.test.ts).
+ */
+import type { AddressInfo } from 'node:net'
+import type { Server as HttpServer } from 'node:http'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { createAsyncServer } from './async-listener'
+
+/** A tool definition as the server serves it (every field passed on as given). */
+export type Tool = Record<string, unknown> & { name: string }
+
+/** The running server: its mutable state, its MCP endpoint URL, and `close`. */
+export interface ChangingOrigin {
+  state: { tools: Tool[]; calls: string[]; pageSize: number }
+  url: string
+  close(): Promise<void>
+}
+
+/**
+ * Starts the server on 127.0.0.1 (a free port).
+ * @param tools the tools it serves first
+ * @param json JSON replies (true, the default) or SSE replies
+ */
+export async function startChangingOrigin(tools: Tool[], json = true): Promise<ChangingOrigin> {
+  const state = { tools, calls: [] as string[], pageSize: 0 }
+  const http: HttpServer = createAsyncServer(async (req, res) => {
+    const server = new Server({ name: 'changing-origin', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
+    server.setRequestHandler(ListToolsRequestSchema, (r) => {
+      if (state.pageSize === 0) return { tools: state.tools } as never
+      const from = Number(r.params?.cursor ?? 0)
+      const to = from + state.pageSize
+      return { tools: state.tools.slice(from, to), ...(to < state.tools.length ? { nextCursor: String(to) } : {}) } as never
+    })
+    server.setRequestHandler(CallToolRequestSchema, (r) => {
+      state.calls.push(r.params.name)
+      return { content: [{ type: 'text', text: `called ${r.params.name}` }] }
+    })
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json })
+    res.on('close', () => void transport.close())
+    await server.connect(transport)
+    await transport.handleRequest(req, res)
+  })
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r))
+  return {
+    state,
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    close: async () => {
+      http.closeAllConnections()
+      await new Promise<void>((r) => http.close(() => r()))
+    },
+  }
+}
