@@ -8,6 +8,9 @@
  *   `notifications/progress` events, then the result; `POST /sse/<n>` the same with `n` events.
  * - `POST /reply/<bytes>` -> one JSON result of about `bytes` bytes: `structuredContent` holds
  *   `ok: true` and an array of small objects filling the size (the reply-size axis).
+ * - `POST /text/<bytes>` -> one JSON result of about `bytes` bytes whose single text content item
+ *   holds lines of prose (with quotes and line breaks, escaped as a file's contents are): the
+ *   large-text axis (file contents, pages, search results).
  * - `GET /stats` -> `{ calls, byId }`: POSTs holding a `tools/call`, and such calls per string
  *   JSON-RPC id (the benchmark's numeric ids are not counted there), so a run can prove that no
  *   call of one scenario was forwarded, whatever the other scenarios sent.
@@ -49,6 +52,24 @@ function sizedResult(bytes: number): string {
   return r
 }
 
+/** A tools/call result of about `bytes` bytes holding one text item, built once per size. */
+const TEXTS = new Map<number, string>()
+function textResult(bytes: number): string {
+  let r = TEXTS.get(bytes)
+  if (r === undefined) {
+    const lines: string[] = []
+    let length = 60
+    for (let i = 0; length < bytes; i++) {
+      const line = `${i}: the "quick" brown fox jumps over the lazy dog, line ${i} of the file\n`
+      lines.push(line)
+      length += JSON.stringify(line).length - 2
+    }
+    r = `{"content":[{"type":"text","text":${JSON.stringify(lines.join(''))}}]}`
+    TEXTS.set(bytes, r)
+  }
+  return r
+}
+
 let calls = 0
 const byId: Record<string, number> = Object.create(null)
 const server = createServer((req, res) => {
@@ -81,7 +102,11 @@ const server = createServer((req, res) => {
       res.end(`${progressText}event: message\ndata: ${resultFor(id)}\n\n`)
       return
     }
-    const result = url.startsWith('/reply/') ? sizedResult(Number(url.slice(7)) || 1024) : RESULT
+    const result = url.startsWith('/reply/')
+      ? sizedResult(Number(url.slice(7)) || 1024)
+      : url.startsWith('/text/')
+        ? textResult(Number(url.slice(6)) || 1024)
+        : RESULT
     const body = Array.isArray(msg)
       ? `[${msg
           .filter((m) => m && typeof m === 'object' && 'id' in m)
