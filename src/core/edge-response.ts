@@ -10,13 +10,19 @@
  * One HTTP response of the edge.
  * - `status`: the HTTP status code
  * - `headers`: lower-case names; owned by this response (callers may change it before writing)
- * - `body`: a complete text (UTF-8 on the wire), a {@link ByteSource} (SSE relays,
- *   pass-through), or none
+ * - `body`: a complete text (UTF-8 on the wire), complete bytes (an origin's JSON reply relayed
+ *   unchanged, or a text once counted, core/observe/answer-bytes.ts), a {@link ByteSource} (SSE
+ *   relays, pass-through), or none
  */
 export interface EdgeResponse {
   status: number
   headers: Record<string, string>
-  body: string | ByteSource | null
+  body: string | Uint8Array | ByteSource | null
+}
+
+/** True when `body` is a whole body (text or bytes), false for a stream or none. */
+export function isWholeBody(body: EdgeResponse['body']): body is string | Uint8Array {
+  return typeof body === 'string' || body instanceof Uint8Array
 }
 
 /**
@@ -54,7 +60,8 @@ export function edgeResponse(body: EdgeResponse['body'], status: number, headers
 
 /** The web `Response` for an {@link EdgeResponse} (Workers, and the Hono routes on Node). */
 export function toWebResponse(r: EdgeResponse): Response {
-  const body = r.body === null || typeof r.body === 'string' ? r.body : toReadableStream(r.body)
+  const b = r.body
+  const body = b === null || typeof b === 'string' ? b : b instanceof Uint8Array ? (b as Uint8Array<ArrayBuffer>) : toReadableStream(b)
   return new Response(body, { status: r.status, headers: r.headers })
 }
 

@@ -156,6 +156,12 @@ export interface OriginReply {
    * beyond the request's `maxReplyBytes`, {@link OriginTimeoutError} on a silent body.
    */
   text(): Promise<string>
+  /**
+   * The whole body as the origin's bytes (for JSON replies the edge relays unchanged), with the
+   * same bound and errors as {@link text}; read either this or `text`, once. Optional: a client
+   * without it still works, and the edge then answers with the text it re-encodes.
+   */
+  bytes?(): Promise<Uint8Array>
   /** The body as a byte stream (SSE replies); null when there is no body. */
   stream(): ByteSource | null
   /** Releases the body without reading it. */

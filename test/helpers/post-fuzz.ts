@@ -616,6 +616,8 @@ export const scriptedOriginClient: OriginClient = async (req) => {
       if (req.maxReplyBytes !== undefined && t.length > req.maxReplyBytes) throw new OriginReplyTooLargeError()
       return t
     },
+    // The origin's bytes, as the real clients give them (the edge relays an unchanged reply as these).
+    bytes: async () => new TextEncoder().encode(await reply.text()),
     stream: () => (r.chunks.length || r.fault ? sourceOf(r.chunks, r.fault) : null),
     discard: () => undefined,
   }
@@ -625,6 +627,7 @@ export const scriptedOriginClient: OriginClient = async (req) => {
 async function readAll(r: EdgeResponse): Promise<string> {
   if (r.body === null) return ''
   if (typeof r.body === 'string') return r.body
+  if (r.body instanceof Uint8Array) return Buffer.from(r.body).toString('utf8')
   const parts: Uint8Array[] = []
   for (;;) {
     const x = await r.body.read()

@@ -107,7 +107,8 @@ class OriginCall implements Dispatcher.DispatchHandler {
     this.resolve({
       status: statusCode,
       headers,
-      text: () => this.text(declared),
+      text: async () => utf8.decode(await this.bytes(declared)),
+      bytes: () => this.bytes(declared),
       stream: () => (bodiless ? (this.discard(declared), null) : this.stream()),
       discard: () => this.discard(declared),
     })
@@ -160,7 +161,7 @@ class OriginCall implements Dispatcher.DispatchHandler {
     return new Promise((resolve) => this.waiters.push(resolve))
   }
 
-  private async text(declared: number): Promise<string> {
+  private async bytes(declared: number): Promise<Uint8Array> {
     this.mode = 'text'
     const max = this.req.maxReplyBytes
     if (max !== undefined && (declared > max || this.received > max)) {
@@ -172,7 +173,7 @@ class OriginCall implements Dispatcher.DispatchHandler {
     if (this.failure !== undefined) throw originError(this.failure)
     const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.held)
     this.chunks.length = 0
-    return utf8.decode(all)
+    return all
   }
 
   private stream(): ByteSource {

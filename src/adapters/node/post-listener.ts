@@ -24,7 +24,7 @@ import { getRequestListener } from '@hono/node-server'
 import type { Hono } from 'hono'
 import type { EdgeDeps } from '../../core/exchange'
 import { originNameOf, servePost } from '../../core/front-door'
-import type { EdgeResponse, RequestHeaders } from '../../core/edge-response'
+import { isWholeBody, type EdgeResponse, type RequestHeaders } from '../../core/edge-response'
 import type { McpEdge } from '../../mcp-edge'
 import { responseCloseSignal } from './close-signal'
 import { corsResponseHeaders } from '../../core/request/cors-rule'
@@ -109,9 +109,9 @@ const HOLD_BYTES = 64 * 1024
  */
 export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): Promise<void> {
   const { body } = r
-  if (typeof body === 'string') {
+  if (isWholeBody(body)) {
     // The response owns its header record (EdgeResponse): completed in place, not copied.
-    r.headers['content-length'] = String(Buffer.byteLength(body))
+    r.headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length)
     res.writeHead(r.status, r.headers)
     res.end(body)
     return
@@ -216,7 +216,7 @@ export class WriteBatch {
         // The client went away while its answer waited (its socket may have died in this very
         // turn, before `res` heard of it): nothing to write, the stream is released.
         if (res.destroyed || res.socket?.destroyed === true) {
-          if (r.body !== null && typeof r.body !== 'string') r.body.cancel().catch(() => undefined)
+          if (r.body !== null && !isWholeBody(r.body)) r.body.cancel().catch(() => undefined)
           continue
         }
         writeEdgeResponse(r, res).catch(() => res.destroy())

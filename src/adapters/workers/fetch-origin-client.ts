@@ -6,11 +6,11 @@
 import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply } from '../../core/ports'
 
 /**
- * Reads a body as UTF-8 text, at most `max` bytes (fetch's `text()` has no bound); beyond it the
+ * Reads a body's bytes, at most `max` bytes (fetch's `arrayBuffer()` has no bound); beyond it the
  * body is cancelled and {@link OriginReplyTooLargeError} thrown.
  */
-async function boundedText(body: ReadableStream<Uint8Array> | null, max: number): Promise<string> {
-  if (!body) return ''
+async function boundedBytes(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0)
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let n = 0
@@ -24,13 +24,14 @@ async function boundedText(body: ReadableStream<Uint8Array> | null, max: number)
     }
     chunks.push(value)
   }
+  if (chunks.length === 1) return chunks[0]!
   const all = new Uint8Array(n)
   let at = 0
   for (const c of chunks) {
     all.set(c, at)
     at += c.byteLength
   }
-  return new TextDecoder().decode(all)
+  return all
 }
 
 /** Creates a fetch-based origin client. */
@@ -59,27 +60,30 @@ export function createFetchOriginClient(fetchImpl: typeof fetch = (...a) => fetc
     if (ct.includes('text/event-stream')) clearTimeout(timer)
     const max = req.maxReplyBytes
     const declared = headers['content-length'] !== undefined ? Number(headers['content-length']) : NaN
+    const bytes = async (): Promise<Uint8Array> => {
+      try {
+        if (max === undefined) return new Uint8Array(await res.arrayBuffer())
+        // A declared length beyond the bound is refused unread. Otherwise the bytes are counted
+        // as read: fetch may decode a compressed body, so a declared length does not bound it.
+        if (declared > max) {
+          res.body?.cancel().catch(() => undefined)
+          throw new OriginReplyTooLargeError()
+        }
+        return await boundedBytes(res.body, max)
+      } catch (e) {
+        if (timedOut) throw new OriginTimeoutError()
+        throw e
+      } finally {
+        clearTimeout(timer)
+        req.signal?.removeEventListener('abort', onAbort)
+      }
+    }
     return {
       status: res.status,
       headers,
-      text: async () => {
-        try {
-          if (max === undefined) return await res.text()
-          // A declared length beyond the bound is refused unread. Otherwise the bytes are counted
-          // as read: fetch may decode a compressed body, so a declared length does not bound it.
-          if (declared > max) {
-            res.body?.cancel().catch(() => undefined)
-            throw new OriginReplyTooLargeError()
-          }
-          return await boundedText(res.body, max)
-        } catch (e) {
-          if (timedOut) throw new OriginTimeoutError()
-          throw e
-        } finally {
-          clearTimeout(timer)
-          req.signal?.removeEventListener('abort', onAbort)
-        }
-      },
+      bytes,
+      // UTF-8 with a leading BOM dropped and bad sequences replaced, as fetch's text() decodes.
+      text: async () => new TextDecoder().decode(await bytes()),
       stream: () => res.body?.getReader() ?? null,
       discard: () => {
         clearTimeout(timer)

@@ -4,7 +4,7 @@
  * `MAX_JSON_DEPTH`), each response in it graded per id, the local answers merged in front, one
  * JSON answer with `MCP-Edge-Grade`. Also a refusing origin (non-2xx) and a client that left.
  */
-import { nestsDeeperThan, scanJsonText } from '../jsonrpc/json-scan'
+import { outlineJson } from '../jsonrpc/json-outline'
 import { OriginReplyTooLargeError, type OriginReply } from '../ports'
 import { gradeHeader } from '../grading/grade-reply'
 import { idLabel, JSON_HEADERS, originEras, type Exchange } from '../exchange'
@@ -62,11 +62,42 @@ export async function answerRefusedReply(reply: OriginReply, localTexts: string[
   return respondJson(localTexts, grader.close('invalid', reply.status), ex, asBatch, {})
 }
 
-/** A 2xx JSON reply: read, bounded, graded message by message; open ids closed at the end. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+const lenientUtf8 = new TextDecoder()
+
+/**
+ * The reply body as text, and whether its bytes may be relayed as they are: only when they are
+ * valid UTF-8 without a byte order mark, so the text graded is exactly what the bytes say (the
+ * lenient decode, used otherwise, drops a BOM and replaces bad sequences, as `text()` does).
+ */
+function decodeReply(bytes: Uint8Array): { text: string; exact: boolean } {
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { text: lenientUtf8.decode(bytes), exact: false }
+  try {
+    return { text: strictUtf8.decode(bytes), exact: true }
+  } catch {
+    return { text: lenientUtf8.decode(bytes), exact: false }
+  }
+}
+
+/**
+ * A 2xx JSON reply: read, bounded, graded message by message; open ids closed at the end.
+ *
+ * One pass over the text outlines it (nesting bound, each batch element's span) before the one
+ * `JSON.parse`; when grading changes nothing (every message relayed as the origin wrote it, none
+ * dropped, no local answer to merge, no open id), the answer is the origin's own bytes, neither
+ * re-joined nor re-encoded. Otherwise only the changed messages are new text.
+ */
 export async function gradeJsonReply(reply: OriginReply, localTexts: string[], ex: Exchange, grader: ReplyGrader, asBatch: boolean): Promise<EdgeResponse> {
   let text: string
+  // The origin's bytes, kept while they may still be relayed unchanged.
+  let raw: Uint8Array | null = null
   try {
-    text = await reply.text()
+    if (reply.bytes) {
+      const bytes = await reply.bytes()
+      const decoded = decodeReply(bytes)
+      text = decoded.text
+      if (decoded.exact) raw = bytes
+    } else text = await reply.text()
   } catch (e) {
     if (ex.signal?.aborted) return clientGone(ex, grader)
     if (e instanceof OriginReplyTooLargeError) {
@@ -78,8 +109,9 @@ export async function gradeJsonReply(reply: OriginReply, localTexts: string[], e
   }
   const sid = relaySessionOnly(reply)
   if (text.trim() === '') return respondJson(localTexts, grader.close('end'), ex, asBatch, sid)
-  // A reply nested past MAX_JSON_DEPTH is not parsed at all (nestsDeeperThan says why): -31001 for every open id.
-  if (nestsDeeperThan(text, ex.deps.config.maxJsonDepth)) {
+  // A reply nested past MAX_JSON_DEPTH is not parsed at all (outlineJson says why): -31001 for every open id.
+  const outline = outlineJson(text, ex.deps.config.maxJsonDepth)
+  if (outline.tooDeep) {
     ex.drop({ id: '-', reason: 'too_deep' })
     return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
   }
@@ -90,30 +122,48 @@ export async function gradeJsonReply(reply: OriginReply, localTexts: string[], e
     return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
   }
   const out: (string | Promise<string>)[] = []
+  // Stays true while every message goes out as the origin's text, in the origin's order.
+  let unchanged = raw !== null && localTexts.length === 0 && Array.isArray(value) === asBatch
   if (Array.isArray(value)) {
-    const scan = scanJsonText(text)
+    const spans = outline.elements
+    if (spans.length !== value.length) unchanged = false
     value.forEach((m, i) => {
-      const el = scan.elements[i]!
-      const graded = grader.message(m, text.slice(el.start, el.end))
+      const el = spans[i]
+      const source = el ? text.slice(el.start, el.end) : JSON.stringify(m)
+      const graded = grader.message(m, source)
+      if (graded !== source) unchanged = false
       if (graded !== null) out.push(graded)
     })
   } else {
-    const graded = grader.message(value, text.trim())
+    const el = outline.elements[0]
+    const source = el ? text.slice(el.start, el.end) : text.trim()
+    const graded = grader.message(value, source)
+    if (graded !== source) unchanged = false
     if (graded !== null) out.push(graded)
   }
-  out.push(...grader.close('end'))
+  const closing = grader.close('end')
+  if (closing.length > 0) unchanged = false
+  out.push(...closing)
+  if (unchanged) {
+    if (ex.signal?.aborted) return clientGone(ex, grader)
+    return respondJson(localTexts, [], ex, asBatch, sid, raw!)
+  }
   // A tools/list answer held for its tool digests (tool pinning, enforce) is awaited here; every other answer is text already.
   const texts = out.some((t) => typeof t !== 'string') ? await Promise.all(out.map((t) => Promise.resolve(t))) : (out as string[])
   if (ex.signal?.aborted) return clientGone(ex, grader)
   return respondJson(localTexts, texts, ex, asBatch, sid)
 }
 
-/** One JSON answer: local answers first, then the graded replies; HTTP 200 with `MCP-Edge-Grade`. */
-export function respondJson(localTexts: string[], answers: string[], ex: Exchange, asBatch: boolean, extra: Record<string, string>): EdgeResponse {
+/**
+ * One JSON answer: local answers first, then the graded replies; HTTP 200 with `MCP-Edge-Grade`.
+ * @param originBytes the origin's body, sent instead when grading changed nothing (gradeJsonReply)
+ */
+export function respondJson(localTexts: string[], answers: string[], ex: Exchange, asBatch: boolean, extra: Record<string, string>, originBytes?: Uint8Array): EdgeResponse {
   ex.finish(200)
   const headers: Record<string, string> = { 'content-type': JSON_HEADERS['content-type'] }
   for (const k in extra) headers[k] = extra[k]!
   headers['mcp-edge-grade'] = gradeHeader(ex.rows)
+  if (originBytes) return edgeResponse(originBytes, 200, headers)
   if (!asBatch) return edgeResponse(localTexts[0] ?? answers[0] ?? '', 200, headers)
   return edgeResponse(`[${[...localTexts, ...answers].join(',')}]`, 200, headers)
 }

