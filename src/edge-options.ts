@@ -139,6 +139,8 @@ export interface McpEdgeOptions {
   adminToken?: string
   /** `METRICS_TOKEN`: bearer token `GET /metrics` of the standalone app requires; default: open (behind the Host check). */
   metricsToken?: string
+  /** `LOG_LEVEL`: the least severe log record written (default `info`: one line per POST and every event; `warn` drops the lines of answered POSTs). */
+  logLevel?: 'info' | 'warn' | 'error'
   /**
    * One record per POST (the grade table, docs/design.md section 6); `false` for none. Default: one
    * JSON line on stdout (Node build: batched; Workers build: `console.log`).

@@ -126,6 +126,22 @@ export function buildEdgeAuth(config: Config, runtime: Pick<EdgeRuntime, 'execut
   })
 }
 
+/** Severity of a log record's `level` (a record without one is `info`). */
+const SEVERITY: Record<string, number> = { debug: 0, info: 1, warn: 2, error: 3 }
+
+/**
+ * The logger that writes only records at `LOG_LEVEL` or above: with `warn`, the `mcp.post` line
+ * of a POST whose ids were all answered (`level: "info"`) is not built into a line at all, which
+ * is the cost operators asked to drop on busy edges; the lines that report a failure are `warn`.
+ */
+function byLevel(logger: Logger, level: 'info' | 'warn' | 'error'): Logger {
+  if (level === 'info') return logger
+  const least = SEVERITY[level]!
+  return (r) => {
+    if ((SEVERITY[typeof r.level === 'string' ? r.level : 'info'] ?? 1) >= least) logger(r)
+  }
+}
+
 /**
  * The deps (ports and configuration) for a set of options.
  * @throws ConfigError for an unusable option or variable
@@ -134,7 +150,7 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
   const config = resolveConfig(options)
   const auth = buildEdgeAuth(config, runtime)
   const client = options.originClient ? null : runtime.originClient()
-  const logger = options.logger === false ? () => undefined : (options.logger ?? runtime.logger())
+  const logger = byLevel(options.logger === false ? () => undefined : (options.logger ?? runtime.logger()), config.logLevel)
   // Registry events (refresh, unusable schema) are log lines of their own (docs/observability.md).
   const registry = createToolRegistry(config, options.store ?? new MemoryKv(), options.engine ?? runtime.engine(), (r) => logger(r))
   const tracer = options.tracer ?? runtime.tracer?.()

@@ -56,6 +56,8 @@ export interface Config {
   adminToken: string | null
   /** Bearer token `GET /metrics` requires (`METRICS_TOKEN`); null: the metrics are open (behind the Host check). */
   metricsToken: string | null
+  /** `LOG_LEVEL`: the least severe log record written (`info` writes every record). */
+  logLevel: 'info' | 'warn' | 'error'
   /** Upper bound of compiled validators kept in memory (LRU). */
   validatorCacheSize: number
   /** CPU time one call's argument validation may be estimated to take, in ms, before it runs (`VALIDATION_BUDGET_MS`); a call past it is answered as invalid arguments. */

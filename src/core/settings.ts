@@ -1105,6 +1105,19 @@ export const SETTINGS = [
     example: '$(openssl rand -hex 32)',
     doc: 'bearer token `GET /metrics` requires ([observability.md](observability.md)); prefer the variable. The same characters as `ADMIN_TOKEN` (RFC 6750 `b64token`), else the start stops',
   }),
+  row({
+    variable: 'LOG_LEVEL',
+    option: 'logLevel',
+    key: 'logLevel',
+    runtime: 'all',
+    section: 'Observability',
+    kind: oneOf(['info', 'warn', 'error'] as const),
+    default: 'info',
+    arg: 'level',
+    help: 'info | warn | error: the least severe log line written',
+    example: 'warn',
+    doc: "the least severe log line written ([observability.md](observability.md#log-level)): `info` (default: one `mcp.post` line per POST and every event), `warn` (drops the lines of POSTs whose ids were all answered, keeps every line with an origin failure, a missing answer or a dropped message, and every warning and error event), `error` (error events only). Metrics and traces are not affected",
+  }),
 ] as const
 
 /** The rows a runtime reads: `all` (the edge, every runtime) or `node` (the Node entry's own). */
