@@ -1116,7 +1116,7 @@ export const SETTINGS = [
     arg: 'level',
     help: 'info | warn | error: the least severe log line written',
     example: 'warn',
-    doc: "the least severe log line written ([observability.md](observability.md#log-level)): `info` (default: one `mcp.post` line per POST and every event), `warn` (drops the lines of POSTs whose ids were all answered, keeps every line with an origin failure, a missing answer or a dropped message, and every warning and error event), `error` (error events only). Metrics and traces are not affected",
+    doc: 'the least severe log line written ([observability.md](observability.md#log-level)): `info` (default: one `mcp.post` line per POST and every event), `warn` (drops the lines of POSTs whose ids were all answered, keeps every line with an origin failure, a missing answer or a dropped message, and every warning and error event), `error` (error events only). Metrics and traces are not affected',
   }),
 ] as const
 

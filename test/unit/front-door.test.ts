@@ -93,7 +93,8 @@ describe('servePost', () => {
     }
     return { post, reads }
   }
-  const json = (r: { body: unknown }) => JSON.parse(typeof r.body === 'string' ? r.body : new TextDecoder().decode(r.body as Uint8Array)) as { id: unknown; error?: { code: number; message: string } }
+  const json = (r: { body: unknown }) =>
+    JSON.parse(typeof r.body === 'string' ? r.body : new TextDecoder().decode(r.body as Uint8Array)) as { id: unknown; error?: { code: number; message: string } }
 
   it('404 for a path with no origin, before anything else, unlogged', async () => {
     const n = logs.length
