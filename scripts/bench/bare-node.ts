@@ -14,17 +14,30 @@
  * `POST /answer` is answered with a fixed JSON text after the body is read, without any origin:
  * the limit a locally answered (rejected) call can approach.
  *
+ * `BARE_PARSE=1`: the parse floor (docs/performance.md, "Choices"), the limit of a proxy that
+ * grades replies, which must read and parse both messages. The request body is decoded (UTF-8)
+ * and `JSON.parse`d before the same bytes are forwarded; a JSON reply is held whole, decoded and
+ * `JSON.parse`d, then the origin's bytes are written unchanged; an SSE reply is relayed as it
+ * comes, each chunk written after the `data:` of every event completed in it is decoded and
+ * `JSON.parse`d (the events of the bench origin end in a blank line, LF only, and carry one JSON
+ * value each). A request body that does not parse is answered 400 without the origin; a reply
+ * that does not parse cuts the client's connection (the bench origin sends neither).
+ *
  * Reports `{ port }` over IPC when listening; exits when the parent disconnects.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { StringDecoder } from 'node:string_decoder'
 import { Pool, type Dispatcher } from 'undici'
 
 const base = process.env.ORIGIN_BASE!
 const batchWrites = (process.env.BARE_WRITES ?? 'batch') !== 'direct'
+const parse = process.env.BARE_PARSE === '1'
 const pool = new Pool(base, { connections: 256, pipelining: 1, keepAliveTimeout: 10_000 })
 const ANSWER = Buffer.from('{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params"}}')
 const ANSWER_HEAD = { 'content-type': 'application/json', 'content-length': String(ANSWER.length) }
+const PARSE_ERROR = Buffer.from('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')
+const PARSE_ERROR_HEAD = { 'content-type': 'application/json', 'content-length': String(PARSE_ERROR.length) }
 
 /** Replies whose writes wait for the end of the current event-loop turn (`BARE_WRITES=batch`). */
 let pending: (() => void)[] = []
@@ -38,6 +51,41 @@ function later(write: () => void): void {
   if (pending.push(write) === 1) setImmediate(flush)
 }
 
+/**
+ * The `data:` of every complete event of an SSE stream, decoded and `JSON.parse`d as the chunks
+ * arrive (`BARE_PARSE=1`); a UTF-8 sequence split across chunks is carried by the decoder.
+ */
+class SseEvents {
+  private readonly decoder = new StringDecoder('utf8')
+  private rest = ''
+
+  push(chunk: Buffer): void {
+    const text = this.rest + this.decoder.write(chunk)
+    let start = 0
+    for (let end = text.indexOf('\n\n'); end !== -1; end = text.indexOf('\n\n', start)) {
+      parseEvent(text.slice(start, end))
+      start = end + 2
+    }
+    this.rest = start === 0 ? text : text.slice(start)
+  }
+
+  end(): void {
+    const text = this.rest + this.decoder.end()
+    if (text.trim() !== '') parseEvent(text)
+  }
+}
+
+/** Parses the data of one SSE event (its `data:` lines joined with LF), if it has any. */
+function parseEvent(block: string): void {
+  let data: string | undefined
+  for (const line of block.split('\n')) {
+    if (!line.startsWith('data:')) continue
+    const value = line.slice(line.charCodeAt(5) === 32 ? 6 : 5)
+    data = data === undefined ? value : `${data}\n${value}`
+  }
+  if (data !== undefined) JSON.parse(data)
+}
+
 /** One forwarded request: the origin's reply copied to `res`. */
 class Relay implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined
@@ -45,6 +93,8 @@ class Relay implements Dispatcher.DispatchHandler {
   private chunks: Buffer[] = []
   private head: [number, Record<string, string>] | undefined
   private streaming = false
+  /** `BARE_PARSE=1`: the events of an SSE reply being parsed; a JSON reply is held whole instead. */
+  private sse: SseEvents | undefined
 
   constructor(private readonly res: ServerResponse) {}
 
@@ -61,9 +111,22 @@ class Relay implements Dispatcher.DispatchHandler {
     const h: Record<string, string> = { 'content-type': String(headers['content-type'] ?? 'application/json') }
     if (headers['content-length'] !== undefined) h['content-length'] = String(headers['content-length'])
     this.head = [status, h]
+    if (parse && h['content-type']!.includes('text/event-stream')) this.sse = new SseEvents()
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (parse) {
+      if (this.sse === undefined) {
+        // A JSON reply is parsed whole before any of it is written, as a grading proxy must.
+        this.chunks.push(chunk)
+        return
+      }
+      try {
+        this.sse.push(chunk)
+      } catch {
+        return this.fail(controller)
+      }
+    }
     if (!this.streaming) {
       // Hold the chunks of a reply that is still arriving in this turn; once it spans turns
       // (a long SSE reply), write as it comes.
@@ -92,10 +155,30 @@ class Relay implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
+    if (this.sse) {
+      try {
+        this.sse.end()
+      } catch {
+        return void this.res.destroy()
+      }
+    }
     if (this.streaming) return void this.res.end()
     const [status, h] = this.head!
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
+    if (parse && this.sse === undefined) {
+      try {
+        JSON.parse(body.toString('utf8'))
+      } catch {
+        return void this.res.destroy()
+      }
+    }
     later(() => this.res.writeHead(status, h).end(body))
+  }
+
+  /** A reply that does not parse (`BARE_PARSE=1`): the client's connection is cut, the origin's read stopped. */
+  private fail(controller: Dispatcher.DispatchController): void {
+    controller.abort(new Error('reply does not parse'))
+    this.res.destroy()
   }
 
   onResponseError(_c: Dispatcher.DispatchController, _e: Error): void {
@@ -107,8 +190,15 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
   const chunks: Buffer[] = []
   req.on('data', (c: Buffer) => chunks.push(c))
   req.on('end', () => {
-    if (req.url === '/answer') return later(() => res.writeHead(200, ANSWER_HEAD).end(ANSWER))
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    if (parse) {
+      try {
+        JSON.parse(body.toString('utf8'))
+      } catch {
+        return void res.writeHead(400, PARSE_ERROR_HEAD).end(PARSE_ERROR)
+      }
+    }
+    if (req.url === '/answer') return later(() => res.writeHead(200, ANSWER_HEAD).end(ANSWER))
     const relay = new Relay(res)
     res.once('close', () => {
       if (!res.writableFinished) relay.abort()

@@ -102,11 +102,7 @@ const server = createServer((req, res) => {
       res.end(`${progressText}event: message\ndata: ${resultFor(id)}\n\n`)
       return
     }
-    const result = url.startsWith('/reply/')
-      ? sizedResult(Number(url.slice(7)) || 1024)
-      : url.startsWith('/text/')
-        ? textResult(Number(url.slice(6)) || 1024)
-        : RESULT
+    const result = url.startsWith('/reply/') ? sizedResult(Number(url.slice(7)) || 1024) : url.startsWith('/text/') ? textResult(Number(url.slice(6)) || 1024) : RESULT
     const body = Array.isArray(msg)
       ? `[${msg
           .filter((m) => m && typeof m === 'object' && 'id' in m)

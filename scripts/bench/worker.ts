@@ -3,7 +3,8 @@
  * plain Miniflare, with the Workers engine (@cfworker/json-schema), `fetch` to the origin and the
  * local KV binding `TOOL_SCHEMAS`. The Worker's `console.log` lines are drained and dropped.
  * `BENCH_TOOLS` (JSON array of MCP tool entries) is written to KV before the first request,
- * as records produced by the real registry. Requests go straight to workerd's socket.
+ * as records produced by the real registry, for the default origin and every origin named in
+ * `EDGE_ORIGINS` (the reply-size rows). Requests go straight to workerd's socket.
  * Variables: every `EDGE_*` environment variable becomes a Worker var without the prefix.
  *
  * The same workerd also runs the bare Worker (`BENCH_BARE_WORKER`, scripts/bench/bare-worker.ts)
@@ -47,7 +48,7 @@ const base = await mf.ready
 const tools = JSON.parse(process.env.BENCH_TOOLS ?? '[]') as unknown[]
 const scratchKv = new MemoryKv()
 const scratch = new ToolRegistry({ kv: scratchKv, engine: createCfworkerEngine(), schemaTtlS: 3600, validatorCacheSize: 1, refreshMinIntervalMs: 0 })
-await scratch.learn('default', 'public', tools, '2025-06-18')
+for (const origin of ['default', ...Object.keys(JSON.parse(bindings.ORIGINS ?? '{}') as object)]) await scratch.learn(origin, 'public', tools, '2025-06-18')
 const kv = await mf.getKVNamespace('TOOL_SCHEMAS', 'edge')
 // Written as an operator's `wrangler kv` push would be: without `fetchedAt`, so the records are
 // never stale and a rejection is not rechecked against the bench origin (which only answers calls).
