@@ -10,9 +10,16 @@
  * The same workerd also runs the bare Worker (`BENCH_BARE_WORKER`, scripts/bench/bare-worker.ts)
  * on the route `127.0.0.1/bare*`, forwarding to `BENCH_ORIGIN_BASE`: the floor of every workerd
  * scenario, behind the same Miniflare entry as the edge.
+ * With `EDGE_ORIGINS` (the Worker var `ORIGINS`) the tools are seeded for each named origin too.
+ * `BENCH_LOOP` (the bundle of scripts/bench/worker-loop.ts) runs the edge inside that loop Worker
+ * (the edge bundle as its module `./edge.js`), for CPU per call measured inside the isolate.
+ * `BENCH_INSPECTOR_PORT` opens workerd's inspector on that port (Chrome DevTools Protocol, one
+ * WebSocket per worker at `/core:user:<name>`: scripts/bench/worker-profile.ts takes CPU profiles there).
  * IPC: sends `{ url, bareUrl }` when ready (`bareUrl` ends in `/bare`; append the origin path).
  */
 import { Miniflare } from 'miniflare'
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { ToolRegistry } from '../../src/core/validation/tool-registry'
 import { MemoryKv } from '../../src/stores/memory-kv'
@@ -21,9 +28,21 @@ import { createCfworkerEngine } from '../../src/validators/cfworker'
 const bindings: Record<string, string> = {}
 for (const [k, v] of Object.entries(process.env)) if (k.startsWith('EDGE_') && v !== undefined) bindings[k.slice(5)] = v
 const bare = process.env.BENCH_BARE_WORKER
+const bundle = process.env.BENCH_WORKER_BUNDLE!
+const loop = process.env.BENCH_LOOP
+const edgeScript = loop
+  ? {
+      modulesRoot: dirname(loop),
+      modules: [
+        { type: 'ESModule' as const, path: loop, contents: readFileSync(loop, 'utf8') },
+        { type: 'ESModule' as const, path: join(dirname(loop), 'edge.js'), contents: readFileSync(bundle, 'utf8') },
+      ],
+    }
+  : { modules: true, scriptPath: bundle }
+if (loop) bindings.BENCH_ORIGIN_BASE = process.env.BENCH_ORIGIN_BASE ?? ''
 const mf = new Miniflare({
   workers: [
-    { name: 'edge', modules: true, scriptPath: process.env.BENCH_WORKER_BUNDLE!, compatibilityDate: '2026-04-20', kvNamespaces: ['TOOL_SCHEMAS'], bindings },
+    { name: 'edge', ...edgeScript, compatibilityDate: '2026-04-20', kvNamespaces: ['TOOL_SCHEMAS'], bindings },
     ...(bare
       ? [
           {
@@ -39,6 +58,7 @@ const mf = new Miniflare({
   ],
   host: '127.0.0.1',
   port: 0,
+  ...(process.env.BENCH_INSPECTOR_PORT ? { inspectorPort: Number(process.env.BENCH_INSPECTOR_PORT) } : {}),
   handleRuntimeStdio(stdout: Readable, stderr: Readable) {
     stdout.resume()
     stderr.resume()
