@@ -3,7 +3,8 @@
  * - `MAX_REPLY_BYTES`: an origin JSON reply beyond the bound (declared by Content-Length, or
  *   chunked with no length) gives every forwarded id -31001 with no origin text, and the edge
  *   stops reading (the origin's connection is closed before it finished writing); a reply of
- *   exactly the bound passes; the default is 16 MiB; the edge's own tool-list pull is bounded
+ *   exactly the bound passes (declared, or chunked in pieces); on Workers a gzip reply is bounded by
+ *   its decoded size; the default is 16 MiB; the edge's own tool-list pull is bounded
  *   too (a list beyond it fails the pull: D16, forwarded unvalidated). Node entry and built
  *   Worker in workerd.
  * - a client that disconnects while a JSON reply is awaited aborts the origin request (the
@@ -11,6 +12,7 @@
  *   `clientClosed: true` and grades the id `missing`.
  */
 import type { ServerResponse } from 'node:http'
+import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/core/config'
 import { RUNTIMES_AND_MIDDLEWARE, type EdgeUnderTest } from './helpers/runtimes'
@@ -103,6 +105,34 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('reply size and client disconnect on $nam
     const log = await nextLog(edge, before)
     expect(gradesOf(log)).toEqual([{ id: '2', grade: 'origin_error', code: -31001 }])
     expect(log.dropped).toEqual([{ id: '-', reason: 'too_large' }])
+  })
+
+  it('a chunked reply of exactly MAX_REPLY_BYTES, written in pieces, is relayed unchanged', async () => {
+    origin.handle((r, res: ServerResponse) => {
+      const text = replyOf((r.json as { id: number }).id, MAX)
+      res.writeHead(200, { 'content-type': 'application/json' }) // no Content-Length: chunked
+      for (let at = 0; at < text.length; at += 1000) res.write(text.slice(at, at + 1000))
+      res.end()
+    })
+    const got = await post(edge, call(6))
+    expect(got.text).toBe(replyOf(6, MAX))
+    expect(got.headers.get('mcp-edge-grade')).toBe('ok=1')
+  })
+
+  // Workers' fetch decodes a compressed body, so its Content-Length (the compressed size) does not
+  // bound what is read: the bound counts the decoded bytes (the Node client does not decode).
+  it.runIf(name === 'worker')('a gzip reply is bounded by its decoded size, not by its Content-Length', async () => {
+    origin.handle((r, res) => {
+      const id = (r.json as { id: number }).id
+      const body = gzipSync(replyOf(id, id === 7 ? MAX : MAX + 1))
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': body.length }).end(body)
+    })
+    const within = await post(edge, call(7))
+    expect(within.text).toBe(replyOf(7, MAX))
+    const before = (await postLogs(edge)).length
+    const over = await post(edge, call(8))
+    expect(JSON.parse(over.text).error).toMatchObject({ code: -31001, data: { source: 'edge' } })
+    expect((await nextLog(edge, before)).dropped).toEqual([{ id: '-', reason: 'too_large' }])
   })
 
   it('a chunked reply with no length is cut at the bound: the edge stops reading, the origin connection closes', async () => {
