@@ -19,8 +19,8 @@
 import { Hono, type Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { ClientSignal } from './core/client-signal'
-import { toWebResponse, type RequestHeaders } from './core/edge-response'
-import { noOriginHere, servePost, targetFor } from './core/front-door'
+import { toWebResponse, type EdgeResponse, type RequestHeaders } from './core/edge-response'
+import { noOriginHere, servePost, targetFor, type McpPost } from './core/front-door'
 import { edgeFault, notFound, refusalResponse, type EdgeDeps } from './core/exchange'
 import { TextMetrics } from './observe/text-metrics'
 import { handlePassThrough } from './core/forwarding/pass-through'
@@ -230,6 +230,36 @@ async function discardBody(req: Request, maxBytes: number): Promise<void> {
 }
 
 /**
+ * One `POST <mount>[/<name>]` carried by a web `Request`: the front door ({@link servePost}); a
+ * body it answered without reading (404, a transport refusal, 413 on the declared length) is then
+ * read and dropped ({@link discardBody}), so the client's keep-alive connection stays usable. The
+ * Hono route calls it with Hono's body read; the standalone Worker (src/adapters/workers/index.ts)
+ * with its own, for the POSTs it takes before Hono.
+ * @param originName the segment after the mount point; undefined for the mount point itself
+ * @param readBody reads the whole body ({@link McpPost}'s `readBody`)
+ */
+export async function serveWebPost(
+  d: EdgeDeps,
+  request: Request,
+  originName: string | undefined,
+  readBody: McpPost['readBody'],
+  clientSignal: () => ClientSignal | undefined
+): Promise<EdgeResponse> {
+  let read = false
+  const answer = await servePost(d, {
+    originName,
+    headers: request.headers,
+    readBody: (maxBytes) => {
+      read = true
+      return readBody(maxBytes)
+    },
+    clientSignal,
+  })
+  if (!read) await discardBody(request, d.config.maxBodyBytes)
+  return answer
+}
+
+/**
  * Creates the edge's sub-app for one runtime build. Routes, relative to the mount point:
  * `POST /` and `POST /:origin` -> the front door ({@link servePost}); `GET`/`DELETE` -> the
  * origin's stream and session end ({@link handlePassThrough}, after the Host/Origin checks);
@@ -263,21 +293,15 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
     } catch (e) {
       return fault(e)
     }
-    const origin = c.req.param('origin')
-    let read = false
-    const answer = await servePost(d, {
-      originName: origin,
-      headers: c.req.raw.headers,
-      readBody: (maxBytes) => {
-        read = true
-        return readHonoBody(c, maxBytes)
-      },
-      clientSignal: () => clientSignal(c),
-    })
-    // Answered before the body was read (404, a transport refusal, 413 on the declared length):
-    // the body is read and dropped first, so the client's keep-alive connection stays usable.
-    if (!read) await discardBody(c.req.raw, d.config.maxBodyBytes)
-    return toWebResponse(answer)
+    return toWebResponse(
+      await serveWebPost(
+        d,
+        c.req.raw,
+        c.req.param('origin'),
+        (maxBytes) => readHonoBody(c, maxBytes),
+        () => clientSignal(c)
+      )
+    )
   }
   const passThrough = (method: 'GET' | 'DELETE') => async (c: Context) => {
     // Hono routes HEAD to the GET handler; a HEAD would open the origin's standalone stream for

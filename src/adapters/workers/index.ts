@@ -4,10 +4,23 @@
  * code generation, `fetch` to the origin) inside the standalone app (`/mcp`, `/healthz`,
  * `/metrics`, admin). KV binding `TOOL_SCHEMAS`; variables as in docs/configuration.md
  * (docs/design.md section 8). The ports are built on the isolate's first request, from its `env`.
+ *
+ * `POST /mcp` and `POST /mcp/<name>` skip Hono: {@link fetchWorker} hands them to the same front
+ * door the app's POST route calls ({@link serveWebPost}), with the CORS headers the app's `/mcp`
+ * middleware adds, as the Node entry's listener does (src/adapters/node/post-listener.ts). So the
+ * answer is the one the route gives; what is left out is Hono's routing, middleware chain and
+ * Context for each call (about 17-32 µs of workerd CPU per call at small and 1 KB replies in
+ * scripts/bench/worker-profile.ts A/B runs, docs/performance.md "Workers"). Every other request,
+ * a POST with a chunked body, and any POST whose path the router would have to decode, goes to the app.
  */
+import type { Context } from 'hono'
 import { createApp } from '../../app'
 import type { KvStore } from '../../core/ports'
-import { missingStore } from '../../mcp-edge'
+import type { EdgeDeps } from '../../core/exchange'
+import { toWebResponse } from '../../core/edge-response'
+import { declaredBodyBytes, originNameOf } from '../../core/front-door'
+import { corsResponseHeaders } from '../../core/request/cors-rule'
+import { missingStore, serveWebPost } from '../../mcp-edge'
 import { mcpEdge } from './workers-edge'
 import { parseRateLimits } from '../../core/access/rate-limit'
 import { bindingsFromEnv, WorkersRateLimiter } from './rate-limit-binding'
@@ -36,8 +49,50 @@ const edge = mcpEdge((env: Env) => {
 })
 const app = createApp(edge)
 
-export default {
-  fetch(request: Request, env: Env, ctx: ExecutionContextLike): Response | Promise<Response> {
-    return app.fetch(request, env, ctx as never)
-  },
+/** The path of an absolute request URL, with its query (`/mcp?x`); `/` when it has none. */
+function pathOf(url: string): string {
+  const at = url.indexOf('/', url.indexOf('//') + 2)
+  return at < 0 ? '/' : url.slice(at)
 }
+
+/**
+ * `POST /mcp[/<name>]` without Hono: the edge's ports for this request (what the route's
+ * `depsFor` gives from a Context: it reads `env` and `executionCtx` only), the front door, and
+ * the CORS headers of the app's `/mcp` middleware (src/core/request/cors-rule.ts) for a request
+ * with an allowed `Origin`. Only for a body of declared length (checked against `MAX_BODY_BYTES`
+ * by the front door before it is read), so `arrayBuffer()` reads it.
+ */
+async function directPost(request: Request, name: string | undefined, env: Env, ctx: ExecutionContextLike): Promise<Response> {
+  let d: EdgeDeps
+  try {
+    d = edge.depsFor({ env, executionCtx: ctx } as unknown as Context)
+  } catch {
+    // An unusable configuration: the app's route answers it (500 -32603, logged) as for any request.
+    return app.fetch(request, env, ctx as never)
+  }
+  const answer = await serveWebPost(
+    d,
+    request,
+    name,
+    async () => new Uint8Array(await request.arrayBuffer()),
+    () => request.signal
+  )
+  const origin = request.headers.get('origin')
+  const cors = origin === null ? null : corsResponseHeaders(origin, d.config)
+  if (cors) for (const k in cors) answer.headers[k] = cors[k]!
+  return toWebResponse(answer)
+}
+
+/** The Worker's `fetch`: MCP POSTs to {@link directPost}, everything else to the app. */
+function fetchWorker(request: Request, env: Env, ctx: ExecutionContextLike): Response | Promise<Response> {
+  // A body of undeclared length (chunked) takes the route, whose bodyLimit reads it with the bound
+  // and leaves the rest unread past it as before: cancelling or part-reading a client's body made
+  // workerd reset the connection under a client still sending (ECONNRESET instead of its 413).
+  if (request.method === 'POST' && declaredBodyBytes(request.headers) !== undefined) {
+    const name = originNameOf(pathOf(request.url), '/mcp')
+    if (name !== null) return directPost(request, name, env, ctx)
+  }
+  return app.fetch(request, env, ctx as never)
+}
+
+export default { fetch: fetchWorker }
