@@ -10,7 +10,6 @@
  * The same workerd also runs the bare Worker (`BENCH_BARE_WORKER`, scripts/bench/bare-worker.ts)
  * on the route `127.0.0.1/bare*`, forwarding to `BENCH_ORIGIN_BASE`: the floor of every workerd
  * scenario, behind the same Miniflare entry as the edge.
- * With `EDGE_ORIGINS` (the Worker var `ORIGINS`) the tools are seeded for each named origin too.
  * `BENCH_LOOP` (the bundle of scripts/bench/worker-loop.ts) runs the edge inside that loop Worker
  * (the edge bundle as its module `./edge.js`), for CPU per call measured inside the isolate.
  * `BENCH_INSPECTOR_PORT` opens workerd's inspector on that port (Chrome DevTools Protocol, one
