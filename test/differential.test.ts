@@ -88,3 +88,35 @@ describe('ajv and cfworker agree on every verdict for real tool schemas', () => 
     expect(stats.sameMessage).toBeGreaterThan(stats.invalid * 0.97)
   })
 })
+
+describe('member names every object inherits are read as own members on both engines', () => {
+  // ajv compiles such a schema with ownProperties and every other one without (validators/ajv.ts
+  // namesInherited): a missed name here would let a call without `constructor` pass `required`,
+  // or check Object.prototype.toString as the `toString` argument.
+  const schemas: Record<string, unknown> = {
+    required: { type: 'object', properties: { constructor: { type: 'string' } }, required: ['constructor'] },
+    checked: { type: 'object', properties: { toString: { type: 'string' }, valueOf: { type: 'integer' } } },
+    nested: { type: 'object', properties: { a: { type: 'object', required: ['hasOwnProperty'] } }, required: ['a'] },
+    dependent: { type: 'object', dependentRequired: { x: ['__proto__'] } },
+  }
+  const cases: [string, unknown, boolean][] = [
+    ['required', {}, false],
+    ['required', { constructor: 'c' }, true],
+    ['checked', {}, true],
+    ['checked', { toString: 's' }, true],
+    ['checked', { toString: 1 }, false],
+    ['nested', { a: {} }, false],
+    ['nested', { a: { hasOwnProperty: 1 } }, true],
+    ['dependent', JSON.parse('{"x":1}'), false],
+    ['dependent', JSON.parse('{"x":1,"__proto__":2}'), true],
+  ]
+  for (const [engine, make] of [
+    ['ajv', createAjvEngine],
+    ['cfworker', createCfworkerEngine],
+  ] as const) {
+    it.each(cases)(`${engine}: %s %j valid=%s`, (name, value, valid) => {
+      const validate = make().compile(schemas[name], '2020-12')
+      expect(validate(value) === null).toBe(valid)
+    })
+  }
+})

@@ -156,6 +156,19 @@ async function awaitScope(ex: Exchange, key: string | null): Promise<string> {
   return (ex.scope = await p)
 }
 
+/** The validation context of a batch's elements, built once per POST and caller scope (it reads a header and allocates a pull per build). */
+const batchContexts = new WeakMap<Exchange, { scope: string; ctx: ReturnType<typeof toolsCallContext> }>()
+
+/** {@link toolsCallContext}, shared by the elements of a batch. */
+function callContext(ex: Exchange, headers: RequestHeaders, scope: string): ReturnType<typeof toolsCallContext> {
+  if (!ex.batch) return toolsCallContext(ex, headers, scope)
+  const held = batchContexts.get(ex)
+  if (held?.scope === scope) return held.ctx
+  const ctx = toolsCallContext(ex, headers, scope)
+  batchContexts.set(ex, { scope, ctx })
+  return ctx
+}
+
 /** Stage 5's outcome for one request: forward it, or answer it locally. */
 type Decision = { kind: 'forward'; pending: Pending } | CallAnswer | ProtocolRefusal | AccessDenial
 
@@ -203,7 +216,7 @@ function validated(c: Extract<Classified, { kind: 'request' }>, headers: Request
   // Tool pinning (docs/pinning.md), after the access gate: the one place a call is gated by its pins.
   if (ex.deps.config.toolPinning === 'enforce') return decidePinned(c, headers, ex, s)
   if (isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
-  const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, s), c.text.length))
+  const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, callContext(ex, headers, s), c.text.length))
   return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
 }
 
@@ -263,7 +276,7 @@ function afterPinGate(c: Extract<Classified, { kind: 'request' }>, headers: Requ
       ? pinBook(ex.deps).approvedTool(ex.target.id, scope, name, g.approvedDigest, (def) => ex.deps.registry.resolve(approvedRecord(def, ex.era)))
       : undefined
   if (isModern(ex.era)) return decideCallAsync(c, headers, ex, scope, pinned ?? undefined)
-  const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, toolsCallContext(ex, headers, scope), c.text.length, pinned ?? undefined))
+  const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, callContext(ex, headers, scope), c.text.length, pinned ?? undefined))
   return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
 }
 
@@ -321,6 +334,12 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
     ex.row(answerRow(a, w, method))
     local[i] = w.text
   }
+  const decided: [number, Extract<Classified, { kind: 'request' }>, Decision][] = []
+  const settle = (i: number, c: Extract<Classified, { kind: 'request' }>, d: Decision) => {
+    if (d.kind !== 'forward') return answerHere(i, d, c.method)
+    out[i] = c.text
+    forwarded.push(d.pending)
+  }
   const refuseHere = (i: number, c: Extract<Classified, { kind: 'request' }>, message: string) =>
     answerHere(i, { kind: 'invalid', id: c.id, error: { code: ErrorCode.InvalidRequest, message }, responseShaped: false, notification: false }, c.method)
   items.forEach((c, i) => {
@@ -340,15 +359,15 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
     seen.add(c.id.key)
     // MCP 2025-03-26 lifecycle: the initialize request MUST NOT be part of a JSON-RPC batch.
     if (c.method === 'initialize') return refuseHere(i, c, 'Invalid Request: initialize must be sent on its own, not inside a batch')
-    decisions.push(
-      Promise.resolve(decide(c, headers, ex)).then((d) => {
-        if (d.kind !== 'forward') return answerHere(i, d, c.method)
-        out[i] = c.text
-        forwarded.push(d.pending)
-      })
-    )
+    const d = decide(c, headers, ex)
+    if (d instanceof Promise) decisions.push(d.then((v) => settle(i, c, v)))
+    else decided.push([i, c, d])
   })
-  await Promise.all(decisions)
+  // Decisions made without waiting (most) are applied in the elements' order before any awaited
+  // one, the order a promise per element gave (grade rows, forwarded order), without a promise and
+  // a microtask per element.
+  for (const [i, c, d] of decided) settle(i, c, d)
+  if (decisions.length > 0) await Promise.all(decisions)
   return respondToBatch(
     ex,
     headers,

@@ -12,7 +12,6 @@
  */
 import { ErrorCode, NULL_ID, isObject, toRawId, type RawId } from '../jsonrpc/jsonrpc'
 import type { InvalidMessage } from '../local-answer'
-import { memberText } from '../jsonrpc/json-scan'
 import { MCP_REQUEST_METHODS } from '../jsonrpc/mcp-methods'
 import { boundText } from '../jsonrpc/bound-text'
 import type { ParsedItem } from './parse-body'
@@ -42,7 +41,7 @@ export function classify(item: ParsedItem, text: string): Classified {
   if (!isObject(v)) return invalid(NULL_ID, 'Invalid Request: a JSON-RPC message must be an object')
   const el = item.el
   const hasId = 'id' in v
-  const id = hasId ? toRawId(v.id, memberText(text, el, 'id')) : null
+  const id = hasId ? toRawId(v.id, el.idStart >= 0 ? text.slice(el.idStart, el.idEnd) : undefined) : null
   const echo = id ?? NULL_ID
   const source = text.slice(el.start, el.end)
 

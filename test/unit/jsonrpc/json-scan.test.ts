@@ -2,7 +2,9 @@
  * The JSON scan of request bodies and origin replies (src/core/jsonrpc/json-scan.ts):
  * - the nesting bound (`nestsDeeperThan`, `MAX_JSON_DEPTH`) and how parse-body applies it before
  *   any parse;
- * - the structural scan every POST and every JSON reply goes through, checked against what the
+ * - the request body's pass before the parse (`scanRequestText`, through parseBody): the same
+ *   nesting verdict, spans, id tokens and duplicate-name flags as the full scan, on generated text;
+ * - the structural scan every JSON reply goes through, checked against what the
  *   generated text is known to hold (fast-check): element spans and message member spans parse
  *   back to the very values `JSON.parse` gives, and a repeated member name is found at any depth
  *   exactly when the generator put one there (the bypass of vector 61), including objects past
@@ -10,7 +12,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_MAX_JSON_DEPTH, nestsDeeperThan, scanJsonText } from '../../../src/core/jsonrpc/json-scan'
+import { DEFAULT_MAX_JSON_DEPTH, memberText, nestsDeeperThan, scanJsonText, scanRequestText } from '../../../src/core/jsonrpc/json-scan'
 import { parseBody } from '../../../src/core/request/parse-body'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
@@ -161,6 +163,85 @@ describe('scanJsonText', () => {
   })
 })
 
+/** The body's items as parseBody gives them: span text, id token, duplicate flag. */
+function parsedItems(text: string) {
+  const r = parseBody(text)
+  if (r.kind === 'body') throw new Error(r.message)
+  return (r.kind === 'batch' ? r.items : [r.item]).map((it) => ({
+    text: text.slice(it.el.start, it.el.end),
+    id: it.el.idStart >= 0 ? text.slice(it.el.idStart, it.el.idEnd) : undefined,
+    dup: it.el.duplicateNames,
+  }))
+}
+
+describe('parseBody: the request scan before the parse (scanRequestText)', () => {
+  it('a single message: its span, its id token and duplicate names at any depth, as the full scan finds them', () => {
+    fc.assert(
+      fc.property(gen, ws, (g, w) => {
+        const text = w + g.text + w
+        const full = scanJsonText(text).elements[0]!
+        expect(parsedItems(text)).toEqual([{ text: g.text, id: memberText(text, full, 'id'), dup: g.dup }])
+      }),
+      { numRuns: 1500 }
+    )
+  })
+
+  it('a batch: one item per array entry, each with its own span, id token and duplicate flag', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            gen,
+            fc.constantFrom('7', '"x"', 'null', '[]', '[{"id":1,"id":2}]').map((text) => ({ text, dup: text.includes('"id":2') }))
+          ),
+          { minLength: 1, maxLength: 5 }
+        ),
+        ws,
+        (items, w) => {
+          const text = `${w}[${w}${items.map((g) => g.text).join(`${w},${w}`)}${w}]${w}`
+          const full = scanJsonText(text).elements
+          expect(parsedItems(text)).toEqual(items.map((g, i) => ({ text: g.text, id: memberText(text, full[i], 'id'), dup: g.dup })))
+        }
+      ),
+      { numRuns: 500 }
+    )
+  })
+
+  it('the id token as sent: past 2^53, escaped names, the last of two ids, not a nested id', () => {
+    expect(parsedItems('{"jsonrpc":"2.0","id" : 12345678901234567890 ,"method":"ping"}')[0]!.id).toBe('12345678901234567890')
+    expect(parsedItems('{"\u0069d":"\u0041","method":"ping"}')[0]!.id).toBe('"\u0041"')
+    expect(parsedItems('{"id":1,"id":2}')[0]).toEqual({ text: '{"id":1,"id":2}', id: '2', dup: true })
+    expect(parsedItems('{"params":{"id":5},"x":[{"id":6}]}')[0]!.id).toBeUndefined()
+    expect(parsedItems('[{"id":1},{"method":"x"}]').map((i) => i.id)).toEqual(['1', undefined])
+  })
+
+  it('a name repeated only in different objects is no duplicate; one deep inside many members is', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `"m${i}":${i}`).join(',')
+    expect(parsedItems(`{"params":{"arguments":{${many},"m3":0}}}`)[0]!.dup).toBe(true)
+    expect(parsedItems(`{"params":{"arguments":{${many}}},"m3":{"m3":1}}`)[0]!.dup).toBe(false)
+    expect(parsedItems(`{"a":1,"\u0061":2}`)[0]!.dup).toBe(true)
+    expect(parsedItems(`{"a":{"x":{"y":1}},"a":{"z":2}}`)[0]!.dup).toBe(true)
+    expect(parsedItems(`{"__proto__":1,"__proto__":2}`)[0]!.dup).toBe(true)
+    expect(parsedItems(`{"__proto__":{"a":1},"b":":"}`)[0]!.dup).toBe(false)
+  })
+
+  it('gives the nesting verdict of nestsDeeperThan, whatever the text', () => {
+    const chunk = fc.constantFrom('[', ']', '{', '}', '"', '\\', '\\"', ':', ',', 'a', ' ', '"[{"')
+    fc.assert(
+      fc.property(fc.array(chunk, { maxLength: 40 }), fc.integer({ min: 0, max: 6 }), (parts, max) => {
+        const text = parts.join('')
+        expect(scanRequestText(text, max) === null).toBe(nestsDeeperThan(text, max))
+      }),
+      { numRuns: 3000 }
+    )
+  })
+
+  it('scalars at the top level', () => {
+    expect(parsedItems(' 12345678901234567890 ')[0]!.text).toBe('12345678901234567890')
+    expect(parsedItems('[1, "x" ,{"id":7}]').map((i) => i.text)).toEqual(['1', '"x"', '{"id":7}'])
+  })
+})
+
 describe('scanJsonText cost', () => {
   /** CPU time (process.cpuUsage) of `fn` run `runs` times, in ms. */
   const cpuMs = (fn: () => void, runs: number) => {
@@ -182,9 +263,13 @@ describe('scanJsonText cost', () => {
       const runs = 8
       const parse = cpuMs(() => JSON.parse(text), runs)
       const scan = cpuMs(() => scanJsonText(text), runs)
-      console.log(`[json-scan] ${name}, ${text.length} characters, ${runs} runs: scan ${scan.toFixed(0)} ms CPU, JSON.parse ${parse.toFixed(0)} ms CPU`)
+      const request = cpuMs(() => scanRequestText(text, DEFAULT_MAX_JSON_DEPTH), runs)
+      console.log(
+        `[json-scan] ${name}, ${text.length} characters, ${runs} runs: scan ${scan.toFixed(0)} ms CPU, request scan ${request.toFixed(0)} ms CPU, JSON.parse ${parse.toFixed(0)} ms CPU`
+      )
       // Wide margin for a busy machine and V8's warm-up (the first runs are interpreted): the defect was 100x and more.
       expect(scan).toBeLessThan(10 * parse + 400)
+      expect(request).toBeLessThan(10 * parse + 400)
     })
   }
 })

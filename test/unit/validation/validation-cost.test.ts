@@ -13,7 +13,9 @@
 import { describe, expect, it } from 'vitest'
 import { createAjvEngine } from '../../../src/validators/ajv'
 import { createCfworkerEngine } from '../../../src/validators/cfworker'
-import { compilePattern, patternProblem } from '../../../src/core/validation/linear-pattern'
+import { RE2JS } from 're2js'
+import fc from 'fast-check'
+import { compilePattern, isLinearForBacktracking, patternProblem, toRe2Syntax } from '../../../src/core/validation/linear-pattern'
 import { canonicalKey, firstDuplicate } from '../../../src/core/validation/unique-items'
 import { portabilityProblem, SCHEMA_LIMITS } from '../../../src/core/validation/schema-portability'
 import type { ValidatorEngine } from '../../../src/core/ports'
@@ -132,6 +134,72 @@ describe('linear-time patterns (ECMAScript u semantics on RE2)', () => {
     const re = compilePattern('^(a|a)*$')
     expect(re.test('a'.repeat(1_000_000))).toBe(true)
     expect(re.test('a'.repeat(1_000_000) + '!')).toBe(false)
+  })
+})
+
+describe('patterns the backtracking engine runs in linear time (matched by RegExp, not re2js)', () => {
+  it('takes anchored sequences of single-character atoms where nothing a repetition gives back can start what follows', () => {
+    for (const p of [
+      '^[A-Za-z ]+$',
+      '^[A-Z]{3}-[0-9]{4}$',
+      '^[0-9]{5}$',
+      '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+      '^\\d{4}-\\d{2}-\\d{2}$',
+      '^[\\w-]+\\.[a-z]{2,}$',
+      '^[a-z]+[0-9]*$',
+      '^\\$\\d+$',
+    ])
+      expect(isLinearForBacktracking(p), p).toBe(true)
+    // Unanchored, overlapping repetitions (^\d*\d*x is cubic on a backtracking engine), groups,
+    // alternation, `.`, `\s`, negated classes, lazy quantifiers: re2js.
+    for (const p of [
+      '[a-z]+',
+      '^\\d*\\d*x',
+      '^[a-z]+[0-9]*[a-z]$',
+      '^[a-z]{1,3}[a-z]$',
+      '^a{2,}b?a$',
+      '^(a|b)$',
+      '^(a+)+$',
+      '^a.b$',
+      '^\\s+$',
+      '^[^@]+$',
+      '^[a-z]*?$',
+      '^[\\uD83D]$',
+      '^😀+$',
+    ])
+      expect(isLinearForBacktracking(p), p).toBe(false)
+  })
+
+  it('gives the verdict re2js gives, on generated patterns and inputs', () => {
+    const atom = fc.constantFrom('a', 'b', '-', '\\d', '\\w', '\\.', '[ab]', '[a-c]', '[0-9x]', '[\\w-]', 'é', ' ', '\\$')
+    const quant = fc.constantFrom('', '', '*', '+', '?', '{2}', '{1,3}', '{2,}', '{0,2}')
+    const pattern = fc
+      .tuple(fc.array(fc.tuple(atom, quant), { minLength: 1, maxLength: 6 }), fc.boolean())
+      .map(([parts, end]) => `^${parts.map(([a, q]) => a + q).join('')}${end ? '$' : ''}`)
+    const input = fc.array(fc.constantFrom('a', 'b', 'c', '-', '.', '0', '7', '_', 'é', ' ', '$', '\n', '😀', '\ud800', 'x'), { maxLength: 12 }).map((cs) => cs.join(''))
+    let linear = 0
+    fc.assert(
+      fc.property(pattern, fc.array(input, { minLength: 1, maxLength: 8 }), (p, inputs) => {
+        if (!isLinearForBacktracking(p)) return
+        linear++
+        const re2 = RE2JS.compile(toRe2Syntax(p))
+        for (const s of inputs) expect(compilePattern(p).test(s), `${p} on ${JSON.stringify(s)}`).toBe(re2.test(s))
+      }),
+      { numRuns: 3000, seed: 25 }
+    )
+    expect(linear).toBeGreaterThan(500)
+  })
+
+  it('stays linear on what would make a backtracking engine give back the most', () => {
+    // Each taken pattern against 200,000 characters it almost matches: a quadratic matcher would take minutes.
+    for (const [p, s] of [
+      ['^[A-Za-z ]+$', 'a'.repeat(200_000) + '!'],
+      ['^[a-z]+[0-9]*$', 'a'.repeat(200_000) + '!'],
+      ['^[\\w-]+\\.[a-z]{2,}$', 'a-'.repeat(100_000) + '.a!'],
+    ] as const) {
+      expect(isLinearForBacktracking(p)).toBe(true)
+      expect(compilePattern(p).test(s)).toBe(false)
+    }
   })
 })
 
