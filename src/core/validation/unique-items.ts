@@ -28,12 +28,23 @@ export function canonicalKey(value: unknown): string {
   return s + '}'
 }
 
+/** Arrays up to this length of primitives are compared pairwise (at most 120 comparisons). */
+const SMALL_ARRAY = 16
+
+const isPrimitive = (x: unknown): boolean => typeof x !== 'object' || x === null
+
 /**
  * The indexes of the first two equal items, or null when all are distinct (JSON Schema equality).
  * @param items the array instance
  * @returns `[earlier, later]` (later is the first index that repeats an earlier item)
  */
 export function firstDuplicate(items: readonly unknown[]): [number, number] | null {
+  if (items.length <= SMALL_ARRAY && items.every(isPrimitive)) {
+    // A few strings, numbers, booleans or nulls (a tool's tag list): `===` is JSON Schema's
+    // equality for them, and comparing pairs costs less than a Map and a key string per item.
+    for (let i = 1; i < items.length; i++) for (let j = 0; j < i; j++) if (items[j] === items[i]) return [j, i]
+    return null
+  }
   const seen = new Map<string, number>()
   for (let i = 0; i < items.length; i++) {
     const item = items[i]

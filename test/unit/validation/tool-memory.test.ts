@@ -41,6 +41,37 @@ describe('ToolMemory', () => {
     expect(memory.peek('o', 'u-a', 't')?.record.name).toBe('own-t')
   })
 
+  it('what was just read is never served after it changed: replaced, dropped, evicted, changed elsewhere', () => {
+    const { c, freshness, scopes, stats } = parts()
+    const memory = new ToolMemory(2, freshness, scopes, stats, () => c.t)
+    const read = (name: string) => memory.cached('o', 'public', name)?.record.hash
+    memory.hold('o', 'public', 't', tool('v1', c.t), c.t + 60_000)
+    expect(read('t')).toBe('v1')
+    memory.hold('o', 'public', 't', tool('v2', c.t), c.t + 60_000)
+    expect(read('t')).toBe('v2')
+    memory.drop('o', 'public', 't')
+    expect(read('t')).toBeUndefined()
+    memory.hold('o', 'public', 't', tool('v3', c.t), c.t + 60_000)
+    expect(read('t')).toBe('v3')
+    memory.dropScope('o', 'public')
+    expect(read('t')).toBeUndefined()
+    memory.hold('o', 'public', 't', tool('v4', c.t), c.t + 60_000)
+    expect(read('t')).toBe('v4')
+    memory.changedElsewhere(null)
+    expect(read('t')).toBeUndefined()
+    // Past the bound of 2 entries, the oldest unread one goes.
+    memory.hold('o', 'public', 'a', tool('a', c.t), c.t + 60_000)
+    expect(read('a')).toBe('a')
+    memory.hold('o', 'public', 'b', tool('b', c.t), c.t + 60_000)
+    memory.hold('o', 'public', 'c', tool('c', c.t), c.t + 60_000)
+    expect([read('a'), read('b'), read('c')].filter((x) => x !== undefined)).toHaveLength(2)
+    // The expiry is checked on every read.
+    memory.hold('o', 'public', 'e', tool('e', c.t), c.t + 10)
+    expect(read('e')).toBe('e')
+    c.t += 10
+    expect(read('e')).toBeUndefined()
+  })
+
   it('a remembered miss answers null; a tool past its freshness comes back stale', () => {
     const { c, memory } = parts()
     memory.hold('o', 'public', 'gone', null, c.t + 60_000)

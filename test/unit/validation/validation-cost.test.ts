@@ -217,6 +217,30 @@ describe('uniqueItems equality (JSON Schema: numbers by value, members in any or
     expect(firstDuplicate(['a', { x: 1 }, 'b', JSON.parse('{"x":1.0}')])).toEqual([1, 3])
     expect(firstDuplicate(JSON.parse('[1, 2, 1.0]'))).toEqual([0, 2])
   })
+  it('short arrays of primitives (compared pairwise) and longer or mixed ones (keyed) give one answer', () => {
+    const keyed = (items: unknown[]): [number, number] | null => {
+      const seen = new Map<string, number>()
+      for (let i = 0; i < items.length; i++) {
+        const k = canonicalKey(items[i])
+        if (seen.has(k)) return [seen.get(k)!, i]
+        seen.set(k, i)
+      }
+      return null
+    }
+    const item = fc.oneof(
+      fc.constantFrom('a', 'b', '1', '', 'true', 'null', JSON.parse('"\\ud800"') as string),
+      fc.constantFrom(0, -0, 1, 2.5),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constantFrom([], {}, [1], { a: 1 })
+    )
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 24 }), (items) => {
+        expect(firstDuplicate(items)).toEqual(keyed(items))
+      }),
+      { numRuns: 3000, seed: 25 }
+    )
+  })
 })
 
 describe('the cost model refuses at ingest, with the reason', () => {
