@@ -53,11 +53,29 @@ import { buildWorkerBundle } from '../test/helpers/build-worker'
 const ALL_AXES = ['schema', 'reply', 'batch', 'tools', 'workerd', 'connections'] as const
 type Axis = (typeof ALL_AXES)[number]
 
+const USAGE = `usage: npm run bench -- [--quick|--smoke] [--out FILE] [--rounds N] [--duration S] [--warmup S] [--memory-seconds S] [--axes ${ALL_AXES.join(',')}|all|none] [--plan]
+
+Runs the edge, the parse floor, bare Node, nginx and the Workers rows on this machine and writes
+BENCHMARKS.md (or --out FILE): every issue target against its measured figure (docs/performance.md).
+  --quick           every row, 1 round of 1 s runs (about 5 min; figures for a smoke look only)
+  --smoke           the fewest rows, seconds long (the test suite's check that the bench runs)
+  --rounds N        alternating rounds per scenario (default 3)
+  --duration S      seconds per run (default 3)
+  --warmup S        seconds of warm-up per scenario (default 5)
+  --memory-seconds S  length of the 1 MB-reply memory run (default 60)
+  --axes LIST       which growth axes run (default all)
+  --plan            print the plan and its expected length, run nothing
+  --help            this text
+Exit status: 0 written, 1 a run failed, 2 a bad flag.
+`
+
 function usage(problem: string): never {
-  process.stderr.write(
-    `bench: ${problem}\nusage: npm run bench -- [--quick|--smoke] [--out FILE] [--rounds N] [--duration S] [--warmup S] [--memory-seconds S] [--axes ${ALL_AXES.join(',')}|all|none] [--plan]\n`
-  )
+  process.stderr.write(`bench: ${problem}\n${USAGE}`)
   process.exit(2)
+}
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(USAGE)
+  process.exit(0)
 }
 
 const { values: flags } = (() => {
