@@ -64,7 +64,7 @@ beforeAll(async () => {
     start('bare-node', { ORIGIN_BASE: brokenBase, BARE_PARSE: '1' }),
     start('bare-node', { ORIGIN_BASE: brokenBase }),
   ])
-}, 60_000)
+})
 
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL')
