@@ -13,7 +13,7 @@
  * duplicates) took 0.9, 3.8 and 2.1.
  * Pure; never throws.
  */
-import { nestsDeeperThan, type Span } from './json-scan'
+import { isWs, nestsDeeperThan, type Span } from './json-scan'
 
 /** The result of {@link outlineJson}. */
 export interface JsonOutline {
@@ -26,10 +26,6 @@ export interface JsonOutline {
    * units (trimmed of white space); empty when `tooDeep`. Unspecified for text that is not JSON.
    */
   elements: Span[]
-}
-
-function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
 }
 
 /**

@@ -35,7 +35,8 @@ export interface JsonScan {
   elements: ScannedElement[]
 }
 
-function isWs(c: number): boolean {
+/** True for JSON white space (RFC 8259 §2: space, tab, line feed, carriage return), given a UTF-16 code unit. */
+export function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
 }
 
