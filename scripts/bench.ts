@@ -378,6 +378,8 @@ interface MemoryResult {
   /** Where `saturatedRps` comes from: the reply axis of this run, or a probe of the fresh edge. */
   rateFrom: 'reply axis' | 'probe'
   seconds: number
+  /** RSS after each warm-up step, bytes (the last is {@link MemoryResult.warm}'s). */
+  warmSamples: number[]
   warm: EdgeStats
   end: EdgeStats
   samples: number[]
@@ -385,9 +387,16 @@ interface MemoryResult {
   bad: number
 }
 
+/** Warm-up steps of the memory run: at least 2, at most 6, of `memoryWarmS` each. */
+const MEMORY_WARM_STEPS = { min: 2, max: 6 }
+/** The warm-up ends when a step's RSS is within this ratio of the step before (the steady size). */
+const MEMORY_STEADY = 1.05
+
 /**
- * RSS over a long run of large replies at half saturation: a fresh edge, a warm-up of
- * `memoryWarmS` at that load, then `memoryS` at it. The saturated rate is the main edge's on the
+ * RSS over a long run of large replies at half saturation: a fresh edge, a warm-up at that load
+ * until RSS stops growing (steps of `memoryWarmS` until one ends within 5% of the one before: a
+ * process holding 1 MB replies in flight keeps growing for 10-20 s before its size is steady, and
+ * a baseline taken earlier read 110.9 MiB against a steady 143-185), then `memoryS` at it. The saturated rate is the main edge's on the
  * same replies in the reply axis (`saturatedRps`); without that axis, the fresh edge is warmed
  * saturated for `memoryWarmS` and probed for `durationS` first.
  */
@@ -410,14 +419,22 @@ async function memoryRun(originBase: string, toolsJson: string, saturatedRps: nu
       saturatedRps = probe.ok / probe.durationS
     }
     const rate = Math.max(2, Math.round(saturatedRps / 2))
-    await load({ ...target, duration: P.memoryWarmS, overallRate: rate })
-    const warm = await ask<EdgeStats>(edge, { cmd: 'stats' })
+    const warmSamples: number[] = []
+    let warm: EdgeStats
+    for (;;) {
+      await load({ ...target, duration: P.memoryWarmS, overallRate: rate })
+      warm = await ask<EdgeStats>(edge, { cmd: 'stats' })
+      const before = warmSamples.at(-1)
+      warmSamples.push(warm.rss)
+      if (warmSamples.length >= MEMORY_WARM_STEPS.max) break
+      if (warmSamples.length >= MEMORY_WARM_STEPS.min && before !== undefined && warm.rss <= before * MEMORY_STEADY) break
+    }
     const samples: number[] = []
     const timer = setInterval(() => void ask<EdgeStats>(edge, { cmd: 'stats' }).then((s) => samples.push(s.rss)), 10_000)
     const r = await load({ ...target, duration: P.memoryS, overallRate: rate })
     clearInterval(timer)
     const end = await ask<EdgeStats>(edge, { cmd: 'stats' })
-    return { bytes, rate, saturatedRps, rateFrom, seconds: P.memoryS, warm, end, samples, ok: r.ok, bad: r.bad }
+    return { bytes, rate, saturatedRps, rateFrom, seconds: P.memoryS, warmSamples, warm, end, samples, ok: r.ok, bad: r.bad }
   } finally {
     await edge.stop()
   }
@@ -502,7 +519,7 @@ async function main(): Promise<void> {
     workerd: P.textBytes.length * 2,
   }
   for (const a of AXES) plan.add(roundsS(axisRuns[a], P.axisWarmupS) + (a === 'tools' ? [1, ...P.toolCounts].reduce((s, n) => s + seedS(n) + 1, 0) : 0))
-  const memoryPlanS = 2 + (AXES.includes('reply') ? 0 : runS(P.memoryWarmS) + runS(P.durationS)) + runS(P.memoryWarmS) + P.memoryS + 3
+  const memoryPlanS = 2 + (AXES.includes('reply') ? 0 : runS(P.memoryWarmS) + runS(P.durationS)) + 3 * runS(P.memoryWarmS) /* the warm-up: 2-4 steps seen */ + P.memoryS + 3
   plan.add(P.coldRepeats * 2 * 3 + (12 * P.microMs) / 1000 + 2 + memoryPlanS + 4)
   process.stderr.write(
     `bench: ${COMMAND}: ${P.rounds} round(s) of ${P.durationS} s runs, axes: ${AXES.join(', ') || 'none'}; nginx: ${nginxBin ? nginxBin.version : 'not installed'}.\n` +
@@ -1244,7 +1261,7 @@ ${table(['engine', 'properties', 'valid args /s', 'invalid args /s', 'compile ms
 
 ## Memory
 
-- Node edge, valid 10-property calls answered with ${kb(r.memory.bytes)} text replies at ${fmt(r.memory.rate)} req/s (half the edge's saturated ${fmt(r.memory.saturatedRps)} req/s on them, ${r.memory.rateFrom === 'probe' ? 'probed on this edge after a saturated warm-up' : 'from the reply axis'}) for ${r.memory.seconds} s after a ${P.memoryWarmS} s warm-up at that load; ${fmt(r.memory.ok)} replies, ${r.memory.bad} errors
+- Node edge, valid 10-property calls answered with ${kb(r.memory.bytes)} text replies at ${fmt(r.memory.rate)} req/s (half the edge's saturated ${fmt(r.memory.saturatedRps)} req/s on them, ${r.memory.rateFrom === 'probe' ? 'probed on this edge after a saturated warm-up' : 'from the reply axis'}) for ${r.memory.seconds} s after a warm-up at that load until RSS stopped growing (${r.memory.warmSamples.length} steps of ${P.memoryWarmS} s, RSS after each: ${r.memory.warmSamples.map(mb).join(', ')} MiB; it ends when a step is within ${Math.round((MEMORY_STEADY - 1) * 100)}% of the one before, after ${MEMORY_WARM_STEPS.min} to ${MEMORY_WARM_STEPS.max} steps); ${fmt(r.memory.ok)} replies, ${r.memory.bad} errors
 - RSS after warm-up ${mb(r.memory.warm.rss)} MiB, after the run ${mb(r.memory.end.rss)} MiB (ratio ${rssRatio.toFixed(3)}); heap used ${mb(r.memory.warm.heapUsed)} -> ${mb(r.memory.end.heapUsed)} MiB
 - RSS every 10 s: ${r.memory.samples.map(mb).join(', ') || '(run shorter than 10 s)'} MiB
 - validator cache: ${r.lru.tools} distinct tools called twice with VALIDATOR_CACHE_SIZE=${r.lru.bound}: compiled validators held ${r.lru.afterFirstPass.compiled} after the first pass, ${r.lru.afterSecondPass.compiled} after the second; tool entries in memory ${r.lru.afterSecondPass.memoryEntries}; compiles ${r.lru.afterFirstPass.compiles} then ${r.lru.afterSecondPass.compiles}; KV reads ${r.lru.afterFirstPass.kvReads} then ${r.lru.afterSecondPass.kvReads}; RSS ${mb(r.lru.afterSecondPass.rss)} MiB
