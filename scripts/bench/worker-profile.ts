@@ -52,8 +52,31 @@ const { values: flags } = parseArgs({
     rate: { type: 'string' },
     loop: { type: 'string' },
     'memory-origin': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 })
+if (flags.help) {
+  process.stdout.write(`usage: node --import tsx scripts/bench/worker-profile.ts [options]
+  the edge Worker's CPU per call against the bare Worker in the same workerd (docs/performance.md, "Workers")
+  --duration S        seconds per run (default 3)
+  --rounds N          alternating rounds, edge and bare Worker (default 3)
+  --sizes LIST        text reply sizes in bytes (default 1024,102400,1048576; the small /mcp reply is always run)
+  --kinds LIST        text (one text item) and/or reply (structuredContent) (default text)
+  --connections N     autocannon connections (default 16)
+  --rate R            a fixed offered load in req/s instead of saturation
+  --only LIST         only these rows (small, t1024, t102400, ...)
+  --loop N            in-isolate loop mode: N calls per loop request (scripts/bench/worker-loop.ts)
+  --memory-origin     with --loop: the origin answered from bytes kept in the isolate
+  --profile           one more run under the V8 sampling profiler (dist/bench/profiles/)
+  --top N             functions listed per profile (default 25)
+  --interval US       sampling interval of the profiler in µs (default 100)
+  --bundle FILE       a Worker bundle built elsewhere instead of building src/
+  --vs FILE           a second bundle measured in the same rounds (the table adds B − A)
+  -h, --help          this text
+Run it on a quiet machine (uptime below 0.5): figures are relative.
+`)
+  process.exit(0)
+}
 const DURATION_S = Number(flags.duration)
 const ROUNDS = Number(flags.rounds)
 const SIZES = flags.sizes.split(',').map(Number)
