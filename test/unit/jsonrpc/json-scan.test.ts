@@ -49,7 +49,42 @@ describe('nestsDeeperThan', () => {
   it('an unterminated string is not deeper (the parse that follows refuses it)', () => {
     expect(nestsDeeperThan('["[[[[[[', 1)).toBe(false)
   })
+
+  it('a text of few brackets is cleared without the scan, one of many brackets in strings still gets the scan', () => {
+    // 3 brackets, bound 3: cleared by the count alone; bound 2: the scan finds depth 3.
+    expect(nestsDeeperThan('{"a":[{"b":"' + 'x'.repeat(100_000) + '"}]}', 3)).toBe(false)
+    expect(nestsDeeperThan('{"a":[{"b":"' + 'x'.repeat(100_000) + '"}]}', 2)).toBe(true)
+    // More brackets than the bound, all but one in a string: the scan decides, and it is not deeper.
+    expect(nestsDeeperThan(JSON.stringify({ s: '['.repeat(100) + '{'.repeat(100) }), 1)).toBe(false)
+    expect(nestsDeeperThan(JSON.stringify([{ s: '{'.repeat(100) }]), 1)).toBe(true)
+  })
+
+  it('agrees with a character-by-character depth on generated text, brackets in strings and escapes included', () => {
+    fc.assert(
+      fc.property(gen, fc.integer({ min: 0, max: 8 }), (g, max) => {
+        expect(nestsDeeperThan(g.text, max)).toBe(textDepth(g.text) > max)
+      }),
+      { numRuns: 3000 }
+    )
+  })
 })
+
+/** The nesting depth of JSON text, read character by character: the reference for the bound. */
+function textDepth(text: string): number {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (inString) {
+      if (c === '\\') i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if (c === '[' || c === '{') deepest = Math.max(deepest, ++depth)
+    else if (c === ']' || c === '}') depth--
+  }
+  return deepest
+}
 
 describe('parseBody', () => {
   it('refuses a body nested past the bound with -32700 and a fixed phrase, before JSON.parse', () => {
