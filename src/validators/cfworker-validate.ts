@@ -15,12 +15,84 @@
  *   (25-36 us each; a 4 MiB body of them held the event loop 4-6 s). Same verdicts.
  * - enum and const error texts no longer serialise the whole enum on every wrong call (the edge
  *   never reads them; a 200,000-value enum cost 0.7 s per wrong call).
+ * Two more, for the cost of a valid call (the Workers engine validates every call; 10 properties
+ * took 25-28 us on Node 20 here, 19% of it in `encodePointer`):
+ * - the schema's keywords are read once per schema object into a record of one shape
+ *   ({@link keywordsOf}), not looked up as 45 mostly absent members at every visit;
+ * - a member name of letters, digits, `_`, `-` and `.` is its own pointer token
+ *   ({@link pointerToken}); any other goes through the library's `encodePointer`.
  * Any other line is the library's, so its behaviour and the JSON-Schema-Test-Suite figures stay.
  */
 import { deepCompareStrict, dereference, format, encodePointer, ucs2length } from '@cfworker/json-schema'
 import { compilePattern } from '../core/validation/linear-pattern'
 import { firstDuplicate } from '../core/validation/unique-items'
 import { isMultipleOf } from './numbers'
+/** Member names that `encodePointer` returns unchanged (no `~`, `/`, `#` or character encodeURI escapes). */
+const PLAIN_TOKEN = /^[A-Za-z0-9_.-]*$/
+/** The JSON Pointer token of a member name, URI-encoded as the library's `encodePointer` writes it. */
+function pointerToken(key) {
+  return PLAIN_TOKEN.test(key) ? key : encodePointer(key)
+}
+/**
+ * The keywords the validator reads, per schema object, read once into a record of one fixed shape.
+ * Schemas are private copies (validators/cfworker) that nothing writes to after `dereference`,
+ * which runs at compile time, so the record stays true for the schema's life.
+ */
+const KEYWORDS = new WeakMap()
+function keywordsOf(schema) {
+  let k = KEYWORDS.get(schema)
+  if (k === undefined) {
+    k = {
+      $ref: schema.$ref,
+      $recursiveRef: schema.$recursiveRef,
+      $recursiveAnchor: schema.$recursiveAnchor,
+      type: schema.type,
+      const: schema.const,
+      enum: schema.enum,
+      required: schema.required,
+      not: schema.not,
+      anyOf: schema.anyOf,
+      allOf: schema.allOf,
+      oneOf: schema.oneOf,
+      if: schema.if,
+      then: schema.then,
+      else: schema.else,
+      format: schema.format,
+      properties: schema.properties,
+      patternProperties: schema.patternProperties,
+      additionalProperties: schema.additionalProperties,
+      unevaluatedProperties: schema.unevaluatedProperties,
+      minProperties: schema.minProperties,
+      maxProperties: schema.maxProperties,
+      propertyNames: schema.propertyNames,
+      dependentRequired: schema.dependentRequired,
+      dependentSchemas: schema.dependentSchemas,
+      dependencies: schema.dependencies,
+      prefixItems: schema.prefixItems,
+      items: schema.items,
+      additionalItems: schema.additionalItems,
+      unevaluatedItems: schema.unevaluatedItems,
+      contains: schema.contains,
+      minContains: schema.minContains,
+      maxContains: schema.maxContains,
+      minItems: schema.minItems,
+      maxItems: schema.maxItems,
+      uniqueItems: schema.uniqueItems,
+      minimum: schema.minimum,
+      maximum: schema.maximum,
+      exclusiveMinimum: schema.exclusiveMinimum,
+      exclusiveMaximum: schema.exclusiveMaximum,
+      multipleOf: schema.multipleOf,
+      minLength: schema.minLength,
+      maxLength: schema.maxLength,
+      pattern: schema.pattern,
+      __absolute_ref__: schema.__absolute_ref__,
+      __absolute_recursive_ref__: schema.__absolute_recursive_ref__,
+    }
+    KEYWORDS.set(schema, k)
+  }
+  return k
+}
 function hasOwnProperty(instance, key) {
   return Object.prototype.hasOwnProperty.call(instance, key)
 }
@@ -117,7 +189,7 @@ export function validate(
     pattern: $pattern,
     __absolute_ref__,
     __absolute_recursive_ref__,
-  } = schema
+  } = keywordsOf(schema)
   const errors = []
   if ($recursiveAnchor === true && recursiveAnchor === null) {
     recursiveAnchor = schema
@@ -423,7 +495,7 @@ export function validate(
     if ($propertyNames !== undefined) {
       const keywordLocation = `${schemaLocation}/propertyNames`
       for (const key in instance) {
-        const subInstancePointer = `${instanceLocation}/${encodePointer(key)}`
+        const subInstancePointer = `${instanceLocation}/${pointerToken(key)}`
         const result = validate(key, $propertyNames, draft, lookup, shortCircuit, recursiveAnchor, subInstancePointer, keywordLocation)
         if (!result.valid) {
           errors.push(
@@ -460,7 +532,7 @@ export function validate(
       for (const [key, dependentSchema] of Object.entries($dependentSchemas)) {
         const keywordLocation = `${schemaLocation}/dependentSchemas`
         if (hasOwnProperty(instance, key)) {
-          const result = validate(instance, dependentSchema, draft, lookup, shortCircuit, recursiveAnchor, instanceLocation, `${keywordLocation}/${encodePointer(key)}`, evaluated)
+          const result = validate(instance, dependentSchema, draft, lookup, shortCircuit, recursiveAnchor, instanceLocation, `${keywordLocation}/${pointerToken(key)}`, evaluated)
           if (!result.valid) {
             errors.push(
               {
@@ -492,7 +564,7 @@ export function validate(
               }
             }
           } else {
-            const result = validate(instance, propsOrSchema, draft, lookup, shortCircuit, recursiveAnchor, instanceLocation, `${keywordLocation}/${encodePointer(key)}`)
+            const result = validate(instance, propsOrSchema, draft, lookup, shortCircuit, recursiveAnchor, instanceLocation, `${keywordLocation}/${pointerToken(key)}`)
             if (!result.valid) {
               errors.push(
                 {
@@ -516,8 +588,8 @@ export function validate(
         if (!hasOwnProperty(instance, key)) {
           continue
         }
-        const subInstancePointer = `${instanceLocation}/${encodePointer(key)}`
-        const result = validate(instance[key], propertySchema, draft, lookup, shortCircuit, recursiveAnchor, subInstancePointer, `${keywordLocation}/${encodePointer(key)}`)
+        const subInstancePointer = `${instanceLocation}/${pointerToken(key)}`
+        const result = validate(instance[key], propertySchema, draft, lookup, shortCircuit, recursiveAnchor, subInstancePointer, `${keywordLocation}/${pointerToken(key)}`)
         thisEvaluated[key] = true
         if (result.valid) {
           evaluated[key] = true
@@ -544,8 +616,8 @@ export function validate(
           if (!regex.test(key)) {
             continue
           }
-          const subInstancePointer = `${instanceLocation}/${encodePointer(key)}`
-          const result = validate(instance[key], subSchema, draft, lookup, shortCircuit, recursiveAnchor, subInstancePointer, `${keywordLocation}/${encodePointer(pattern)}`)
+          const subInstancePointer = `${instanceLocation}/${pointerToken(key)}`
+          const result = validate(instance[key], subSchema, draft, lookup, shortCircuit, recursiveAnchor, subInstancePointer, `${keywordLocation}/${pointerToken(pattern)}`)
           thisEvaluated[key] = true
           if (result.valid) {
             evaluated[key] = true
@@ -570,7 +642,7 @@ export function validate(
         if (thisEvaluated[key]) {
           continue
         }
-        const subInstancePointer = `${instanceLocation}/${encodePointer(key)}`
+        const subInstancePointer = `${instanceLocation}/${pointerToken(key)}`
         const result = validate(instance[key], $additionalProperties, draft, lookup, shortCircuit, recursiveAnchor, subInstancePointer, keywordLocation)
         if (result.valid) {
           evaluated[key] = true
@@ -591,7 +663,7 @@ export function validate(
       const keywordLocation = `${schemaLocation}/unevaluatedProperties`
       for (const key in instance) {
         if (!evaluated[key]) {
-          const subInstancePointer = `${instanceLocation}/${encodePointer(key)}`
+          const subInstancePointer = `${instanceLocation}/${pointerToken(key)}`
           const result = validate(instance[key], $unevaluatedProperties, draft, lookup, shortCircuit, recursiveAnchor, subInstancePointer, keywordLocation)
           if (result.valid) {
             evaluated[key] = true
