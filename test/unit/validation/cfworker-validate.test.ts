@@ -16,14 +16,16 @@ const NAMES = ['city', 'units_1', 'a.b-c', 'a/b', 't~x', '~1', 'x#y', 'with spac
 /** A schema naming every member of {@link NAMES}, nested once, with keywords of most kinds. */
 function schemaFor(): Schema {
   const leaf = (i: number): Schema =>
-    [
-      { type: 'string', minLength: 2, maxLength: 5 },
-      { type: 'integer', minimum: 0, maximum: 9 },
-      { enum: ['c', 'f', 1] },
-      { type: 'array', items: { type: 'boolean' }, maxItems: 2 },
-      { const: 'k' },
-      { type: 'string', pattern: '^[A-Z]{2}$' },
-    ][i % 6]!
+    (
+      [
+        { type: 'string', minLength: 2, maxLength: 5 },
+        { type: 'integer', minimum: 0, maximum: 9 },
+        { enum: ['c', 'f', 1] },
+        { type: 'array', items: { type: 'boolean' }, maxItems: 2 },
+        { const: 'k' },
+        { type: 'string', pattern: '^[A-Z]{2}$' },
+      ] as Schema[]
+    )[i % 6]!
   const properties: Record<string, Schema> = {}
   NAMES.forEach((n, i) => (properties[n] = leaf(i)))
   return {
