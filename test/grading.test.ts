@@ -49,6 +49,13 @@ const FLAGGED: [string, string][] = [
   ['ok:false one level down in result (structuredContent)', `{"content":[],"structuredContent":{"result":{"ok":false}}}`],
   ['text with surrounding whitespace', textResult('  {"success":false}\n')],
   ['escapes and non-ASCII kept byte for byte', `{"content":[{"type":"text","text":"{\\"success\\":false,\\"msg\\":\\"caf\\u00e9 \\/ na\\u00efve\\"}"}]}`],
+  // The error member (docs/grading.md): n8n-mcp 2.87.0 get_template, pretty-printed as it writes it; server-slack 2025.4.25's catch.
+  [
+    'an error report: n8n-mcp get_template',
+    textResult(JSON.stringify({ error: 'Template 12 not found', tip: 'Use list_templates, list_node_templates or search_templates to find available templates' }, null, 2)),
+  ],
+  ['an error report: server-slack', textResult('{"error":"Missing required argument: channel_id"}')],
+  ['an error object with a message', textResult('{"error":{"code":404,"message":"Not Found"}}')],
 ]
 
 /** Cases that must NOT be flagged (D11): passed through unchanged and graded ok. */
@@ -63,6 +70,12 @@ const NOT_FLAGGED: [string, string][] = [
   ['status "ok"', `{"content":[],"structuredContent":{"status":"ok"}}`],
   ['two text blocks (not a single text content)', `{"content":[{"type":"text","text":"{\\"success\\":false}"},{"type":"text","text":"more"}]}`],
   ['isError:false with a healthy payload', textResult('{"rows":[1,2]}', ',"isError":false')],
+  ['error: null beside data', textResult('{"error":null,"data":{"rows":[]}}')],
+  ['an empty errors list', textResult('{"errors":[]}')],
+  ['a log listing errors', textResult('{"entries":[{"level":"error","error":"disk full"}]}')],
+  ['error: "" beside rows', textResult('{"error":"","rows":[1]}')],
+  ['error: false', textResult('{"error":false}')],
+  ['an error text beside a result member', textResult('{"jobId":"42","state":"done","error":"retried once"}')],
 ]
 
 const ROWS: Row[] = [

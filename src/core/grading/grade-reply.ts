@@ -35,9 +35,43 @@ function failureFlag(o: Record<string, unknown>): boolean {
 }
 
 /**
+ * Members that only describe an error, so an object holding an error and nothing but these is an
+ * error report (`{"error": "Template 12 not found", "tip": "..."}`, n8n-mcp; `{"error": "..."}`,
+ * server-slack). Anything else beside `error` may be the result the call asked for (a log entry,
+ * a record with an `error` field), and keeps the object a success. `success`, `ok` and `status`
+ * are left out on purpose: their own rule decides (docs/grading.md).
+ */
+const ERROR_COMPANIONS = new Set(['tip', 'hint', 'message', 'details', 'detail', 'code', 'errorCode', 'error_code', 'reason', 'suggestion', 'help', 'documentation'])
+
+/** A non-empty string after trimming. */
+function said(v: unknown): boolean {
+  return typeof v === 'string' && v.trim() !== ''
+}
+
+/**
+ * D11, the `error` member: true when `o` reports an error and holds no result. Its top-level
+ * `error` is a non-empty string or an object with a non-empty string `message`, and every other
+ * member is an {@link ERROR_COMPANIONS} member, `valid: false`, or an HTTP error status
+ * (`status` / `statusCode` 400..599). `error: null`, `""`, `false`, `{}` and `errors` are never an error report.
+ */
+function errorReport(o: Record<string, unknown>): boolean {
+  const e = o.error
+  if (!(said(e) || (isObject(e) && said(e.message)))) return false
+  for (const k of Object.keys(o)) {
+    if (k === 'error' || ERROR_COMPANIONS.has(k)) continue
+    const v = o[k]
+    if (k === 'valid' && v === false) continue
+    if ((k === 'status' || k === 'statusCode') && typeof v === 'number' && v >= 400 && v <= 599) continue
+    return false
+  }
+  return true
+}
+
+/**
  * D11: true when a `tools/call` result hides a failure: `structuredContent`, or the single text
  * content parsed as a JSON object, carries `success: false`, `ok: false` or
- * `status: "error" | "failed"` at the top level or one level down in `data` or `result`.
+ * `status: "error" | "failed"` at the top level or one level down in `data` or `result`, or is at
+ * its top level an error report with no result beside it ({@link errorReport}).
  * Plain text, invalid JSON, arrays and `error: null` are never flagged.
  */
 export function hidesFailure(result: Record<string, unknown>): boolean {
@@ -59,7 +93,7 @@ export function hidesFailure(result: Record<string, unknown>): boolean {
   }
   for (const o of candidates) {
     if (!isObject(o)) continue
-    if (failureFlag(o)) return true
+    if (failureFlag(o) || errorReport(o)) return true
     for (const inner of [o.data, o.result]) if (isObject(inner) && failureFlag(inner)) return true
   }
   return false

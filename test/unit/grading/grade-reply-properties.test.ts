@@ -35,12 +35,44 @@ describe('markIsError', () => {
           fc.array(json).map((a) => JSON.stringify(a)),
           fc
             .dictionary(
-              fc.string().filter((k) => !['success', 'ok', 'status', 'data', 'result'].includes(k)),
+              fc.string().filter((k) => !['success', 'ok', 'status', 'data', 'result', 'error'].includes(k)),
               json
             )
             .map((o) => JSON.stringify(o))
         ),
         (text) => {
+          expect(hidesFailure({ content: [{ type: 'text', text }] })).toBe(false)
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+
+  it('never flags an error text beside a member that may be a result', () => {
+    const companions = [
+      'tip',
+      'hint',
+      'message',
+      'details',
+      'detail',
+      'code',
+      'errorCode',
+      'error_code',
+      'reason',
+      'suggestion',
+      'help',
+      'documentation',
+      'valid',
+      'status',
+      'statusCode',
+    ]
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1 }).filter((s) => s.trim() !== ''),
+        fc.string().filter((k) => !['success', 'ok', 'data', 'result', 'error', ...companions].includes(k)),
+        json,
+        (error, key, value) => {
+          const text = JSON.stringify({ error, [key]: value })
           expect(hidesFailure({ content: [{ type: 'text', text }] })).toBe(false)
         }
       ),
