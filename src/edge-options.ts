@@ -39,7 +39,7 @@ export interface EdgePolicies {
   outputSchema?: Config['outputSchema']
   /** `HIDDEN_FAILURES`: add `isError: true` to results that hide a failure (default true). */
   hiddenFailures?: boolean
-  /** `SUPPORTED_VERSIONS`: the protocol versions accepted (default: all four). */
+  /** `SUPPORTED_VERSIONS`: the protocol versions accepted (default: all five, 2024-11-05 to 2026-07-28). */
   supportedVersions?: ProtocolVersion[]
 }
 

@@ -269,7 +269,7 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
 
   describe('D14: protocol versions', () => {
     it('an unsupported or malformed header: 400 -32022 with supported (newest first) and requested', async () => {
-      for (const v of ['2024-11-05', 'not-a-version', '2099-01-01']) {
+      for (const v of ['2024-10-07', 'not-a-version', '2099-01-01']) {
         const r = await post(url(), '{"jsonrpc":"2.0","id":"v","method":"ping"}', V(v))
         expect(r.status).toBe(400)
         expect(r.json).toEqual({
@@ -277,8 +277,8 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
           id: 'v',
           error: {
             code: -32022,
-            message: expect.stringContaining('2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26'),
-            data: { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], requested: v },
+            message: expect.stringContaining('2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05'),
+            data: { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: v },
           },
         })
       }
@@ -357,7 +357,7 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
       expect(second.json).toEqual({
         jsonrpc: '2.0',
         id: 2,
-        error: { code: -32022, message: expect.any(String), data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26'], requested: '2026-07-28' } },
+        error: { code: -32022, message: expect.any(String), data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2026-07-28' } },
       })
       expect(forwarded()).toHaveLength(1)
       // legacy traffic to the same origin still flows
@@ -379,7 +379,7 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
       expect(probe.json.error.code).toBe(-32601)
       const next = await post(url('learnD'), `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{${ENV}}}`, MODERN('tools/list'))
       expect(next.status).toBe(400)
-      expect(next.json.error).toMatchObject({ code: -32022, data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26'] } })
+      expect(next.json.error).toMatchObject({ code: -32022, data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] } })
       expect(forwarded()).toHaveLength(1)
     })
   })

@@ -121,7 +121,7 @@ describe.each(RUNTIMES)('SDK clients and origins of both eras through the edge o
     expect(probe.statusCode).toBe(400)
     expect(await probe.body.json()).toMatchObject({
       id: 'probe',
-      error: { code: -32022, data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26'], requested: '2026-07-28' } },
+      error: { code: -32022, data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2026-07-28' } },
     })
     expect(legacy.stats.posts).toBe(postsAfterFirst)
 

@@ -218,6 +218,13 @@ export class Exchange {
   scopePending?: Promise<string>
   /** Aborts when the client goes away (the runtime's `request.signal`); passed to the origin request of forwarded requests. */
   signal?: ClientSignal
+  /**
+   * The protocol version the POST asked for when it was refused as unsupported (-32022): logged as
+   * `requestedVersion` with `era: null`, since no era served it.
+   */
+  refusedVersion?: string
+  /** The method of the notification a POST forwarded (it has no id, so no grade row): logged as `notification`. */
+  notification?: string
   /** True when the POST is a batch (a denial of one element is then answered per id, inside a 200). */
   batch = false
   /** Who the request's verified access token speaks for; set only with auth on, once the token was accepted. */
@@ -291,13 +298,15 @@ export class Exchange {
       msg: 'mcp.post',
       rid: this.requestId ?? requestIdOf(undefined),
       origin: this.target.id,
-      era: this.era,
+      era: this.refusedVersion === undefined ? this.era : null,
+      ...(this.refusedVersion === undefined ? {} : { requestedVersion: this.refusedVersion }),
       status,
       ms: now - this.started,
       originMs: this.originMs,
       grades: this.rows,
     }
     if (this.identity) rec.sub = boundText(this.identity.sub, 128)
+    if (this.notification !== undefined) rec.notification = boundText(this.notification, 128)
     if (this.originCause) {
       rec.originError = this.originCause.code
       rec.originErrorText = this.originCause.text
@@ -327,11 +336,11 @@ export class Exchange {
     if (span.recording) {
       const first = this.rows[0]
       const a: Record<string, string | number | boolean> = {
-        'mcp.protocol.version': this.era,
         'mcp_edge.origin': this.target.id,
         'http.response.status_code': status,
         'mcp_edge.grade': gradeHeader(this.rows),
       }
+      if (this.refusedVersion === undefined) a['mcp.protocol.version'] = this.era
       if (this.requestId) a['mcp_edge.request_id'] = this.requestId
       if (first) {
         if (first.method) a['mcp.method.name'] = first.method

@@ -93,7 +93,7 @@ export async function handlePost(
       parsed.items.map((it) => it.value),
       eraCtx
     )
-    if (d.kind === 'protocol') return ex.answer(d)
+    if (d.kind === 'protocol') return ex.answer(noteRefusedVersion(ex, d))
     ex.era = d.era
     ex.batch = true
     if (parsed.items.length > config.maxBatch) {
@@ -116,7 +116,9 @@ export async function handlePost(
   const d = decideEra(c, parsed.item.value, eraCtx)
   if (d.kind === 'protocol') {
     ex.era = headerEra(headers)
-    return ex.answer(d, c.kind === 'request' ? c.method : '')
+    // The log line names the method of a refused notification too (notifications/initialized
+    // is the first message a client sends under its negotiated version).
+    return ex.answer(noteRefusedVersion(ex, d), c.kind === 'response' ? '' : c.method)
   }
   ex.era = d.kind === 'legacy' ? d.era : MODERN_VERSION
   if (d.kind === 'legacy') return handleSingle(c, headers, ex)
@@ -128,6 +130,17 @@ export async function handlePost(
   // 2026-07-28 has no sessions: never echo or mint a session id (MCP 2026-07-28 Streamable HTTP §Earlier Streamable HTTP Revisions).
   delete res.headers['mcp-session-id']
   return res
+}
+
+/**
+ * Notes on the exchange the version a -32022 refusal names (its `data.requested`, already cut to
+ * 64 characters), so the log line says which version was refused instead of an era the request
+ * never named. Returns the refusal unchanged.
+ */
+function noteRefusedVersion(ex: Exchange, d: ProtocolRefusal): ProtocolRefusal {
+  const data = d.error.code === ErrorCode.UnsupportedVersion ? d.error.data : undefined
+  if (isObject(data) && typeof data.requested === 'string') ex.refusedVersion = data.requested
+  return d
 }
 
 /** The era an answer given before (or without) the era rule is logged under: the version header when known, else the default. */
@@ -297,6 +310,8 @@ function fromVerdict(c: Extract<Classified, { kind: 'request' }>, verdict: CallV
 async function handleSingle(c: Classified, headers: RequestHeaders, ex: Exchange): Promise<EdgeResponse> {
   if (c.kind === 'invalid') return ex.answer(c)
   if (c.kind === 'notification' || c.kind === 'response') {
+    // A notification has no id, so no grade row: the log line names it on its own.
+    if (c.kind === 'notification') ex.notification = c.method
     // A `notifications/tools/list_changed` from the client is forwarded but not believed: the
     // notification is the server's to send (MCP Tools, "List Changed Notification"), and trusting
     // it let any caller reset the refresh rate limit (docs/reliability.md).

@@ -849,7 +849,7 @@ export const SETTINGS = [
     arg: 'on|off',
     help: 'add isError: true to results hiding a failure',
     example: 'off',
-    doc: 'add `isError: true` to results that hide a failure (`success: false` and the like, D11)',
+    doc: 'add `isError: true` to results that hide a failure (`success: false`, a lone `error` member and the like, D11)',
   }),
   row({
     variable: 'SUPPORTED_VERSIONS',
@@ -864,7 +864,7 @@ export const SETTINGS = [
       nonEmpty: true,
     }),
     default: [...ALL_VERSIONS],
-    defaultDoc: 'all four',
+    defaultDoc: 'all five',
     arg: 'list',
     help: 'protocol versions accepted, comma-separated',
     example: '2025-06-18,2025-11-25',

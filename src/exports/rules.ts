@@ -9,6 +9,7 @@ export { portabilityProblem } from '../core/validation/schema-portability'
 export {
   dialectOf,
   allowsBatches,
+  hasVersionHeader,
   invalidArgsAsToolError,
   isModern,
   isKnownVersion,

@@ -88,7 +88,7 @@ describe('mcp-edge program', () => {
     [['check', 'ftp://example.com/mcp'], /mcp-url must be an http or https URL, got "ftp:\/\/example.com\/mcp"/],
     [['check', 'not a url'], /mcp-url must be an http or https URL, got "not a url"/],
     [['check', 'http://127.0.0.1:1/mcp', '--header', 'no colon here'], /--header must look like 'Name: value', got "no colon here"/],
-    [['check', 'http://127.0.0.1:1/mcp', '--version', '2024-11-05'], /--version must be one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, got "2024-11-05"/],
+    [['check', 'http://127.0.0.1:1/mcp', '--version', '2024-10-07'], /--version must be one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, got "2024-10-07"/],
     [['check', 'http://127.0.0.1:1/mcp', '--timeout', '0'], /--timeout must be a whole number from 1 to 600000, got "0"/],
     [['check', 'http://127.0.0.1:1/mcp', '--max-requests', 'lots'], /--max-requests must be a whole number from 1 to 100000, got "lots"/],
     [['check', 'http://127.0.0.1:1/mcp', '--format', 'xml'], /--format must be one of table, lines, json, junit, markdown, got "xml"/],

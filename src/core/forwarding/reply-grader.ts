@@ -12,6 +12,7 @@ import { idLabel, originEras, pinBook, type Exchange, type Pending } from '../ex
 import { holdToolsList } from '../pinning/apply-pins'
 import { listScope } from '../validation/caller-scope'
 import { gatewayError } from '../local-answer'
+import { isKnownVersion, isModern } from '../jsonrpc/versions'
 import { filterToolsListReply } from '../gate/apply-access'
 
 /**
@@ -80,6 +81,9 @@ export class ReplyGrader {
     p.answered = true
     this.open--
     originEras(ex.deps).observe(ex.target.id, p.method, msg) // D17: learn the origin's era
+    // An initialize POST is logged in the version the origin negotiated, not the one the client offered.
+    if (p.method === 'initialize' && isObject(msg.result) && isKnownVersion(msg.result.protocolVersion) && !isModern(msg.result.protocolVersion))
+      ex.era = msg.result.protocolVersion
     // Access first (gate/apply-access.ts): tools TOOLS_ALLOW / TOOLS_DENY hide leave the page
     // before anything learns from it; an unchanged page keeps the origin's bytes.
     const filtered = filterToolsListReply(ex, p, msg)

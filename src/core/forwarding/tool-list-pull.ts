@@ -5,7 +5,7 @@
  * `tools/list` page (following `nextCursor`), then `DELETE` of the session. Replies may be JSON or
  * SSE. Throws on any failure (a {@link PullError} for a failed step); callers fail open (D16).
  */
-import { isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from '../jsonrpc/versions'
+import { hasVersionHeader, isModern, META_VERSION_KEY, type ProtocolVersion, isKnownVersion } from '../jsonrpc/versions'
 import { isObject, requestMessage } from '../jsonrpc/jsonrpc'
 import { OriginTimeoutError, type OriginClient, type OriginReply } from '../ports'
 import { LinkSignal } from '../client-signal'
@@ -111,7 +111,7 @@ async function pullWithin(opts: PullOptions, signal?: LinkSignal): Promise<Pulle
   const post = async (body: Record<string, unknown>, expectReply: boolean) => {
     const headers = { ...base }
     if (sessionId) headers['mcp-session-id'] = sessionId
-    if (era !== '2025-03-26' || sessionId) headers['mcp-protocol-version'] = era
+    if (hasVersionHeader(era) || sessionId) headers['mcp-protocol-version'] = era
     if (isModern(era) && typeof body.method === 'string') headers['mcp-method'] = body.method
     if (signal?.aborted) throw new OriginTimeoutError()
     const reply = await opts.client({

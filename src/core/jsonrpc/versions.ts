@@ -3,8 +3,12 @@
  * Protocol versions ("eras") and the per-era rules of docs/design.md §3. Pure.
  */
 
-/** Protocol versions the edge speaks, newest first (the order used in -32022 `data.supported`). */
-export const ALL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'] as const
+/**
+ * Protocol versions the edge speaks, newest first (the order used in -32022 `data.supported`).
+ * 2024-11-05 defined only stdio and HTTP+SSE; its sessions on Streamable HTTP are served under
+ * the 2025-03-26 transport rules without batches (docs/protocol-rules.md §7).
+ */
+export const ALL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const
 
 /** One MCP protocol version. */
 export type ProtocolVersion = (typeof ALL_VERSIONS)[number]
@@ -38,9 +42,20 @@ export function isKnownVersion(v: unknown): v is ProtocolVersion {
   return typeof v === 'string' && (ALL_VERSIONS as readonly string[]).includes(v)
 }
 
-/** Batches are allowed only in 2025-03-26 (removed in 2025-06-18, changelog). */
+/**
+ * Batches are allowed only in 2025-03-26: added there (changelog), removed in 2025-06-18, and
+ * absent from 2024-11-05 (its schema's `JSONRPCMessage` has no array).
+ */
 export function allowsBatches(v: ProtocolVersion): boolean {
   return v === '2025-03-26'
+}
+
+/**
+ * True when a client of version `v` sends `MCP-Protocol-Version` after `initialize` (introduced by
+ * 2025-06-18; 2024-11-05 and 2025-03-26 clients need not, though SDK clients do).
+ */
+export function hasVersionHeader(v: ProtocolVersion): boolean {
+  return v >= '2025-06-18'
 }
 
 /** From 2025-11-25 on, invalid tool arguments are a tool execution error (SEP-1303). */

@@ -14,7 +14,7 @@
  */
 export { hidesFailure } from 'mcp-edge-validator/rules'
 export { portabilityProblem } from 'mcp-edge-validator/rules'
-export { dialectOf, allowsBatches, invalidArgsAsToolError, isModern, META_VERSION_KEY, type Dialect, type ProtocolVersion } from 'mcp-edge-validator/rules'
+export { dialectOf, allowsBatches, hasVersionHeader, invalidArgsAsToolError, isModern, META_VERSION_KEY, type Dialect, type ProtocolVersion } from 'mcp-edge-validator/rules'
 export { publicIssues, type PublicIssue } from 'mcp-edge-validator/rules'
 export { errorText, isObject, requestMessage, toRawId } from 'mcp-edge-validator/rules'
 export { SchemaUnusableError, type ValidatorEngine, type CompiledValidator, type ValidationIssue } from 'mcp-edge-validator/rules'

@@ -32,10 +32,20 @@ import { handshake, modernHandshake, sdkError, type Session } from './session'
 export { ReplyTooLargeError } from './http'
 
 /**
- * The protocol versions check grades, newest first: 2026-07-28 through the official SDK v2 client
- * (@modelcontextprotocol/client), the 2025 revisions through the SDK v1 client.
+ * The protocol versions check grades by default, newest first: 2026-07-28 through the official
+ * SDK v2 client (@modelcontextprotocol/client), the 2025 revisions through the SDK v1 client.
  */
 export const CHECK_VERSIONS: readonly ProtocolVersion[] = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']
+
+/**
+ * 2024-11-05, the version of the archived reference servers (docs/protocol-rules.md §7): checked
+ * when `--version` asks for it, and by default when a server answered it to a 2025 offer (so a
+ * server that speaks only 2024-11-05 is graded, and one that speaks 2025 is not checked twice).
+ */
+export const OLDEST_VERSION: ProtocolVersion = '2024-11-05'
+
+/** Every version `--version` accepts, newest first. */
+export const VERSION_CHOICES: readonly ProtocolVersion[] = [...CHECK_VERSIONS, OLDEST_VERSION]
 
 /** Default upper bound of the HTTP requests one run sends to one URL. */
 export const DEFAULT_MAX_REQUESTS = 400
@@ -206,7 +216,9 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const addRow = (row: CaseRow) => void report.rows.push(safeRowText(row))
   const addVersion = (v: CheckReport['versions'][number]) => void report.versions.push(safeRowText(v))
   let id = 1
-  for (const version of options.versions ?? CHECK_VERSIONS) {
+  const versions = [...(options.versions ?? CHECK_VERSIONS)]
+  for (let i = 0; i < versions.length; i++) {
+    const version = versions[i]!
     const progress = (step: string) => options.onProgress?.({ url: opts.url, version, step, sent: budget.sent, maxRequests: budget.max })
     const state: RunState = {
       opts,
@@ -233,6 +245,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     }
     report.connected = true
     addRow(handshakeRow(version, session))
+    if (options.versions === undefined && session.negotiated === OLDEST_VERSION && !versions.includes(OLDEST_VERSION)) versions.push(OLDEST_VERSION)
     if (session.negotiated !== version) {
       addVersion({ version, negotiated: session.negotiated, skipped: `the server answered ${printable(session.negotiated, 20)}` })
       await session.close()

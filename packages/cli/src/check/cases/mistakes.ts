@@ -44,7 +44,9 @@ export function judgeMistake(answer: HttpAnswer, id: string | number | null, spe
   if (spec.canary !== undefined && echoes(answer, spec.canary)) misleading.push('the rejected value is echoed back')
   if (r.kind === 'error' && r.alsoResult) misleading.push('a result beside the error (JSON-RPC 2.0 §5: exactly one of them)')
   if (r.kind === 'result' && !r.isError)
-    misleading.push(r.hidesFailure ? 'the refusal is hidden in a result without isError (success: false or the like)' : 'reported as a success: a result without isError')
+    misleading.push(
+      r.hidesFailure ? 'the refusal is hidden in a result without isError (success: false, a lone error member or the like)' : 'reported as a success: a result without isError'
+    )
   if (misleading.length > 0) return v('misleads', misleading.join('; '))
   if (r.kind === 'none') {
     return v('fails', answer.messages.length === 0 ? `HTTP ${answer.status} without a JSON-RPC response` : 'no JSON-RPC response for this id', `${spec.rule}; JSON-RPC 2.0 §5`)

@@ -47,8 +47,16 @@ export function buildRequest(v: ProtocolVersion, id: string | number, method: st
 /** A section of the Server Tools page of revision `v`. */
 export const toolsSection = (v: ProtocolVersion, section: string) => `MCP ${v} Server Tools §${section}`
 
-/** A section of the transport spec: "Transports" up to 2025-11-25, the "Streamable HTTP" page from 2026-07-28 on. */
-export const transportSection = (v: ProtocolVersion, section: string) => (isModern(v) ? `MCP ${v} Streamable HTTP §${section}` : `MCP ${v} Transports §${section}`)
+/**
+ * A section of the transport spec: "Transports" up to 2025-11-25, the "Streamable HTTP" page from
+ * 2026-07-28 on. 2024-11-05 defines no Streamable HTTP: its sessions there follow the 2025-03-26
+ * page (docs/protocol-rules.md §7), which the row cites.
+ */
+export function transportSection(v: ProtocolVersion, section: string): string {
+  if (isModern(v)) return `MCP ${v} Streamable HTTP §${section}`
+  if (v === '2024-11-05') return `MCP 2025-03-26 Transports §${section} (applied to 2024-11-05 sessions on Streamable HTTP)`
+  return `MCP ${v} Transports §${section}`
+}
 
 /** A passing verdict. */
 export const pass = (expected: string, rule: string, why = ''): Verdict => ({ grade: 'pass', expected, rule, why })

@@ -52,7 +52,7 @@ export function judgeValidCall(answer: HttpAnswer, id: number, v: ProtocolVersio
       )
     return v_('pass', `a JSON-RPC error ${r.code ?? ''} to arguments valid by the inputSchema (a failure, reported as one)`)
   }
-  if (r.hidesFailure) return v_('misleads', 'a failure reported as a success: the result says success: false (or the like) without isError: true')
+  if (r.hidesFailure) return v_('misleads', 'a failure reported as a success: the result says success: false (or holds only an error) without isError: true')
   const result = r.result
   if (!isObject(result) || !Array.isArray(result.content)) return v_('fails', 'the result has no content array', `MCP ${v} schema CallToolResult (content is required)`)
   if (isModern(v) && result.resultType !== 'complete' && result.resultType !== 'input_required') {

@@ -10,7 +10,7 @@ import { printable, quoted } from '../../check/reply'
 import { toJunit } from '../../check/junit'
 import { toMarkdown } from '../../check/markdown'
 import { exitStatus, formatLines, formatTable, pairRows, summaryLine, toJson } from '../../check/report'
-import { CHECK_VERSIONS, DEFAULT_MAX_REQUESTS, DEFAULT_TIMEOUT_MS, runCheck, type CheckOptions, type CheckProgress } from '../../check/runner'
+import { CHECK_VERSIONS, OLDEST_VERSION, VERSION_CHOICES, DEFAULT_MAX_REQUESTS, DEFAULT_TIMEOUT_MS, runCheck, type CheckOptions, type CheckProgress } from '../../check/runner'
 import type { ProtocolVersion } from '../../check/edge-rules'
 
 /** Options as commander hands them over. */
@@ -60,8 +60,8 @@ function parseOptions(url: string, o: RawOptions): { url: string; through?: stri
     return n
   }
   const versions = o.version.map((v) => {
-    if (!(CHECK_VERSIONS as readonly string[]).includes(v)) {
-      throw new Error(`--version must be one of ${CHECK_VERSIONS.join(', ')}, got ${shown(v)}`)
+    if (!(VERSION_CHOICES as readonly string[]).includes(v)) {
+      throw new Error(`--version must be one of ${VERSION_CHOICES.join(', ')}, got ${shown(v)}`)
     }
     return v as ProtocolVersion
   })
@@ -110,7 +110,12 @@ export function addCheckCommand(program: Command): void {
       'Grade an MCP server: send it the client mistakes and calls an agent makes, and show, per case, what it answered, what the specs require, and whether it misleads an agent.'
     )
     .argument('<mcp-url>', 'the MCP endpoint, e.g. http://127.0.0.1:3000/mcp')
-    .option('--version <version>', `protocol version to check (repeatable; default: each of ${CHECK_VERSIONS.join(', ')} the server speaks)`, collect, [])
+    .option(
+      '--version <version>',
+      `protocol version to check: ${VERSION_CHOICES.join(', ')} (repeatable; default: each of ${CHECK_VERSIONS.join(', ')} the server speaks, and ${OLDEST_VERSION} when the server answers it)`,
+      collect,
+      []
+    )
     .option('--tool <name>', 'check only this tool (repeatable)', collect, [])
     .option('--call <name>', 'tool safe to call: it gets one call with valid generated arguments (repeatable; never by default)', collect, [])
     .option('--call-all', 'call every listed tool with valid generated arguments (tools can have side effects)')
