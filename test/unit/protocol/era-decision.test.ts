@@ -52,6 +52,15 @@ describe('batches (E3-E5)', () => {
       expect(d.kind === 'protocol' && [d.error.code, d.id.raw], p).toEqual([code, 'null'])
     }
   })
+  it('E5 for 2024-11-05: it had no batches (its JSONRPCMessage is never an array), -32600 id null (docs/protocol-rules.md V3)', () => {
+    const d = decideBatchEra([call()], ctx({ 'mcp-protocol-version': '2024-11-05' }))
+    expect(d.kind === 'protocol' && [d.status, d.error.code, d.id.raw, d.error.message]).toEqual([
+      400,
+      -32600,
+      'null',
+      'Invalid Request: JSON-RPC batches are not part of MCP 2024-11-05; send one message per POST',
+    ])
+  })
   it('E18 for batches: 2025-03-26 not served -> -32022', () => {
     const d = decideBatchEra([call()], ctx({}, ['2025-11-25']))
     expect(d.kind === 'protocol' && d.error.code).toBe(-32022)
@@ -111,6 +120,15 @@ describe('requests without a claim (E14-E19)', () => {
   it('E16: another request under a 2026-07-28 header without envelope: -32602; an unserved one -32022', () => {
     expect(era(call(), ctx({ 'mcp-protocol-version': '2026-07-28' }))).toMatchObject({ code: -32602 })
     expect(era(call(), ctx({ 'mcp-protocol-version': '2026-07-28' }, ['2025-03-26']))).toMatchObject({ code: -32022 })
+  })
+  it('E14 and E17 for 2024-11-05: an initialize offering it, and requests and notifications under its header, are served in it (V3)', () => {
+    expect(era(init('2024-11-05'), ctx())).toEqual({ kind: 'legacy', era: '2024-11-05' })
+    expect(era(call(), ctx({ 'mcp-protocol-version': '2024-11-05' }))).toEqual({ kind: 'legacy', era: '2024-11-05' })
+    expect(era(note(), ctx({ 'mcp-protocol-version': '2024-11-05' }))).toEqual({ kind: 'legacy', era: '2024-11-05' })
+    // Left out of SUPPORTED_VERSIONS: the answer before 2024-11-05 was served (D14).
+    const narrowed = ALL_VERSIONS.filter((v) => v !== '2024-11-05')
+    expect(era(call(), ctx({ 'mcp-protocol-version': '2024-11-05' }, narrowed))).toEqual({ status: 400, code: -32022, id: 1 })
+    expect(era(init('2024-11-05'), ctx({}, narrowed))).toEqual({ kind: 'legacy', era: '2025-03-26' })
   })
   it('E17: a served 2025 header: that version', () => {
     expect(era(call(), ctx({ 'mcp-protocol-version': '2025-11-25' }))).toEqual({ kind: 'legacy', era: '2025-11-25' })
