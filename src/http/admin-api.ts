@@ -34,7 +34,7 @@ import { isToolDigest, type ToolDigest } from '../core/pinning/tool-digest'
 import { originTarget } from '../core/pipeline'
 import { nestsDeeperThan } from '../core/jsonrpc/json-scan'
 import { isObject } from '../core/jsonrpc/jsonrpc'
-import { isKnownVersion, isModern, newestFirst, type ProtocolVersion } from '../core/jsonrpc/versions'
+import { ALL_VERSIONS, isKnownVersion, isModern, newestFirst, type ProtocolVersion } from '../core/jsonrpc/versions'
 import { pullToolList } from '../core/forwarding/tool-list-pull'
 import { PUBLIC_SCOPE } from '../core/validation/caller-scope'
 import type { ToolRecord } from '../core/validation/tool-record'
@@ -227,8 +227,7 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     if ('refusal' in read) return read.refusal
     const body = read.body
     if (!isObject(body) || !Array.isArray(body.tools)) return fail(c, 400, 'the body must be { "tools": [ { "name", "inputSchema" } ] }')
-    if (body.protocolVersion !== undefined && !isKnownVersion(body.protocolVersion))
-      return fail(c, 400, 'protocolVersion must be one of the four MCP protocol versions when present')
+    if (body.protocolVersion !== undefined && !isKnownVersion(body.protocolVersion)) return fail(c, 400, `protocolVersion must be one of ${ALL_VERSIONS.join(', ')} when present`)
     const era: ProtocolVersion = isKnownVersion(body.protocolVersion) ? body.protocolVersion : '2025-11-25'
     const { registry } = t.deps
     const source = registry.sourceOf(t.origin)
