@@ -14,7 +14,9 @@
  * Plus, with `fixtures: true` (what `npm start` uses), on the same session the fixtures of the
  * official conformance suite (demo/fixtures.ts): `test_*` tools, `test://` resources, prompts,
  * completion, logging, progress, sampling and elicitation, so `npm start` fronts an origin on which
- * the whole suite can run. Bound to loopback (the default), it answers only loopback Host/Origin.
+ * the whole suite can run. With `modern: true` it also speaks MCP 2026-07-28 (stateless, an SDK v2
+ * server with the fixtures of the suite's 2026-07-28 requirements, demo/fixtures-2026.ts) for every
+ * request outside a 2025 session. Bound to loopback (the default), it answers only loopback Host/Origin.
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
