@@ -226,7 +226,8 @@ export async function callFixtureTool(name: string, args: Record<string, unknown
   }
 }
 
-const RESOURCES = [
+/** The fixture resources as listed in resources/list. */
+export const FIXTURE_RESOURCES = [
   { uri: 'test://static-text', name: 'static-text', title: 'Static text', description: 'A fixed text resource.', mimeType: 'text/plain' },
   { uri: 'test://static-binary', name: 'static-binary', title: 'Static binary', description: 'A fixed PNG resource.', mimeType: 'image/png' },
   { uri: 'test://watched-resource', name: 'watched-resource', title: 'Watched resource', description: 'A resource clients can subscribe to.', mimeType: 'text/plain' },
@@ -234,7 +235,8 @@ const RESOURCES = [
 
 const TEMPLATE = /^test:\/\/template\/([^/]+)\/data$/
 
-const PROMPTS = [
+/** The fixture prompts as listed in prompts/list. */
+export const FIXTURE_PROMPTS = [
   { name: 'test_simple_prompt', title: 'Simple prompt', description: 'A prompt without arguments.' },
   {
     name: 'test_prompt_with_arguments',
@@ -256,6 +258,63 @@ const PROMPTS = [
 
 const ARG1_COMPLETIONS = ['alpha', 'beta', 'gamma', 'delta']
 
+/** The fixture resource templates as listed in resources/templates/list. */
+export const FIXTURE_RESOURCE_TEMPLATES = [
+  { uriTemplate: 'test://template/{id}/data', name: 'template', title: 'Template', description: 'Data for one id.', mimeType: 'application/json' },
+]
+
+/**
+ * The `resources/read` result of one fixture resource (text, PNG blob, or the template's JSON), or
+ * null when `uri` names none: each caller answers that in its own revision's error shape.
+ */
+export function readFixtureResource(uri: string): { contents: ({ uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string })[] } | null {
+  switch (uri) {
+    case 'test://static-text':
+      return { contents: [{ uri, mimeType: 'text/plain', text: 'Static text resource content.' }] }
+    case 'test://static-binary':
+      return { contents: [{ uri, mimeType: 'image/png', blob: PNG_1X1 }] }
+    case 'test://watched-resource':
+      return { contents: [{ uri, mimeType: 'text/plain', text: 'Watched resource content.' }] }
+  }
+  const m = TEMPLATE.exec(uri)
+  if (m) return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id: m[1], data: `Data for id ${m[1]}` }) }] }
+  return null
+}
+
+type PromptContent =
+  { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string } | { type: 'resource'; resource: { uri: string; mimeType: string; text: string } }
+
+/** The `prompts/get` result of one fixture prompt, or null when `name` names none. */
+export function getFixturePrompt(name: string, a: Record<string, string>): { messages: { role: 'user'; content: PromptContent }[] } | null {
+  switch (name) {
+    case 'test_simple_prompt':
+      return { messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }] }
+    case 'test_prompt_with_arguments':
+      return { messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${a.arg1 ?? ''}', arg2='${a.arg2 ?? ''}'` } }] }
+    case 'test_prompt_with_embedded_resource':
+      return {
+        messages: [
+          { role: 'user', content: { type: 'resource', resource: { uri: a.resourceUri ?? 'test://static-text', mimeType: 'text/plain', text: 'Embedded resource content.' } } },
+          { role: 'user', content: { type: 'text', text: 'Please read the resource above.' } },
+        ],
+      }
+    case 'test_prompt_with_image':
+      return {
+        messages: [
+          { role: 'user', content: { type: 'image', data: PNG_1X1, mimeType: 'image/png' } },
+          { role: 'user', content: { type: 'text', text: 'Please describe the image above.' } },
+        ],
+      }
+  }
+  return null
+}
+
+/** The `completion/complete` result: `arg1` of a prompt completes from a fixed list by prefix. */
+export function completeFixtureArgument(refType: string, argument: string, prefix: string): { completion: { values: string[]; total: number; hasMore: false } } {
+  const values = refType === 'ref/prompt' && argument === 'arg1' ? ARG1_COMPLETIONS.filter((v) => v.startsWith(prefix)) : []
+  return { completion: { values, total: values.length, hasMore: false } }
+}
+
 /**
  * Installs the resource, prompt, subscription and completion handlers on a low-level SDK v1
  * `Server` whose capabilities include `resources` (with `subscribe`), `prompts` and `completions`.
@@ -264,23 +323,12 @@ const ARG1_COMPLETIONS = ['alpha', 'beta', 'gamma', 'delta']
  * @param subscriptions the session's subscribed URIs (kept by the caller, one set per session)
  */
 export function installFixtureHandlers(server: Server, subscriptions: Set<string>): void {
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: RESOURCES }))
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [{ uriTemplate: 'test://template/{id}/data', name: 'template', title: 'Template', description: 'Data for one id.', mimeType: 'application/json' }],
-  }))
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: FIXTURE_RESOURCES }))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: FIXTURE_RESOURCE_TEMPLATES }))
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
-    const uri = req.params.uri
-    switch (uri) {
-      case 'test://static-text':
-        return { contents: [{ uri, mimeType: 'text/plain', text: 'Static text resource content.' }] }
-      case 'test://static-binary':
-        return { contents: [{ uri, mimeType: 'image/png', blob: PNG_1X1 }] }
-      case 'test://watched-resource':
-        return { contents: [{ uri, mimeType: 'text/plain', text: 'Watched resource content.' }] }
-    }
-    const m = TEMPLATE.exec(uri)
-    if (m) return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id: m[1], data: `Data for id ${m[1]}` }) }] }
-    throw new McpError(-32002, 'Resource not found', { uri })
+    const found = readFixtureResource(req.params.uri)
+    if (!found) throw new McpError(-32002, 'Resource not found', { uri: req.params.uri })
+    return found
   })
   server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     subscriptions.add(req.params.uri)
@@ -290,34 +338,11 @@ export function installFixtureHandlers(server: Server, subscriptions: Set<string
     subscriptions.delete(req.params.uri)
     return {}
   })
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS }))
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: FIXTURE_PROMPTS }))
   server.setRequestHandler(GetPromptRequestSchema, async (req) => {
-    const a = req.params.arguments ?? {}
-    switch (req.params.name) {
-      case 'test_simple_prompt':
-        return { messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }] }
-      case 'test_prompt_with_arguments':
-        return { messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${a.arg1 ?? ''}', arg2='${a.arg2 ?? ''}'` } }] }
-      case 'test_prompt_with_embedded_resource':
-        return {
-          messages: [
-            { role: 'user', content: { type: 'resource', resource: { uri: a.resourceUri ?? 'test://static-text', mimeType: 'text/plain', text: 'Embedded resource content.' } } },
-            { role: 'user', content: { type: 'text', text: 'Please read the resource above.' } },
-          ],
-        }
-      case 'test_prompt_with_image':
-        return {
-          messages: [
-            { role: 'user', content: { type: 'image', data: PNG_1X1, mimeType: 'image/png' } },
-            { role: 'user', content: { type: 'text', text: 'Please describe the image above.' } },
-          ],
-        }
-    }
-    throw new McpError(ErrorCode.InvalidParams, 'Unknown prompt')
+    const found = getFixturePrompt(req.params.name, req.params.arguments ?? {})
+    if (!found) throw new McpError(ErrorCode.InvalidParams, 'Unknown prompt')
+    return found
   })
-  server.setRequestHandler(CompleteRequestSchema, async (req) => {
-    const prefix = req.params.argument.value
-    const values = req.params.ref.type === 'ref/prompt' && req.params.argument.name === 'arg1' ? ARG1_COMPLETIONS.filter((v) => v.startsWith(prefix)) : []
-    return { completion: { values, total: values.length, hasMore: false } }
-  })
+  server.setRequestHandler(CompleteRequestSchema, async (req) => completeFixtureArgument(req.params.ref.type, req.params.argument.name, req.params.argument.value))
 }

@@ -14,7 +14,9 @@
  * Plus, with `fixtures: true` (what `npm start` uses), on the same session the fixtures of the
  * official conformance suite (demo/fixtures.ts): `test_*` tools, `test://` resources, prompts,
  * completion, logging, progress, sampling and elicitation, so `npm start` fronts an origin on which
- * the whole suite can run. Bound to loopback (the default), it answers only loopback Host/Origin.
+ * the whole suite can run. With `modern: true` it also speaks MCP 2026-07-28 (stateless, an SDK v2
+ * server with the fixtures of the suite's 2026-07-28 requirements, demo/fixtures-2026.ts) for every
+ * request outside a 2025 session. Bound to loopback (the default), it answers only loopback Host/Origin.
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
@@ -22,7 +24,9 @@ import type { AddressInfo } from 'node:net'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { createMcpHandler } from '@modelcontextprotocol/server'
 import { callFixtureTool, FIXTURE_TOOL_NAMES, FIXTURE_TOOLS, installFixtureHandlers } from './fixtures'
+import { newFixtureServer2026, newStateKey } from './fixtures-2026'
 
 /** The demo tools with their JSON Schemas, exactly as published in tools/list. */
 export const DEMO_TOOLS = [
@@ -150,11 +154,24 @@ function loopbackOnly(req: IncomingMessage): boolean {
   return origin === undefined || LOOPBACK_NAMES.has(hostname(origin))
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+async function readText(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = []
   for await (const c of req) chunks.push(c as Buffer)
-  const text = Buffer.concat(chunks).toString('utf8')
-  return text ? JSON.parse(text) : undefined
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** A node:http request as a fetch `Request` (body given as text, already read). */
+function toRequest(req: IncomingMessage, body: string | undefined): Request {
+  const headers = new Headers()
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v)
+  return new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, { method: req.method, headers, ...(body !== undefined ? { body } : {}) })
+}
+
+/** Writes a fetch `Response` to node:http, chunk by chunk (SSE streams are not buffered). */
+async function writeResponse(r: Response, res: ServerResponse): Promise<void> {
+  res.writeHead(r.status, Object.fromEntries(r.headers))
+  if (r.body) for await (const chunk of r.body) res.write(chunk)
+  res.end()
 }
 
 /** Options of {@link startDemoOrigin}. */
@@ -168,6 +185,13 @@ export interface DemoOriginOptions {
    * tool list stays the four demo tools for tests that count them; `npm start` turns it on.
    */
   fixtures?: boolean
+  /**
+   * Also speak MCP 2026-07-28 (stateless, SDK v2) with the fixtures of the conformance suite's
+   * 2026-07-28 requirements (demo/fixtures-2026.ts): every POST that belongs to no 2025 session and
+   * is not an `initialize`, and every GET or DELETE without a session id, goes there. Default
+   * false, so tests that need a 2025-only origin keep one; `npm start` turns it on.
+   */
+  modern?: boolean
 }
 
 /** A running demo origin: `url` is its MCP endpoint. */
@@ -182,6 +206,8 @@ export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<Run
   const stats: OriginStats = { calls: {}, toolsList: 0, posts: 0 }
   const loopbackBound = ['127.0.0.1', 'localhost', '::1'].includes(opts.host ?? '127.0.0.1')
   const transports = new Map<string, StreamableHTTPServerTransport>()
+  const stateKey = newStateKey()
+  const modern = opts.modern ? createMcpHandler(() => newFixtureServer2026(stateKey)) : null
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
     if (url.pathname === '/stats') {
@@ -202,11 +228,17 @@ export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<Run
     const sessionId = Array.isArray(sid) ? sid[0] : sid
     if (req.method === 'POST') {
       stats.posts++
+      let text = ''
       let body: unknown
       try {
-        body = await readJson(req)
+        text = await readText(req)
+        body = text ? JSON.parse(text) : undefined
       } catch {
         res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }))
+        return
+      }
+      if (modern && !sessionId && !isInitializeRequest(body)) {
+        await writeResponse(await modern.fetch(toRequest(req, text)), res)
         return
       }
       let transport = sessionId ? transports.get(sessionId) : undefined
@@ -229,6 +261,10 @@ export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<Run
         transport = t
       }
       await transport.handleRequest(req, res, body)
+      return
+    }
+    if (modern && !sessionId && (req.method === 'GET' || req.method === 'DELETE')) {
+      await writeResponse(await modern.fetch(toRequest(req, undefined)), res)
       return
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
@@ -254,6 +290,7 @@ export async function startDemoOrigin(opts: DemoOriginOptions = {}): Promise<Run
     stats,
     close: async () => {
       for (const t of transports.values()) await t.close().catch(() => undefined)
+      await modern?.close()
       server.closeAllConnections()
       await new Promise<void>((r) => server.close(() => r()))
     },

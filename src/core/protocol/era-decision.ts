@@ -73,9 +73,19 @@ function modernAllowed(ctx: EraContext): ProtocolVersion[] {
   return ctx.supported.filter((v) => isModern(v) && ctx.origin?.speaks(v) !== false)
 }
 
-/** The list shown in -32022 for a refused modern claim: what the edge and its origin both serve. */
+/**
+ * The list shown in -32022 for a refused 2026-07-28 request: what the edge and its origin both
+ * serve. Once the origin has listed its versions itself (`server/discover`, or its own -32022),
+ * only versions on that list are named, so the error never offers a version the client's own
+ * `server/discover` (relayed from the origin) did not (2026-07-28 Basic/Versioning: the error
+ * lists "the versions it does support"). An empty intersection falls back to the edge's list.
+ */
 function servedList(ctx: EraContext): ProtocolVersion[] {
-  return ctx.supported.filter((v) => ctx.origin?.speaks(v) !== false)
+  const both = ctx.supported.filter((v) => ctx.origin?.speaks(v) !== false)
+  const announced = ctx.origin?.announced()
+  if (!announced) return both
+  const listed = both.filter((v) => announced.has(v))
+  return listed.length > 0 ? listed : both
 }
 
 /**
@@ -126,7 +136,7 @@ export function decideEra(c: Exclude<Classified, { kind: 'invalid' }>, value: un
       return { kind: 'modern' }
     }
     // D14 / E16: a version the edge does not serve is named first (B4), in every era.
-    if (!(isKnownVersion(P) && ctx.supported.includes(P))) return unsupportedVersion(id, P, ctx.supported)
+    if (!(isKnownVersion(P) && ctx.supported.includes(P))) return unsupportedVersion(id, P, servedList(ctx))
     // E15: initialize under a modern header is a contradiction (SDK r16).
     if (c.method === 'initialize') return headerMismatch(id, 'initialize does not exist in MCP 2026-07-28; send it without a 2026-07-28 MCP-Protocol-Version header')
     return envelopeError(id, envelopeIssues(claim.meta))

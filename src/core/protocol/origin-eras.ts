@@ -7,9 +7,14 @@
 import { isKnownVersion, isModern, looksModern, type ProtocolVersion } from '../jsonrpc/versions'
 import { ErrorCode, isObject } from '../jsonrpc/jsonrpc'
 
-/** What an origin is known to speak. `speaks(v)`: true, false, or undefined when not known. */
+/**
+ * What an origin is known to speak. `speaks(v)`: true, false, or undefined when not known.
+ * `announced()`: the versions the origin itself listed (`server/discover` `supportedVersions`, or
+ * `data.supported` of a -32022 it sent), or undefined when it has listed none.
+ */
 export interface OriginEraView {
   speaks(v: ProtocolVersion): boolean | undefined
+  announced(): ReadonlySet<string> | undefined
 }
 
 /**
@@ -20,7 +25,7 @@ export interface OriginEraView {
  * they negotiate). Unknown until the origin has answered once.
  */
 export class OriginEras {
-  private readonly known = new Map<string, { versions: Set<string>; modern: boolean | undefined }>()
+  private readonly known = new Map<string, { versions: Set<string>; modern: boolean | undefined; announced?: ReadonlySet<string> }>()
 
   /** The view of one origin. */
   view(originId: string): OriginEraView {
@@ -32,6 +37,7 @@ export class OriginEras {
         if (isModern(v)) return k.modern
         return undefined
       },
+      announced: () => this.known.get(originId)?.announced,
     }
   }
 
@@ -46,15 +52,21 @@ export class OriginEras {
     const err = isObject(msg.error) ? msg.error : null
     // Most replies (every tools/call) teach nothing: leave before allocating anything.
     if (method !== 'server/discover' && method !== 'initialize' && err?.code !== ErrorCode.UnsupportedVersion) return
-    const entry = this.known.get(originId) ?? { versions: new Set<string>(), modern: undefined }
+    const entry: { versions: Set<string>; modern: boolean | undefined; announced?: ReadonlySet<string> } = this.known.get(originId) ?? {
+      versions: new Set<string>(),
+      modern: undefined,
+    }
     if (err && err.code === ErrorCode.UnsupportedVersion && isObject(err.data) && Array.isArray(err.data.supported)) {
       const list = err.data.supported.filter((v): v is string => typeof v === 'string')
       entry.versions = new Set(list)
       entry.modern = list.some((v) => looksModern(v))
+      entry.announced = new Set(list)
     } else if (method === 'server/discover') {
       if (isObject(msg.result) && Array.isArray(msg.result.supportedVersions)) {
-        for (const v of msg.result.supportedVersions) if (typeof v === 'string') entry.versions.add(v)
-        entry.modern = msg.result.supportedVersions.some((v) => typeof v === 'string' && looksModern(v))
+        const list = msg.result.supportedVersions.filter((v): v is string => typeof v === 'string')
+        for (const v of list) entry.versions.add(v)
+        entry.modern = list.some((v) => looksModern(v))
+        entry.announced = new Set(list)
       } else if (err) {
         // Any other error to the probe means a server that does not speak 2026-07-28 (SDK probeClassifier).
         entry.modern = false

@@ -99,6 +99,37 @@ describe('requests with a claim (E8-E13)', () => {
     eras.observe('o', 'server/discover', { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'nope' } })
     expect(era(call(envelope()), ctx(P, ALL_VERSIONS, eras))).toMatchObject({ code: -32022 })
   })
+  it('E11: once the origin listed its versions (server/discover), -32022 names only versions on that list', () => {
+    const wire = (c: EraContext, msg: unknown = call(envelope('v999.0.0'), 301)) => {
+      const parsed = parseBody(JSON.stringify(msg))
+      if (parsed.kind !== 'single') throw new Error(parsed.kind)
+      const m = classify(parsed.item, parsed.text)
+      if (m.kind === 'invalid') throw new Error('invalid message')
+      const d = decideEra(m, parsed.item.value, c)
+      if (d.kind !== 'protocol') throw new Error(d.kind)
+      return JSON.parse(toWire(d).text) as { id: unknown; error: { code: number; data: { supported: string[]; requested: string } } }
+    }
+    const unknown = { 'mcp-protocol-version': 'v999.0.0' }
+    // Nothing learned yet: the edge's own list.
+    expect(wire(ctx(unknown)).error.data.supported).toEqual([...ALL_VERSIONS])
+    // A 2026-07-28-only origin announced its list: the client's server/discover showed only that.
+    const eras = new OriginEras()
+    eras.observe('o', 'server/discover', { jsonrpc: '2.0', id: 1, result: { supportedVersions: ['2026-07-28'] } })
+    const body = wire(ctx(unknown, ALL_VERSIONS, eras))
+    expect(body).toMatchObject({ id: 301, error: { code: -32022, data: { supported: ['2026-07-28'], requested: 'v999.0.0' } } })
+    // The same under a modern header without an envelope (E16, B4).
+    expect(wire(ctx({ 'mcp-protocol-version': '2027-01-01' }, ALL_VERSIONS, eras), call({}, 302))).toMatchObject({
+      id: 302,
+      error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2027-01-01' } },
+    })
+    // A dual-era origin: both lists, edge order; an initialize answer alone announces nothing.
+    const dual = new OriginEras()
+    dual.observe('o', 'server/discover', { jsonrpc: '2.0', id: 1, result: { supportedVersions: ['2025-11-25', '2026-07-28', '2099-01-01'] } })
+    expect(wire(ctx(unknown, ALL_VERSIONS, dual)).error.data.supported).toEqual(['2026-07-28', '2025-11-25'])
+    const legacy = new OriginEras()
+    legacy.observe('o', 'initialize', { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18' } })
+    expect(wire(ctx(unknown, ALL_VERSIONS, legacy)).error.data.supported).toEqual([...ALL_VERSIONS])
+  })
   it('E12: a claim without the header: -32020', () => {
     expect(era(call(envelope()), ctx())).toEqual({ status: 400, code: -32020, id: 1 })
   })
