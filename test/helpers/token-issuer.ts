@@ -51,6 +51,8 @@ export interface TokenIssuer {
   unsecured(audience: string, claims?: Record<string, unknown>): string
   /** Answer every JWKS request with this status (500: a broken server); null: serve normally. */
   failWith(status: number | null): void
+  /** Pads the served JWKS with an extra member of about `bytes` bytes (still a valid key set); 0: none. */
+  padWith(bytes: number): void
   /** Stops the HTTP server (connections refused: the JWKS is down); idempotent. */
   stop(): Promise<void>
 }
@@ -71,7 +73,8 @@ export async function startTokenIssuer(opts: { alg?: string } = {}): Promise<Tok
   let keys: IssuerKey[] = [await makeKey(opts.alg ?? 'RS256')]
   let requests = 0
   let failStatus: number | null = null
-  const jwks = () => JSON.stringify({ keys: keys.map((k) => k.publicJwk) })
+  let pad = 0
+  const jwks = () => JSON.stringify({ keys: keys.map((k) => k.publicJwk), ...(pad > 0 ? { padding: 'x'.repeat(pad) } : {}) })
   const server: Server = createServer((req, res) => {
     if (req.url !== '/jwks.json') return void res.writeHead(404).end()
     requests++
@@ -117,6 +120,9 @@ export async function startTokenIssuer(opts: { alg?: string } = {}): Promise<Tok
     },
     failWith(status) {
       failStatus = status
+    },
+    padWith(bytes) {
+      pad = bytes
     },
     async stop() {
       if (stopped) return
