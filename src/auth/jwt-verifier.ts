@@ -108,7 +108,7 @@ class JwksUnavailable extends EdgeError {
 /** A JWKS read that failed: what it got (one short phrase, no body text). */
 class ReadFailed extends EdgeError {
   override readonly name = 'ReadFailed'
-  override readonly code = 'EDGE_ERR_JWKS_UNAVAILABLE'
+  override readonly code = 'EDGE_ERR_JWKS_READ'
 }
 
 /**

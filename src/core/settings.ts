@@ -996,7 +996,7 @@ export const SETTINGS = [
     arg: 'url',
     help: "the issuer's JWKS URL (or AUTH_JWKS)",
     example: 'https://auth.example.com/.well-known/jwks.json',
-    doc: "the issuer's signing keys: kept 10 min, read again at once for an unknown `kid` (at most once per 30 s), each read bounded by 3 s. Exactly one of this and `AUTH_JWKS`",
+    doc: "the issuer's signing keys: kept 10 min, read again at once for an unknown `kid` (at most once per 30 s, and not within 30 s of a failed read), each read bounded by 3 s and `AUTH_JWKS_MAX_BYTES`. `/readyz` reports a key set that cannot be read (check `jwks`) and `mcp-edge serve` warns at start, naming the URL and what it answered. Exactly one of this and `AUTH_JWKS`",
   }),
   row({
     variable: 'AUTH_JWKS',
@@ -1084,7 +1084,7 @@ export const SETTINGS = [
     arg: 'json',
     help: 'JSON: tool name or glob -> the scope (or list of scopes) a token needs to call it',
     example: '{"*":"mcp:tools","admin_*":["mcp:tools","mcp:admin"]}',
-    doc: "per-tool scopes: every matching entry applies (a tool needs the union); a `tools/call` without them gets 403 `insufficient_scope` naming them (a per-id error inside a batch); the scopes form the metadata's `scopes_supported`. Needs `AUTH_ISSUER`",
+    doc: "per-tool scopes: every matching entry applies (a tool needs the union); a `tools/call` without them gets 403 `insufficient_scope` naming them (a per-id error inside a batch); the scopes of entries that can match a tool the filters leave visible form the metadata's `scopes_supported`, and those of the entries that match every tool (`*`) are the `scope` of every 401 challenge. Needs `AUTH_ISSUER`",
   }),
   // Admin API
   row({

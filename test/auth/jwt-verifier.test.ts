@@ -220,6 +220,10 @@ describe('JWKS unavailable', () => {
       const v = createJwtVerifier({ issuer: big.issuer, audience: AUD, jwksUrl: big.jwksUrl })
       expect(await refusal(token, v)).toMatchObject({ code: 'jwks_unavailable', keys: { answered: 'sent more than 1048576 bytes (AUTH_JWKS_MAX_BYTES)' } })
       expect(await v.keys!.check()).toBe('sent more than 1048576 bytes (AUTH_JWKS_MAX_BYTES)')
+      // Sent in chunks without a Content-Length: the read stops at the bound all the same.
+      big.padWith(2 * 1024 * 1024, { chunked: true })
+      const fresh = createJwtVerifier({ issuer: big.issuer, audience: AUD, jwksUrl: big.jwksUrl })
+      expect(await refusal(token, fresh)).toMatchObject({ code: 'jwks_unavailable', keys: { answered: 'sent more than 1048576 bytes (AUTH_JWKS_MAX_BYTES)' } })
       // Under the bound, the same key set is read.
       const roomy = createJwtVerifier({ issuer: big.issuer, audience: AUD, jwksUrl: big.jwksUrl, maxBytes: 4 * 1024 * 1024 })
       expect((await check(roomy, `Bearer ${token}`)).ok).toBe(true)

@@ -5,9 +5,8 @@
  * challenges name, the metadata document and the paths it is served on (RFC 9728), the per-tool
  * scopes, and the credential sent to the origin instead of the client's. Pure.
  */
-import type { Config } from '../config'
 import { protectedResourceMetadata, protectedResourceMetadataPaths, protectedResourceMetadataUrl, type SigningKeys, type TokenVerifier } from './bearer'
-import { patternCovers, patternsMeet } from './tool-glob'
+import { patternCovers, patternsMeet, type ToolPattern } from './tool-glob'
 import type { ToolScopes } from './tool-scopes'
 import type { CachedVerifier } from './verified-token-cache'
 
@@ -75,8 +74,16 @@ export function edgeAuth(opts: {
  */
 export type FilterLayers = readonly { allow: readonly string[]; deny: readonly string[] }[]
 
+/** The tool lists of one configuration: the global ones and each named origin's (the fields of `Config`). */
+interface FilterSettings {
+  originUrl: string
+  toolsAllow: readonly ToolPattern[]
+  toolsDeny: readonly ToolPattern[]
+  origins: Record<string, { toolsAllow: readonly ToolPattern[]; toolsDeny: readonly ToolPattern[] }>
+}
+
 /** The filter layers of every origin of a configuration: `ORIGIN_URL` (global lists), each of `ORIGINS` (global and own). */
-export function filterLayersOf(config: Config): FilterLayers[] {
+export function filterLayersOf(config: FilterSettings): FilterLayers[] {
   const global = { allow: config.toolsAllow.map((p) => p.source), deny: config.toolsDeny.map((p) => p.source) }
   const out: FilterLayers[] = []
   if (config.originUrl) out.push([global])
