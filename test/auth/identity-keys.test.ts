@@ -119,6 +119,15 @@ describe.each(RUNTIMES)('JWKS reads and key failures on $name', ({ name, start }
     expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${new URL('/.well-known/oauth-protected-resource/mcp', url).href}", scope="mcp:tools"`)
     await res.text()
   })
+
+  it('the 401 for a malformed Authorization reads the same in the challenge as in the body (no "RFC 6750 ?2.1")', async () => {
+    const { url } = await setUp()
+    const res = await fetch(url, { method: 'POST', headers: mcpHeaders('2025-06-18', { authorization: 'Bearer two tokens' }), body: ping })
+    const body = (await res.json()) as { error: { message: string } }
+    expect(res.status).toBe(401)
+    expect(res.headers.get('www-authenticate')).toContain(`error_description="${body.error.message}"`)
+    expect(body.error.message).toContain('(RFC 6750 section 2.1: Bearer, one space, the token)')
+  })
 })
 
 describe.each(RUNTIMES)('a GET stream and the expiry of its token on $name', ({ start }) => {
