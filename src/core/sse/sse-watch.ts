@@ -18,6 +18,9 @@ import { formatEvent, type SseEvent } from './sse-event'
  */
 export const MAX_WATCHED_EVENT = 1024 * 1024
 
+/** Longest delay one timer takes (setTimeout's bound, ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /**
  * Relays `source` unchanged and calls `onEvent` for each complete event, before the chunk that
  * completes it is passed on. `onEvent` must not throw (errors are swallowed: watching never
@@ -59,12 +62,15 @@ export function watchSse(source: ByteSource, onEvent: (ev: SseEvent) => void, ma
       const read = source.read()
       let r: Awaited<typeof read> | 'late'
       try {
-        r =
-          endBy === Infinity
-            ? await read
-            : await Promise.race([read, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(1, endBy - Date.now()))))]).finally(() =>
-                clearTimeout(timer)
-              )
+        if (endBy === Infinity) r = await read
+        else
+          for (;;) {
+            // A timer holds at most 2^31-1 ms (about 24.8 days; a longer delay fires at once), so a
+            // far deadline (a token's exp a year away with STREAM_MAX_MS=0) is waited for in steps.
+            const wait = Math.min(MAX_TIMER_MS, Math.max(1, endBy - Date.now()))
+            r = await Promise.race([read, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), wait)))]).finally(() => clearTimeout(timer))
+            if (r !== 'late' || Date.now() >= endBy) break
+          }
       } catch {
         // The origin's stream failed or was aborted (its connection lost, the graceful stop's
         // expiry): a stream without JSON-RPC ids has nothing to answer, so it ends after the last
