@@ -42,7 +42,8 @@ describe.each(RUNTIMES)('JWKS reads and key failures on $name', ({ name, start }
   }
 
   it('60 requests with random kids while the issuer answers 500: one JWKS read, each 503 with Retry-After', async () => {
-    const { iss, post, denied } = await setUp()
+    // A cooldown no loaded machine outlasts: the count is then exact (with the default 30 s it is 1 per 30 s).
+    const { iss, post, denied } = await setUp({ AUTH_JWKS_COOLDOWN_MS: '600000' })
     iss.failWith(500)
     const tokens = await Promise.all(Array.from({ length: 60 }, (_, i) => iss.issue('x', { kid: `random-${i}-${name}` })))
     let last = { status: 0, retryAfter: null as string | null, rid: '' }
@@ -50,7 +51,7 @@ describe.each(RUNTIMES)('JWKS reads and key failures on $name', ({ name, start }
       last = await post(t)
       expect(last.status).toBe(503)
       expect(Number(last.retryAfter)).toBeGreaterThanOrEqual(1)
-      expect(Number(last.retryAfter)).toBeLessThanOrEqual(30)
+      expect(Number(last.retryAfter)).toBeLessThanOrEqual(600)
     }
     expect(iss.jwksRequests()).toBe(1)
     // The denial line names the key set and what it answered.
@@ -157,21 +158,21 @@ describe.each(RUNTIMES)('a GET stream and the expiry of its token on $name', ({ 
     const port = await freePort()
     const url = `http://127.0.0.1:${port}/mcp`
     edge = await start({ ORIGIN_URL: origin.url, AUTH_ISSUER: iss.issuer, AUTH_AUDIENCE: url, AUTH_JWKS_URL: iss.jwksUrl }, { port })
-    // exp 27 s ago: accepted within the 30 s leeway, which ends about 3 s from now.
-    const exp = Math.floor(Date.now() / 1000) - 27
+    // exp 25 s ago: accepted within the 30 s leeway, which ends about 5 s from now.
+    const exp = Math.floor(Date.now() / 1000) - 25
     const token = await iss.issue(url, { claims: { exp } })
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' } })
     expect(res.status).toBe(200)
     const reader = res.body!.getReader()
     const decoder = new TextDecoder()
     let text = ''
-    // Bounded: the stream must end by itself well before STREAM_MAX_MS (1 h); 15 s is the hang guard.
-    const guard = Date.now() + 15_000
+    // Bounded: the stream must end by itself well before STREAM_MAX_MS (1 h); 20 s is the hang guard.
+    const guard = Date.now() + 20_000
     for (;;) {
       const r = await Promise.race([reader.read(), new Promise<'late'>((ok) => setTimeout(() => ok('late'), Math.max(1, guard - Date.now())))])
       if (r === 'late') {
         await reader.cancel()
-        throw new Error(`the stream was still open 15 s after it started (${text.split('\n\n').length} events)`)
+        throw new Error(`the stream was still open 20 s after it started (${text.split('\n\n').length} events)`)
       }
       if (r.done) break
       text += decoder.decode(r.value, { stream: true })
