@@ -94,6 +94,8 @@ export interface EdgeAuthOptions {
   jwks?: string
   /** `AUTH_JWKS_COOLDOWN_MS` (default 30000): least time between two JWKS reads caused by an unknown `kid`. */
   jwksCooldownMs?: number
+  /** `AUTH_JWKS_MAX_BYTES` (default 1048576): the largest JWKS answer read; a larger one counts as a failed read. */
+  jwksMaxBytes?: number
   /** `AUTH_ALGORITHMS`: accepted JWS algorithms (default RS256, ES256, PS256, EdDSA). */
   algorithms?: string[]
   /** `ORIGIN_AUTHORIZATION`: the `Authorization` value sent to the origin instead of the client's (default: none). */

@@ -34,7 +34,7 @@ import { resolveConfig, type McpEdgeOptions } from './edge-options'
 import { MemoryKv } from './stores/memory-kv'
 import type { Config } from './core/config'
 import { createJwtVerifier } from './auth/jwt-verifier'
-import { edgeAuth, type EdgeAuth } from './core/access/resource-server'
+import { edgeAuth, filterLayersOf, type EdgeAuth } from './core/access/resource-server'
 import { cachedVerifier } from './core/access/verified-token-cache'
 import { authorizeRequest, metadataAnswer } from './core/request-auth'
 import { WELL_KNOWN_PRM } from './core/access/bearer'
@@ -112,7 +112,7 @@ export function buildEdgeAuth(config: Config, runtime: Pick<EdgeRuntime, 'execut
   const verifier = createJwtVerifier({
     issuer: config.authIssuer,
     audience: config.authAudience,
-    ...(config.authJwksUrl !== null ? { jwksUrl: config.authJwksUrl, cooldownMs: config.authJwksCooldownMs } : {}),
+    ...(config.authJwksUrl !== null ? { jwksUrl: config.authJwksUrl, cooldownMs: config.authJwksCooldownMs, maxBytes: config.authJwksMaxBytes } : {}),
     ...(config.authJwks !== null ? { jwks: config.authJwks } : {}),
     ...(config.authAlgorithms.length ? { algorithms: config.authAlgorithms } : {}),
   })
@@ -123,6 +123,9 @@ export function buildEdgeAuth(config: Config, runtime: Pick<EdgeRuntime, 'execut
     verifier: cachedVerifier(verifier, { shareInFlight: !runtime.executionContext }),
     toolScopes: config.toolScopes,
     originAuthorization: config.originAuthorization,
+    // The metadata and the 401 challenge name only scopes a visible tool can need.
+    filters: filterLayersOf(config),
+    ...(verifier.keys ? { keys: verifier.keys } : {}),
   })
 }
 
@@ -314,13 +317,15 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
       const refusal = checkHostAndOrigin(c.req.raw.headers, d.config)
       if (refusal) return toWebResponse(refusalResponse(refusal))
       let headers: RequestHeaders = c.req.raw.headers
+      let validUntilMs: number | undefined
       if (d.auth) {
         // The same token check as a POST (request-auth.ts); the origin gets the edge's credential, not the client's.
         const a = await authorizeRequest(d.auth, d, t, headers, method)
         if (!a.ok) return toWebResponse(a.response)
         headers = a.headers
+        validUntilMs = a.identity.validUntilMs
       }
-      return toWebResponse(observeAnswer(d.metrics, t.id, 0, await handlePassThrough(method, headers, t, d)))
+      return toWebResponse(observeAnswer(d.metrics, t.id, 0, await handlePassThrough(method, headers, t, d, validUntilMs !== undefined ? { validUntilMs } : {})))
     } catch (e) {
       return fault(e)
     }

@@ -91,6 +91,8 @@ export interface Config {
   authJwks: string | null
   /** `AUTH_JWKS_COOLDOWN_MS`: least time between two JWKS reads caused by an unknown `kid`, ms. */
   authJwksCooldownMs: number
+  /** `AUTH_JWKS_MAX_BYTES`: the largest JWKS answer read, in bytes; a larger one is a failed read. */
+  authJwksMaxBytes: number
   /** `AUTH_ALGORITHMS`: the accepted JWS algorithms; empty: the default list. */
   authAlgorithms: string[]
   /** `ORIGIN_AUTHORIZATION`: the `Authorization` value sent to the origin with auth on (a secret); null: none. */

@@ -25,6 +25,7 @@
  * - `EDGE_ERR_LISTEN`: the Node server could not listen (adapters/node/node-config.ts)
  * - `EDGE_ERR_SETTING_REFUSED`: one setting's rule refused a value (core/settings.ts, internal: always turned into a ConfigError)
  * - `EDGE_ERR_JWKS_UNAVAILABLE`: the JWKS could not be fetched (auth/jwt-verifier.ts, internal)
+ * - `EDGE_ERR_JWKS_READ`: one read of the JWKS failed: an error status, no answer, too large, not a key set, or not made within the cooldown of a failed one (auth/jwt-verifier.ts, internal)
  * - `EDGE_ERR_CHECK_REPLY_TOO_LARGE`: `mcp-edge check` read more than 1 MiB of one body (check/runner.ts)
  * - `EDGE_ERR_CLI_FAILED`, `EDGE_ERR_CLI_USAGE`: `mcp-edge schemas` failed (exit 1) or was misused (exit 2)
  * - `EDGE_ERR_CLI_TOOLS`: `mcp-edge tools` refused or failed (its exit status on the error: 1, 2 or 3)
@@ -46,6 +47,7 @@ export type EdgeErrorCode =
   | 'EDGE_ERR_STORE_CONNECT'
   | 'EDGE_ERR_LISTEN'
   | 'EDGE_ERR_JWKS_UNAVAILABLE'
+  | 'EDGE_ERR_JWKS_READ'
   | 'EDGE_ERR_CHECK_REPLY_TOO_LARGE'
   | 'EDGE_ERR_CLI_FAILED'
   | 'EDGE_ERR_CLI_USAGE'

@@ -73,6 +73,10 @@ export interface Denial {
   tool?: string
   /** The scopes the tool needs, space-separated. */
   scope?: string
+  /** `jwks_unavailable` (and an `unknown_key` decided on held keys): the key set's URL, credentials hidden. */
+  jwksUrl?: string
+  /** What the last read of that key set got, e.g. `answered HTTP 500`. */
+  jwksAnswered?: string
   /** The verified caller. */
   sub?: string
 }

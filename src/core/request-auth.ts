@@ -64,9 +64,10 @@ function reasonOf(f: TokenFailure): DenialReason {
  * ({@link tokenChallenge}) and a JSON-RPC error -32600 whose message says what is wrong and what
  * fixes it, or 503 -32603 with `Retry-After` when the keys could not be read. `data` holds the
  * `reason`, the token failure code and the metadata URL. Never the token.
+ * @param scope the scopes every call needs, named in the 401 challenge ({@link EdgeAuth.challengeScope})
  */
-export function tokenDenial(failure: TokenFailure, metadataUrl: string): AccessDenial {
-  const c = tokenChallenge(failure, metadataUrl)
+export function tokenDenial(failure: TokenFailure, metadataUrl: string, scope: readonly string[] = []): AccessDenial {
+  const c = tokenChallenge(failure, metadataUrl, scope)
   const reason = reasonOf(failure)
   const headers: Record<string, string> = {}
   if (c.wwwAuthenticate) headers['www-authenticate'] = c.wwwAuthenticate
@@ -119,8 +120,14 @@ async function checkToken(
   const b = bearerToken(value)
   const v = b.ok ? await auth.verifier.verify(b.token) : b
   if (v.ok) return { ok: true, identity: v.identity, headers: new OriginBoundHeaders(headers, auth.originAuthorization) }
-  const denial = tokenDenial(v.failure, auth.metadataUrl)
-  const d = { reason: reasonOf(v.failure), status: denial.status, ...(v.failure.code !== 'missing' && v.failure.code !== 'jwks_unavailable' ? { tokenError: v.failure.code } : {}) }
+  const denial = tokenDenial(v.failure, auth.metadataUrl, auth.challengeScope)
+  const d = {
+    reason: reasonOf(v.failure),
+    status: denial.status,
+    ...(v.failure.code !== 'missing' && v.failure.code !== 'jwks_unavailable' ? { tokenError: v.failure.code } : {}),
+    // Which key set could not be read and what it answered: the operator's to see, not the client's.
+    ...(v.failure.keys ? { jwksUrl: v.failure.keys.url, jwksAnswered: v.failure.keys.answered } : {}),
+  }
   if (method !== 'POST') {
     logDenial(deps, requestIdOf(headers), target.id, { ...d, method })
     return { ok: false, response: localResponse(denial) }

@@ -996,7 +996,7 @@ export const SETTINGS = [
     arg: 'url',
     help: "the issuer's JWKS URL (or AUTH_JWKS)",
     example: 'https://auth.example.com/.well-known/jwks.json',
-    doc: "the issuer's signing keys: kept 10 min, read again at once for an unknown `kid` (at most once per 30 s), each read bounded by 3 s. Exactly one of this and `AUTH_JWKS`",
+    doc: "the issuer's signing keys: kept 10 min, read again at once for an unknown `kid` (at most once per 30 s, and not within 30 s of a failed read), each read bounded by 3 s and `AUTH_JWKS_MAX_BYTES`. `/readyz` reports a key set that cannot be read (check `jwks`) and `mcp-edge serve` warns at start, naming the URL and what it answered. Exactly one of this and `AUTH_JWKS`",
   }),
   row({
     variable: 'AUTH_JWKS',
@@ -1024,7 +1024,20 @@ export const SETTINGS = [
     arg: 'ms',
     help: 'least time between two JWKS reads caused by an unknown kid',
     example: '5000',
-    doc: 'with `AUTH_JWKS_URL`: a token whose `kid` the cached key set lacks makes the edge read the JWKS again, unless it read it less than this long ago (then the token is refused `unknown_key`); bounds what tokens with invented `kid`s can cost the issuer (at most one read per interval). After a key rotation, new tokens work at most this long after the last read',
+    doc: 'with `AUTH_JWKS_URL`: a token whose `kid` the cached key set lacks makes the edge read the JWKS again, unless it read it less than this long ago (then the token is refused `unknown_key`); bounds what tokens with invented `kid`s can cost the issuer (at most one read per interval). A read that fails (an error status, no answer, an unusable body) is not tried again for this long either, whatever the requests: they get 503 with `Retry-After`, or 401 `unknown_key` when the edge holds keys and the `kid` of the token is not among them. After a key rotation, new tokens work at most this long after the last read',
+  }),
+  row({
+    variable: 'AUTH_JWKS_MAX_BYTES',
+    option: 'auth.jwksMaxBytes',
+    key: 'authJwksMaxBytes',
+    runtime: 'all',
+    section: 'Authorization',
+    kind: int(1),
+    default: 1024 * 1024,
+    arg: 'bytes',
+    help: 'largest JWKS answer read from AUTH_JWKS_URL',
+    example: '65536',
+    doc: 'with `AUTH_JWKS_URL`: the largest key set the edge reads; a larger answer is not read past this many bytes and counts as a failed read (logged with the URL; requests get 503 until a read succeeds). A key set of a few keys is a few KiB',
   }),
   row({
     variable: 'AUTH_ALGORITHMS',
@@ -1071,7 +1084,7 @@ export const SETTINGS = [
     arg: 'json',
     help: 'JSON: tool name or glob -> the scope (or list of scopes) a token needs to call it',
     example: '{"*":"mcp:tools","admin_*":["mcp:tools","mcp:admin"]}',
-    doc: "per-tool scopes: every matching entry applies (a tool needs the union); a `tools/call` without them gets 403 `insufficient_scope` naming them (a per-id error inside a batch); the scopes form the metadata's `scopes_supported`. Needs `AUTH_ISSUER`",
+    doc: "per-tool scopes: every matching entry applies (a tool needs the union); a `tools/call` without them gets 403 `insufficient_scope` naming them (a per-id error inside a batch); the scopes of entries that can match a tool the filters leave visible form the metadata's `scopes_supported`, and those of the entries that match every tool (`*`) are the `scope` of every 401 challenge. Needs `AUTH_ISSUER`",
   }),
   // Admin API
   row({

@@ -6,7 +6,10 @@
  * SSE stream, or a demand for credentials (401/403: the edge forwards each client's
  * `Authorization`); a 404 page or any other body that is not JSON-RPC is the endpoint not being
  * there (a typo in the path of `ORIGIN_URL`: before, any status below 500 counted as ready while
- * every call got -31001). The verdict is computed at most once per {@link READY_CACHE_MS} per
+ * every call got -31001). With auth on and `AUTH_JWKS_URL`, the issuer's key set must be readable
+ * too (check `jwks`: a wrong URL otherwise looked ready while every request got 503); it is read
+ * only when the edge holds no fresh keys, and at most once per `AUTH_JWKS_COOLDOWN_MS` after a
+ * failed read. The verdict is computed at most once per {@link READY_CACHE_MS} per
  * process or isolate, and concurrent probes share one computation, so a storm of probes reaches
  * each origin about once per interval; a session the origin opens for the probe is ended with
  * DELETE. Runtime-neutral: it uses the origin client and KV ports only.
@@ -26,7 +29,7 @@ export const READY_CACHE_MS = 2000
 /** Upper bound of the `initialize` answer read, in bytes (an InitializeResult is a few hundred). */
 export const READY_MAX_REPLY_BYTES = 262_144
 
-/** The verdict: `checks` names each origin (`origin:<name>`) and the store, `ok` or why not. */
+/** The verdict: `checks` names each origin (`origin:<name>`), the store and the key set (`jwks`, with AUTH_JWKS_URL), `ok` or why not. */
 export interface ReadyReport {
   ready: boolean
   checks: Record<string, string>
@@ -129,9 +132,11 @@ async function compute(deps: EdgeDeps): Promise<ReadyReport> {
         () => 'ok',
         () => 'unreadable: the tool schema store failed a read'
       ),
+    ...(deps.auth?.keys ? [deps.auth.keys.check()] : []),
   ])
   origins.forEach((o, i) => (checks[o.check] = results[i]!))
   checks.store = results[origins.length]!
+  if (deps.auth?.keys) checks.jwks = results[origins.length + 1]!
   return { ready: Object.values(checks).every((v) => v === 'ok'), checks }
 }
 
@@ -151,6 +156,19 @@ export function unreadyOrigins(deps: EdgeDeps, report: ReadyReport): UnreadyOrig
   return originsOf(deps)
     .filter((o) => report.checks[o.check] !== undefined && report.checks[o.check] !== 'ok')
     .map((o) => ({ variable: o.variable, url: redactUrl(o.url), answered: report.checks[o.check]! }))
+}
+
+/**
+ * What is not ready and names a URL, for logs and the start-up warning (never for /readyz):
+ * {@link unreadyOrigins}, then the key set (`{ variable: 'AUTH_JWKS_URL', url, answered: 'answered HTTP 404' }`)
+ * when its check failed.
+ */
+export function unreadySources(deps: EdgeDeps, report: ReadyReport): UnreadyOrigin[] {
+  const out = unreadyOrigins(deps, report)
+  const keys = deps.auth?.keys
+  const jwks = report.checks.jwks
+  if (keys && jwks !== undefined && jwks !== 'ok') out.push({ variable: keys.variable, url: keys.url, answered: jwks })
+  return out
 }
 
 interface Held {
@@ -181,6 +199,8 @@ export function readiness(deps: EdgeDeps, now: () => number = Date.now): Promise
       deps.log({ level: report.ready ? 'info' : 'warn', msg: 'edge.readiness', ready: report.ready, checks: report.checks })
       // The log may name the origins (the operator's own URLs, credentials hidden); /readyz does not.
       for (const o of unreadyOrigins(deps, report)) deps.log({ level: 'warn', msg: 'edge.origin_unready', ...o })
+      if (deps.auth?.keys && report.checks.jwks !== undefined && report.checks.jwks !== 'ok')
+        deps.log({ level: 'warn', msg: 'edge.jwks_unready', variable: deps.auth.keys.variable, url: deps.auth.keys.url, answered: report.checks.jwks })
     }
     return report
   })

@@ -66,7 +66,8 @@ describe.each(RUNTIMES)('the edge as a resource server on $name', ({ name, start
     const rid = `rid-none-${name}`
     const r = await post(call(1, 'echo'), undefined, { 'x-request-id': rid })
     expect(r.status).toBe(401)
-    expect(r.res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`)
+    // The scope every call needs (TOOL_SCOPES "*"), so that a client asks for it and not for mcp:admin too.
+    expect(r.res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}", scope="mcp:tools"`)
     expect(r.json).toEqual({
       jsonrpc: '2.0',
       id: null,
@@ -113,7 +114,9 @@ describe.each(RUNTIMES)('the edge as a resource server on $name', ({ name, start
       const rid = `rid-bad-${code}-${name}`
       const r = await post(call(1, 'echo'), `Bearer ${t}`, { 'x-request-id': rid })
       expect(r.status, what).toBe(401)
-      expect(r.res.headers.get('www-authenticate'), what).toBe(`Bearer resource_metadata="${metadataUrl}", error="invalid_token", error_description="${message}"`)
+      expect(r.res.headers.get('www-authenticate'), what).toBe(
+        `Bearer resource_metadata="${metadataUrl}", scope="mcp:tools", error="invalid_token", error_description="${message}"`
+      )
       expect(r.json?.error, what).toEqual({ code: -32600, message, data: { source: 'edge', reason: 'invalid_token', tokenError: code, resource_metadata: metadataUrl } })
       const line = await deniedLine(rid)
       expect(line, what).toMatchObject({ reason: 'invalid_token', tokenError: code, status: 401 })
@@ -139,7 +142,7 @@ describe.each(RUNTIMES)('the edge as a resource server on $name', ({ name, start
   it('GET and DELETE need a token too, and forward the edge credential', async () => {
     const get = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' } })
     expect(get.status).toBe(401)
-    expect(get.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`)
+    expect(get.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}", scope="mcp:tools"`)
     await get.text()
     origin.reset()
     const t = await token()
@@ -270,14 +273,15 @@ describe.each(RUNTIMES)('keys that cannot be read on $name', ({ name, start }) =
         body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
       })
       expect(res.status).toBe(503)
-      expect([res.headers.get('retry-after'), res.headers.get('www-authenticate')]).toEqual(['5', null])
+      // Retry-After: when the edge reads the keys again (AUTH_JWKS_COOLDOWN_MS after the failed read).
+      expect([res.headers.get('retry-after'), res.headers.get('www-authenticate')]).toEqual(['30', null])
       expect(((await res.json()) as { error: unknown }).error).toEqual({
         code: -32603,
-        message: `The edge could not read the signing keys of ${iss.issuer} to check the token; try again shortly (the token itself may be fine).`,
+        message: `The edge could not read the signing keys of ${iss.issuer} to check the token; try again in 30 s (the token itself may be fine).`,
         data: { source: 'edge', reason: 'jwks_unavailable', resource_metadata: 'http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp' },
       })
       const line = (await edge.logs({ msg: 'mcp.denied', where: (r) => r.rid === rid })).find((r) => r.rid === rid && r.msg === 'mcp.denied')
-      expect(line).toMatchObject({ reason: 'jwks_unavailable', status: 503 })
+      expect(line).toMatchObject({ reason: 'jwks_unavailable', status: 503, jwksUrl: iss.jwksUrl, jwksAnswered: expect.stringMatching(/^unreachable/) as unknown })
       expect(origin.received.length).toBe(0)
     } finally {
       await edge.close()
@@ -303,7 +307,7 @@ describe('a mounted edge (mcpEdge in a host app at /tools/mcp)', () => {
       const denied = await host.request(audience, { method: 'POST', headers: mcpHeaders('2025-06-18'), body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' })
       expect([denied.status, denied.headers.get('www-authenticate')]).toEqual([
         401,
-        'Bearer resource_metadata="https://host.example/.well-known/oauth-protected-resource/tools/mcp"',
+        'Bearer resource_metadata="https://host.example/.well-known/oauth-protected-resource/tools/mcp", scope="mcp:tools"',
       ])
     } finally {
       await edge.close()

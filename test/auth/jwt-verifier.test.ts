@@ -41,9 +41,9 @@ const now = () => Math.floor(Date.now() / 1000)
 describe('jwt verifier against a loopback issuer', () => {
   it('valid: the identity with sub, client_id and the scopes', async () => {
     const r = await check(verifier, `Bearer ${await iss.issue(AUD, { claims: { scope: 'mcp:tools  mcp:admin' } })}`)
-    expect(r).toEqual({ ok: true, identity: { sub: 'user-1', clientId: 'client-1', scopes: new Set(['mcp:tools', 'mcp:admin']) } })
+    expect(r).toEqual({ ok: true, identity: { sub: 'user-1', clientId: 'client-1', scopes: new Set(['mcp:tools', 'mcp:admin']), validUntilMs: expect.any(Number) as number } })
     const scp = await check(verifier, `Bearer ${await iss.issue(AUD, { claims: { scp: ['a', 'b'], sub: undefined } })}`)
-    expect(scp).toEqual({ ok: true, identity: { sub: 'client-1', clientId: 'client-1', scopes: new Set(['a', 'b']) } })
+    expect(scp).toEqual({ ok: true, identity: { sub: 'client-1', clientId: 'client-1', scopes: new Set(['a', 'b']), validUntilMs: expect.any(Number) as number } })
   })
 
   it('an aud list that contains the resource is accepted', async () => {
@@ -152,22 +152,106 @@ describe('JWKS unavailable', () => {
     const f = await refusal(token, v)
     expect(f).toEqual({
       code: 'jwks_unavailable',
-      message: `The edge could not read the signing keys of ${down.issuer} to check the token; try again shortly (the token itself may be fine).`,
+      message: `The edge could not read the signing keys of ${down.issuer} to check the token; try again in 30 s (the token itself may be fine).`,
+      retryAfterS: 30,
+      keys: { url: down.jwksUrl, answered: 'unreachable (ECONNREFUSED)' },
     })
   })
 
-  it('a 500 from the JWKS: jwks_unavailable; once it answers again, accepted', async () => {
+  it('a 500 from the JWKS: jwks_unavailable naming the status; no read again within the cooldown; after it, accepted', async () => {
     const broken = await startTokenIssuer()
     try {
       broken.failWith(500)
-      const v = createJwtVerifier({ issuer: broken.issuer, audience: AUD, jwksUrl: broken.jwksUrl })
+      let clock = Date.now()
+      const v = createJwtVerifier({ issuer: broken.issuer, audience: AUD, jwksUrl: broken.jwksUrl, now: () => clock })
       const token = await broken.issue(AUD)
-      expect((await refusal(token, v)).code).toBe('jwks_unavailable')
+      expect(await refusal(token, v)).toMatchObject({ code: 'jwks_unavailable', retryAfterS: 30, keys: { url: broken.jwksUrl, answered: 'answered HTTP 500' } })
       broken.failWith(null)
+      clock += 10_000
+      expect(await refusal(token, v)).toMatchObject({ code: 'jwks_unavailable', retryAfterS: 20 })
+      expect(broken.jwksRequests()).toBe(1)
+      clock += 20_000
       expect((await check(v, `Bearer ${token}`)).ok).toBe(true)
+      expect(broken.jwksRequests()).toBe(2)
     } finally {
       await broken.stop()
     }
+  })
+
+  it('60 tokens with random kids while the JWKS answers 500: one read, not one per token', async () => {
+    const broken = await startTokenIssuer({ alg: 'ES256' })
+    try {
+      broken.failWith(500)
+      const v = createJwtVerifier({ issuer: broken.issuer, audience: AUD, jwksUrl: broken.jwksUrl })
+      const tokens = await Promise.all(Array.from({ length: 60 }, (_, i) => broken.issue(AUD, { kid: `random-${i}-${Math.random().toString(36).slice(2)}` })))
+      for (const t of tokens) expect((await refusal(t, v)).code).toBe('jwks_unavailable')
+      expect(broken.jwksRequests()).toBe(1)
+    } finally {
+      await broken.stop()
+    }
+  })
+
+  it('good keys held, the JWKS then answers 500: an unknown kid is 401 unknown_key (not 503), a known one still accepted', async () => {
+    const own = await startTokenIssuer({ alg: 'ES256' })
+    try {
+      const good = await own.issue(AUD)
+      const other = await own.issue(AUD, { claims: { jti: 'other' } })
+      let clock = Date.now()
+      const v = createJwtVerifier({ issuer: own.issuer, audience: AUD, jwksUrl: own.jwksUrl, cooldownMs: 1000, now: () => clock })
+      expect((await check(v, `Bearer ${good}`)).ok).toBe(true)
+      own.failWith(500)
+      // Past jose's cooldown (it counts from the last good read, on the real clock).
+      await new Promise((r) => setTimeout(r, 1100))
+      clock = Date.now()
+      const forged = await Promise.all(Array.from({ length: 60 }, (_, i) => own.issue(AUD, { kid: `random-${i}` })))
+      for (const t of forged) expect(await refusal(t, v)).toMatchObject({ code: 'unknown_key', keys: { url: own.jwksUrl, answered: 'answered HTTP 500' } })
+      expect(own.jwksRequests()).toBe(2)
+      expect((await check(v, `Bearer ${other}`)).ok).toBe(true)
+    } finally {
+      await own.stop()
+    }
+  })
+
+  it('a JWKS larger than maxBytes (AUTH_JWKS_MAX_BYTES) is not read past the bound: jwks_unavailable naming the bound', async () => {
+    const big = await startTokenIssuer({ alg: 'ES256' })
+    try {
+      big.padWith(2 * 1024 * 1024)
+      const token = await big.issue(AUD)
+      const v = createJwtVerifier({ issuer: big.issuer, audience: AUD, jwksUrl: big.jwksUrl })
+      expect(await refusal(token, v)).toMatchObject({ code: 'jwks_unavailable', keys: { answered: 'sent more than 1048576 bytes (AUTH_JWKS_MAX_BYTES)' } })
+      expect(await v.keys!.check()).toBe('sent more than 1048576 bytes (AUTH_JWKS_MAX_BYTES)')
+      // Sent in chunks without a Content-Length: the read stops at the bound all the same.
+      big.padWith(2 * 1024 * 1024, { chunked: true })
+      const fresh = createJwtVerifier({ issuer: big.issuer, audience: AUD, jwksUrl: big.jwksUrl })
+      expect(await refusal(token, fresh)).toMatchObject({ code: 'jwks_unavailable', keys: { answered: 'sent more than 1048576 bytes (AUTH_JWKS_MAX_BYTES)' } })
+      // Under the bound, the same key set is read.
+      const roomy = createJwtVerifier({ issuer: big.issuer, audience: AUD, jwksUrl: big.jwksUrl, maxBytes: 4 * 1024 * 1024 })
+      expect((await check(roomy, `Bearer ${token}`)).ok).toBe(true)
+    } finally {
+      await big.stop()
+    }
+  })
+
+  it('keys.check(): ok for a readable JWKS, what the read got for a wrong URL; the URL named without credentials', async () => {
+    const own = await startTokenIssuer({ alg: 'ES256' })
+    try {
+      const right = createJwtVerifier({ issuer: own.issuer, audience: AUD, jwksUrl: own.jwksUrl })
+      expect(await right.keys!.check()).toBe('ok')
+      const wrong = createJwtVerifier({ issuer: own.issuer, audience: AUD, jwksUrl: own.issuer + '/jwks.jsn?key=secret-in-query' })
+      expect(await wrong.keys!.check()).toBe('answered HTTP 404')
+      expect(wrong.keys!.url).toBe(own.issuer + '/jwks.jsn?key=***')
+      expect(createJwtVerifier({ issuer: own.issuer, audience: AUD, jwks: own.jwksText() }).keys).toBeNull()
+    } finally {
+      await own.stop()
+    }
+  })
+})
+
+describe('the identity', () => {
+  it('validUntilMs is exp plus the leeway, in ms', async () => {
+    const exp = now() + 120
+    const r = await check(verifier, `Bearer ${await iss.issue(AUD, { claims: { exp } })}`)
+    expect(r.ok && r.identity.validUntilMs).toBe((exp + CLOCK_TOLERANCE_S) * 1000)
   })
 })
 

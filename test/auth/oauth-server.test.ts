@@ -30,7 +30,7 @@ describe('oauth2-mock-server on loopback', () => {
 
   it('a token with a chosen audience and scope verifies; another audience does not', async () => {
     const r = await verifier.verify(await as.token({ audience: AUD, scope: 'mcp:tools mcp:admin' }))
-    expect(r).toEqual({ ok: true, identity: { sub: 'user-1', clientId: 'client-1', scopes: new Set(['mcp:tools', 'mcp:admin']) } })
+    expect(r).toEqual({ ok: true, identity: { sub: 'user-1', clientId: 'client-1', scopes: new Set(['mcp:tools', 'mcp:admin']), validUntilMs: expect.any(Number) as number } })
     const other = await verifier.verify(await as.token({ audience: 'https://elsewhere/mcp', scope: 'mcp:tools' }))
     expect(!other.ok && other.failure.code).toBe('wrong_audience')
   })
@@ -85,6 +85,6 @@ describe('oauth2-mock-server on loopback', () => {
     })
     expect(tok.status).toBe(200)
     const r = await verifier.verify(((await tok.json()) as { access_token: string }).access_token)
-    expect(r).toEqual({ ok: true, identity: { sub: 'johndoe', clientId: 'mcp-client', scopes: new Set(['mcp:tools']) } })
+    expect(r).toEqual({ ok: true, identity: { sub: 'johndoe', clientId: 'mcp-client', scopes: new Set(['mcp:tools']), validUntilMs: expect.any(Number) as number } })
   })
 })

@@ -3,13 +3,16 @@
  * Streamable HTTP transport with an auth provider, and a real authorization server on loopback
  * (oauth2-mock-server, test/helpers/oauth-server.ts): the first POST gets 401, the SDK reads the
  * challenge and the edge's protected resource metadata (RFC 9728), discovers the authorization
- * server, runs the authorization-code flow with PKCE and `resource` (RFC 8707), gets a token and
- * connects; a client whose token lacks the admin scope gets 403 insufficient_scope on the admin
- * tool, steps up with the scope the challenge names, and the call then goes through. The origin
- * sees the edge's credential only.
+ * server, runs the authorization-code flow with PKCE and `resource` (RFC 8707) for the scope the
+ * 401 challenge names (the base scope of TOOL_SCOPES, not every scope of `scopes_supported`), gets
+ * a token and connects; a client whose token lacks the admin scope gets 403 insufficient_scope on
+ * the admin tool, steps up with the scope the challenge names, and the call then goes through. A
+ * client-credentials client that asks for the scope the challenge names connects and calls. The
+ * origin sees the edge's credential only.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
+import { extractWWWAuthenticateParams, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -82,15 +85,16 @@ describe.each(RUNTIMES)('the SDK OAuth client against the edge on $name', ({ sta
     await as?.stop()
   })
 
-  it('401 -> metadata -> authorization server -> code with PKCE and resource -> token -> connected; the tools are called', async () => {
+  it('401 -> metadata -> authorization server -> code with PKCE and resource, for the scope the challenge names -> token -> connected; the tools are called', async () => {
     const c = provider()
     const first = new StreamableHTTPClientTransport(new URL(url), { authProvider: c.p })
     await expect(new Client({ name: 'sdk-edge-test', version: '1' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError)
-    // The SDK went to the authorization server the edge's metadata names, for this resource, with the scopes the metadata lists.
+    // The SDK went to the authorization server the edge's metadata names, for this resource, with
+    // the scope the 401 challenge names: the base scope, not mcp:admin too (every scope of scopes_supported).
     const authorize = c.authorizeUrls[0]!
     expect(authorize.origin).toBe(as.issuer)
     expect(authorize.searchParams.get('resource')).toBe(url)
-    expect(authorize.searchParams.get('scope')).toBe('mcp:admin mcp:tools')
+    expect(authorize.searchParams.get('scope')).toBe('mcp:tools')
     expect(authorize.searchParams.get('code_challenge_method')).toBe('S256')
     await first.finishAuth(c.code())
 
@@ -98,7 +102,7 @@ describe.each(RUNTIMES)('the SDK OAuth client against the edge on $name', ({ sta
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: c.p }))
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'admin_drop'])
-      expect(await client.callTool({ name: 'admin_drop', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'ran admin_drop' }] })
+      expect(await client.callTool({ name: 'echo', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'ran echo' }] })
     } finally {
       await client.close()
     }
@@ -130,5 +134,32 @@ describe.each(RUNTIMES)('the SDK OAuth client against the edge on $name', ({ sta
       (r) => r.msg === 'mcp.denied' && r.reason === 'insufficient_scope'
     )
     expect(denied.map((r) => [r.tool, r.scope, r.status])).toEqual([['admin_drop', 'mcp:admin mcp:tools', 403]])
+  })
+
+  it('client credentials for the scope the 401 challenge names: connected, the tool called (no "403 after trying upscoping")', async () => {
+    // The SDK's client-credentials token request carries the provider's own scope only (its
+    // fetchToken reads clientMetadata.scope, not the challenge), so a service client takes the
+    // scope from the challenge, as the SDK's own parser reads it.
+    const challenge = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' })
+    expect(challenge.status).toBe(401)
+    const { scope } = extractWWWAuthenticateParams(challenge)
+    await challenge.text()
+    expect(scope).toBe('mcp:tools')
+    const tokenRequests: string[] = []
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      authProvider: new ClientCredentialsProvider({ clientId: 'service-1', clientSecret: 'service-secret', scope, expectedIssuer: as.issuer }),
+      fetch: (input, init) => {
+        if (String(input).endsWith('/token')) tokenRequests.push(String(init?.body))
+        return fetch(input, init)
+      },
+    })
+    const client = new Client({ name: 'sdk-edge-cc', version: '1' })
+    await client.connect(transport)
+    try {
+      expect(await client.callTool({ name: 'echo', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'ran echo' }] })
+    } finally {
+      await client.close()
+    }
+    expect(tokenRequests.map((b) => new URLSearchParams(b).get('scope'))).toEqual(['mcp:tools'])
   })
 })

@@ -51,6 +51,11 @@ export interface TokenIssuer {
   unsecured(audience: string, claims?: Record<string, unknown>): string
   /** Answer every JWKS request with this status (500: a broken server); null: serve normally. */
   failWith(status: number | null): void
+  /**
+   * Pads the served JWKS with an extra member of about `bytes` bytes (still a valid key set); 0:
+   * none. `chunked`: sent in 64 KiB writes without a Content-Length.
+   */
+  padWith(bytes: number, opts?: { chunked?: boolean }): void
   /** Stops the HTTP server (connections refused: the JWKS is down); idempotent. */
   stop(): Promise<void>
 }
@@ -71,12 +76,25 @@ export async function startTokenIssuer(opts: { alg?: string } = {}): Promise<Tok
   let keys: IssuerKey[] = [await makeKey(opts.alg ?? 'RS256')]
   let requests = 0
   let failStatus: number | null = null
-  const jwks = () => JSON.stringify({ keys: keys.map((k) => k.publicJwk) })
+  let pad = 0
+  let chunked = false
+  const jwks = () => JSON.stringify({ keys: keys.map((k) => k.publicJwk), ...(pad > 0 ? { padding: 'x'.repeat(pad) } : {}) })
   const server: Server = createServer((req, res) => {
     if (req.url !== '/jwks.json') return void res.writeHead(404).end()
     requests++
     if (failStatus !== null) return void res.writeHead(failStatus, { 'content-type': 'text/plain' }).end('broken')
-    res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(jwks())
+    if (!chunked) return void res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(jwks())
+    const body = Buffer.from(jwks())
+    res.writeHead(200, { 'content-type': 'application/jwk-set+json', 'transfer-encoding': 'chunked' })
+    let at = 0
+    const next = () => {
+      while (at < body.length && !res.destroyed) {
+        const piece = body.subarray(at, (at += 65_536))
+        if (!res.write(piece)) return void res.once('drain', next)
+      }
+      if (!res.destroyed) res.end()
+    }
+    next()
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -117,6 +135,10 @@ export async function startTokenIssuer(opts: { alg?: string } = {}): Promise<Tok
     },
     failWith(status) {
       failStatus = status
+    },
+    padWith(bytes, o = {}) {
+      pad = bytes
+      chunked = o.chunked ?? false
     },
     async stop() {
       if (stopped) return

@@ -16,6 +16,11 @@ export interface AccessIdentity {
   clientId: string | null
   /** Granted scopes: the `scope` claim split on spaces (RFC 9068 §2.2.3), or the `scp` array some servers use. */
   scopes: Set<string>
+  /**
+   * The last moment the edge accepts the token, ms since the epoch: its `exp` plus the clock
+   * leeway. A stream opened with the token ends then. Unset: no bound known.
+   */
+  validUntilMs?: number
 }
 
 /** Why a request's token was not accepted. */
@@ -29,6 +34,31 @@ export type TokenFailureCode =
 export interface TokenFailure {
   code: TokenFailureCode
   message: string
+  /** `jwks_unavailable`: seconds until the edge reads the keys again (the `Retry-After`); default 5. */
+  retryAfterS?: number
+  /**
+   * `jwks_unavailable` and an `unknown_key` decided without a fresh read: for the log line only
+   * (never the answer), where the keys come from (the URL, credentials hidden) and what the last
+   * read got, e.g. `{ url: 'https://auth.example.com/jwks.json', answered: 'answered HTTP 500' }`.
+   */
+  keys?: { url: string; answered: string }
+}
+
+/**
+ * Where a remote key set comes from, and whether it can be read now: for `/readyz` and the
+ * start-up warning (a wrong `AUTH_JWKS_URL` otherwise looks like a passing outage).
+ */
+export interface SigningKeys {
+  /** The setting it comes from, `AUTH_JWKS_URL`. */
+  readonly variable: string
+  /** The URL, credentials hidden (for logs and the start-up warning, never for `/readyz`). */
+  readonly url: string
+  /**
+   * `ok` when usable keys are held, else the outcome of one read (at most one per cooldown,
+   * failed or not): `ok`, or what the read got (`answered HTTP 404`, `no answer within 3000 ms`,
+   * `sent more than 1048576 bytes`, ...). Never rejects.
+   */
+  check(): Promise<string>
 }
 
 /** The verifier port: a bearer token (without the `Bearer ` prefix) to an identity or a failure. Never rejects. */
@@ -88,7 +118,7 @@ export function bearerToken(authorization: string | null | undefined): { ok: tru
       ok: false,
       failure: {
         code: 'malformed',
-        message: 'The Authorization header does not hold one bearer token (RFC 6750 §2.1: Bearer, one space, the token); send the access token as issued.',
+        message: 'The Authorization header does not hold one bearer token (RFC 6750 section 2.1: Bearer, one space, the token); send the access token as issued.',
       },
     }
   return { ok: true, token }
@@ -114,17 +144,23 @@ export function challengeValue(s: string): string {
 
 /**
  * The answer to a refused token (RFC 6750 §3, MCP Authorization §Error Handling):
- * - `missing`: 401 `Bearer resource_metadata="<url>"` without an error code (RFC 6750 §3.1: a
- *   request without credentials SHOULD NOT get one);
- * - `jwks_unavailable`: 503 with `Retry-After: 5` (seconds; the JWKS read is bounded by 3 s) and no challenge: the token may be fine, the edge
- *   could not get the keys to check it (telling the client its token is invalid would be false);
- * - every other code: 401 `Bearer resource_metadata="<url>", error="invalid_token", error_description="<message>"`.
+ * - `missing`: 401 `Bearer resource_metadata="<url>", scope="<scope>"` without an error code
+ *   (RFC 6750 §3.1: a request without credentials SHOULD NOT get one);
+ * - `jwks_unavailable`: 503 with `Retry-After` (the failure's `retryAfterS`, else 5 seconds) and
+ *   no challenge: the token may be fine, the edge could not get the keys to check it (telling the
+ *   client its token is invalid would be false);
+ * - every other code: 401 `Bearer resource_metadata="<url>", scope="<scope>", error="invalid_token", error_description="<message>"`.
+ *
+ * `scope` (RFC 6750 §3; MCP 2025-11-25 Authorization §Scope Selection Strategy: servers SHOULD
+ * name the scopes needed) is written when `scope` is non-empty: a client then asks for it rather
+ * than for every scope of `scopes_supported`.
  * @param metadataUrl the protected resource metadata URL ({@link protectedResourceMetadataUrl})
+ * @param scope the scopes every call needs (the base scope of TOOL_SCOPES); empty: no `scope` parameter
  */
-export function tokenChallenge(failure: TokenFailure, metadataUrl: string): TokenChallenge {
-  const rm = `Bearer resource_metadata=${challengeValue(metadataUrl)}`
+export function tokenChallenge(failure: TokenFailure, metadataUrl: string, scope: readonly string[] = []): TokenChallenge {
+  const rm = `Bearer resource_metadata=${challengeValue(metadataUrl)}${scope.length > 0 ? `, scope=${challengeValue(scope.join(' '))}` : ''}`
   if (failure.code === 'missing') return { status: 401, wwwAuthenticate: rm }
-  if (failure.code === 'jwks_unavailable') return { status: 503, wwwAuthenticate: null, retryAfterS: 5 }
+  if (failure.code === 'jwks_unavailable') return { status: 503, wwwAuthenticate: null, retryAfterS: failure.retryAfterS ?? 5 }
   return { status: 401, wwwAuthenticate: `${rm}, error="invalid_token", error_description=${challengeValue(failure.message)}` }
 }
 

@@ -86,3 +86,56 @@ export function compilePattern(pattern: string): ToolPattern {
     },
   }
 }
+
+/**
+ * Does every name `inner` matches also match `outer`? Decided on the patterns' text, without
+ * names: `outer` must match `inner` read as a word in which `inner`'s own `*` and `?` are symbols
+ * that only `outer`'s `*` (either) or `?` (a `?`) can stand for. True answers are always right;
+ * a false one may be cautious for unusual combinations (`a*` is covered by the pair `a`, `a?*`
+ * together, not by either), so callers treat false as "not known to be covered".
+ * Cost: O(|outer| x |inner|), at most 256 x 256 steps.
+ * @example patternCovers('admin_*', 'admin_drop_*') // true
+ * @example patternCovers('*', 'x') // true; patternCovers('a*', '*') // false
+ */
+export function patternCovers(outer: string, inner: string): boolean {
+  // reach[j]: outer[0..j) can stand for inner[0..i) (i the row being built).
+  let reach = new Array<boolean>(outer.length + 1).fill(false)
+  reach[0] = true
+  for (let j = 0; j < outer.length && outer[j] === '*'; j++) reach[j + 1] = true
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i]!
+    const next = new Array<boolean>(outer.length + 1).fill(false)
+    for (let j = 0; j < outer.length; j++) {
+      const o = outer[j]!
+      if (o === '*') {
+        // `*` takes this symbol too (stays), or is left (the column to its right, below).
+        if (reach[j + 1] || reach[j]) next[j + 1] = true
+      } else if (reach[j] && (o === '?' ? c !== '*' : o === c && c !== '*' && c !== '?')) next[j + 1] = true
+    }
+    for (let j = 0; j < outer.length; j++) if (outer[j] === '*' && next[j]) next[j + 1] = true
+    reach = next
+  }
+  return reach[outer.length]!
+}
+
+/** Is there a name both patterns match? Exact for `*` and `?` patterns. Cost: O(|a| x |b|). */
+export function patternsMeet(a: string, b: string): boolean {
+  // can[i][j]: some name is matched by both a[i..] and b[j..]; filled from the ends.
+  const w = b.length + 1
+  const can = new Uint8Array((a.length + 1) * w)
+  for (let i = a.length; i >= 0; i--)
+    for (let j = b.length; j >= 0; j--) {
+      const x = a[i]
+      const y = b[j]
+      const at = (ii: number, jj: number) => ii <= a.length && jj <= b.length && can[ii * w + jj] === 1
+      let ok: boolean
+      if (x === undefined && y === undefined) ok = true
+      // A `*` ends here, or takes the next symbol of the other pattern (a character of the name).
+      else if (x === '*') ok = at(i + 1, j) || (y !== undefined && at(i, j + 1))
+      else if (y === '*') ok = at(i, j + 1) || (x !== undefined && at(i + 1, j))
+      else if (x === undefined || y === undefined) ok = false
+      else ok = (x === '?' || y === '?' || x === y) && at(i + 1, j + 1)
+      can[i * w + j] = ok ? 1 : 0
+    }
+  return can[0] === 1
+}

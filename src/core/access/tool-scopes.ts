@@ -46,7 +46,10 @@ export interface ToolScopes {
    * client that asks for them again keeps what it has (MCP 2025-11-25 Authorization §Scope Challenge Handling).
    */
   missingScope(granted: ReadonlySet<string>, toolName: string): string[] | null
-  /** Every scope any entry names, sorted: the `scopes_supported` of the protected resource metadata (RFC 9728 §2). */
+  /**
+   * Every scope any entry names, sorted. The metadata's `scopes_supported` (RFC 9728 §2) is the
+   * part of it a visible tool can need (resource-server.ts shownScopes).
+   */
   readonly allScopes: readonly string[]
 }
 

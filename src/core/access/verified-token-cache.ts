@@ -80,7 +80,12 @@ export function cachedVerifier(inner: TokenVerifier, opts: VerifiedTokenCacheOpt
   const shareInFlight = opts.shareInFlight ?? true
   const kept = new Map<string, { identity: AccessIdentity; until: number }>()
   const pending = new Map<string, Promise<Verdict>>()
-  const copy = (i: AccessIdentity): AccessIdentity => ({ sub: i.sub, clientId: i.clientId, scopes: new Set(i.scopes) })
+  const copy = (i: AccessIdentity): AccessIdentity => ({
+    sub: i.sub,
+    clientId: i.clientId,
+    scopes: new Set(i.scopes),
+    ...(i.validUntilMs !== undefined ? { validUntilMs: i.validUntilMs } : {}),
+  })
   return {
     get size() {
       return kept.size

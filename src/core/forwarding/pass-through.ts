@@ -22,8 +22,18 @@ import { isMessageEvent } from '../sse/sse-event'
  * a copy of each chunk is parsed on the side ({@link watchSse}) and a
  * `notifications/tools/list_changed` event invalidates the origin's tools (every scope: the
  * notification does not say whose list changed) before the chunk that completes it is relayed.
+ * With auth on, the GET stream ends when the token it was opened with stops being accepted
+ * (`validUntilMs`: its `exp` plus the clock leeway), with a last event saying so
+ * ({@link TOKEN_EXPIRED_EVENT}); the client reconnects with a new token.
+ * @param opts `validUntilMs` of the caller's verified token (auth on)
  */
-export async function handlePassThrough(method: 'GET' | 'DELETE', headers: RequestHeaders, target: OriginTarget, deps: EdgeDeps): Promise<EdgeResponse> {
+export async function handlePassThrough(
+  method: 'GET' | 'DELETE',
+  headers: RequestHeaders,
+  target: OriginTarget,
+  deps: EdgeDeps,
+  opts: { validUntilMs?: number } = {}
+): Promise<EdgeResponse> {
   const version = headers.get('mcp-protocol-version')?.trim()
   // D18, docs/protocol-rules.md E1: the modern era is POST-only.
   if (version !== undefined && looksModern(version)) {
@@ -70,11 +80,24 @@ export async function handlePassThrough(method: 'GET' | 'DELETE', headers: Reque
               pinBook(deps).listChanged(target.id)
             }
           },
-          deps.config.streamMaxMs
+          deps.config.streamMaxMs,
+          opts.validUntilMs !== undefined ? { atMs: opts.validUntilMs, event: TOKEN_EXPIRED_EVENT } : undefined
         )
       : source
   return edgeResponse(body, reply.status, relayHeaders(reply))
 }
+
+/**
+ * The last event of a GET stream whose access token expired: a named event (clients reading
+ * JSON-RPC `message` events skip it) whose data says why the stream ended and what to do.
+ */
+export const TOKEN_EXPIRED_EVENT = {
+  event: 'mcp-edge-stream-end',
+  data: JSON.stringify({
+    reason: 'token_expired',
+    message: 'The access token this stream was opened with has expired (its exp plus the edge clock leeway); open the stream again with a new access token.',
+  }),
+} as const
 
 /** True when an SSE event's data is `notifications/tools/list_changed` (alone or inside a JSON-RPC batch). */
 function carriesListChanged(data: string): boolean {

@@ -61,6 +61,23 @@ describe('challenges', () => {
       `Bearer error="insufficient_scope", scope="mcp:admin mcp:tools", resource_metadata="${url}", error_description="The tool ?drop? needs scope mcp:admin."`
     )
   })
+  it('the scope every call needs is named in each 401 (RFC 6750 §3, MCP 2025-11-25 Scope Selection Strategy), never in the 503', () => {
+    expect(tokenChallenge({ code: 'missing', message: 'x' }, url, ['mcp:tools'])).toEqual({ status: 401, wwwAuthenticate: `Bearer resource_metadata="${url}", scope="mcp:tools"` })
+    expect(tokenChallenge({ code: 'expired', message: 'Expired.' }, url, ['a', 'b']).wwwAuthenticate).toBe(
+      `Bearer resource_metadata="${url}", scope="a b", error="invalid_token", error_description="Expired."`
+    )
+    expect(tokenChallenge({ code: 'jwks_unavailable', message: 'x', retryAfterS: 17 }, url, ['a'])).toEqual({ status: 503, wwwAuthenticate: null, retryAfterS: 17 })
+  })
+  it('every refusal of bearerToken reads the same in the challenge as in the body: printable ASCII, nothing turned into ?', () => {
+    for (const header of [null, 'Basic abc', 'Bearer', 'Bearer a b', 'Bearer a\u00e9', `Bearer ${'a'.repeat(MAX_TOKEN_LENGTH + 1)}`]) {
+      const r = bearerToken(header)
+      if (r.ok) throw new Error(`accepted ${header}`)
+      expect(r.failure.message, String(header)).toMatch(/^[\x20\x21\x23-\x5b\x5d-\x7e]+$/)
+      const c = tokenChallenge(r.failure, url, ['mcp:tools']).wwwAuthenticate!
+      if (r.failure.code !== 'missing') expect(c, String(header)).toContain(`error_description="${r.failure.message}"`)
+    }
+    expect(bearerToken('Bearer a b')).toMatchObject({ failure: { message: expect.stringContaining('(RFC 6750 section 2.1: Bearer, one space, the token)') as unknown } })
+  })
   it('challenge values: quotes, backslashes and non-ASCII become ?, bounded', () => {
     expect(challengeValue('a"b\\c\u00e9\n')).toBe('"a?b?c??"')
     expect(challengeValue('x'.repeat(400))).toHaveLength(302)

@@ -1,7 +1,7 @@
 /** src/core/access/tool-glob.ts: `*` and `?` only, case-sensitive, no other special character; agrees with a regex reference on random input; bounded work on hostile patterns. */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compilePattern, MAX_PATTERN_LENGTH, patternProblem } from '../../../src/core/access/tool-glob'
+import { compilePattern, MAX_PATTERN_LENGTH, patternCovers, patternProblem, patternsMeet } from '../../../src/core/access/tool-glob'
 
 /** Reference: the same glob as an anchored RegExp (test-only; the matcher itself uses none). */
 function reference(pattern: string): RegExp {
@@ -74,5 +74,41 @@ describe('patternProblem', () => {
   })
   it('accepts names with dots, dashes, slashes and colons', () => {
     for (const p of ['fs.read', 'a-b', 'ns/tool', 'srv:tool*', '*']) expect(patternProblem(p)).toBeNull()
+  })
+})
+
+describe('patternCovers and patternsMeet (decided on the patterns, checked against every name up to 5 characters)', () => {
+  const names = ['']
+  for (let n = 1; n <= 5; n++) for (const w of names.filter((x) => x.length === n - 1)) for (const c of 'ab') names.push(w + c)
+  const patterns = ['']
+  for (let n = 1; n <= 3; n++) for (const p of patterns.filter((x) => x.length === n - 1)) for (const c of 'ab*?') patterns.push(p + c)
+  patterns.shift()
+  it('a cover is never claimed that a name refutes; meeting is exact', () => {
+    for (const outer of patterns)
+      for (const inner of patterns) {
+        const o = compilePattern(outer)
+        const i = compilePattern(inner)
+        if (patternCovers(outer, inner)) for (const n of names) if (i.test(n)) expect(o.test(n), `${outer} covers ${inner}: ${n}`).toBe(true)
+        expect(patternsMeet(outer, inner), `${outer} meets ${inner}`).toBe(names.some((n) => o.test(n) && i.test(n)))
+      }
+  })
+  it.each([
+    ['admin_*', 'admin_drop', true],
+    ['admin_*', 'admin_*_x', true],
+    ['*', '*', true],
+    ['*', 'a?b*', true],
+    ['admin_*', '*', false],
+    ['a?', 'a*', false],
+    ['*_drop', 'admin_*', false],
+  ])('%s covers %s: %s', (outer, inner, covers) => {
+    expect(patternCovers(outer, inner)).toBe(covers)
+  })
+  it.each([
+    ['admin_*', 'get_*', false],
+    ['admin_*', '*_drop', true],
+    ['a?c', 'ab*', true],
+    ['echo', 'admin_*', false],
+  ])('%s meets %s: %s', (a, b, meet) => {
+    expect(patternsMeet(a, b)).toBe(meet)
   })
 })

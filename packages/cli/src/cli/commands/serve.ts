@@ -13,7 +13,7 @@ import { Option, type Command } from 'commander'
 import { startEdge, type RunningEdge } from 'mcp-edge-validator/node'
 import { loadNodeListenConfig } from 'mcp-edge-validator/node'
 import { ConfigError, loadConfig } from 'mcp-edge-validator/rules'
-import { readiness, unreadyOrigins } from 'mcp-edge-validator/rules'
+import { readiness, unreadySources } from 'mcp-edge-validator/rules'
 import { SETTINGS, flagHelp, flagOf } from 'mcp-edge-validator/rules'
 import { storeFileState } from '../store-file-check'
 
@@ -119,10 +119,11 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
   })
   process.stderr.write(`mcp-edge-validator: ${edge.url} -> ${target}\n`)
   for (const line of shortTokenWarnings(env)) process.stderr.write(`mcp-edge serve: warning: ${line}\n`)
-  // An origin URL with a wrong path answers 404 to every call: said once at start, not only by /readyz.
+  // An origin URL with a wrong path answers 404 to every call, a wrong AUTH_JWKS_URL makes every
+  // request 503: said once at start (the first readiness check reads the key set), not only by /readyz.
   void readiness(edge.deps).then(
     (report) => {
-      for (const o of unreadyOrigins(edge.deps, report)) process.stderr.write(`mcp-edge serve: warning: ${o.variable}=${o.url}: ${o.answered}\n`)
+      for (const o of unreadySources(edge.deps, report)) process.stderr.write(`mcp-edge serve: warning: ${o.variable}=${o.url}: ${o.answered}\n`)
     },
     () => undefined
   )
