@@ -195,7 +195,10 @@ export async function readServedSnapshot(kv: PinKv, originId: string, scope: str
   }
 }
 
-/** Writes the served snapshot. @throws the store's own errors */
-export async function writeServedSnapshot(kv: PinKv, originId: string, scope: string, s: ServedSnapshot): Promise<void> {
-  await kv.put(pinServedKey(originId, scope), JSON.stringify(s))
+/**
+ * Writes the served snapshot; `options.expirationTtl` (seconds) for a private scope's, which expires
+ * with the scope's tool records. @throws the store's own errors
+ */
+export async function writeServedSnapshot(kv: PinKv, originId: string, scope: string, s: ServedSnapshot, options?: { expirationTtl: number }): Promise<void> {
+  await kv.put(pinServedKey(originId, scope), JSON.stringify(s), options)
 }
