@@ -386,7 +386,12 @@ export class PinBook {
       s.view = view
       s.recheck = false
       const sig = served.map((t) => `${t.name}\u0000${t.digest ?? '-'}`).join('\n')
-      if (!fromSnapshot && sig !== s.snapshotSig && this.opts.kv) {
+      // A private scope's snapshot is written only when it serves something to review (a changed
+      // or pending definition, which an operator approves where that caller's list is shown): a
+      // list the origin's pins approve needs none (calls fall back on the pins), so callers of an
+      // origin whose private lists hold approved tools leave no per-caller pin record at all.
+      const toReview = scope === PUBLIC || [...ev.tools.values()].some((e) => e.state !== 'approved')
+      if (!fromSnapshot && toReview && sig !== s.snapshotSig && this.opts.kv) {
         try {
           // A private scope's snapshot is one caller's: it expires with the scope's tool records (and goes with them).
           await writeServedSnapshot(
