@@ -1,8 +1,9 @@
 /**
  * @module core/pinning/apply-pins
  * Tool pinning wired into the data path (docs/pinning.md): the per-instance {@link PinBook} (what
- * this edge holds of the pins of each (origin, scope), read from and written to the pin store),
- * and the two functions the pipeline calls, each from one place:
+ * this edge holds of each origin's pins, one record whatever scope a list comes in, and of the list
+ * each (origin, scope) was served; read from and written to the pin store), and the two functions
+ * the pipeline calls, each from one place:
  *
  * - {@link holdToolsList}: one relayed `tools/list` response (JSON body, SSE event, batch element,
  *   any page). `off`: untouched. `audit`: untouched, the decision is made in the background
@@ -47,7 +48,8 @@ export const PIN_RETRY_MS = 1_000
 export const PIN_PULL_MIN_MS = 1_000
 /**
  * (origin, scope) pairs one instance holds at most (each caller with a private list is a scope of
- * its own): past it the least recently created is dropped and read from the store again when needed.
+ * its own, and an origin's private ones are also bounded by `MAX_PRIVATE_SCOPES`): past it the
+ * least recently created is dropped and read from the store again when needed.
  */
 export const MAX_PIN_SCOPES = 10_000
 /** Distinct (tool, state, digest) changes remembered per (origin, scope) for logging each change once. */
@@ -261,7 +263,8 @@ export class PinBook {
         .then(
           (r) => this.adopt(originId, r),
           () => {
-            for (const k of this.keysOf(originId)) this.failed(originId, k.slice(originId.length + 1))
+            // One line for the origin's record, however many scopes of it this instance holds.
+            this.keysOf(originId).forEach((k, i) => this.failed(originId, k.slice(originId.length + 1), i > 0))
           }
         )
         .finally(() => this.reloading.delete(originId))
@@ -315,11 +318,12 @@ export class PinBook {
     }
   }
 
-  private failed(originId: string, scope: string): void {
+  /** The pins of (origin, scope) could not be read: calls are refused for {@link PIN_RETRY_MS} (enforce); one error line unless `quiet`. */
+  private failed(originId: string, scope: string, quiet = false): void {
     const s = this.state(originId, scope)
     s.view = { ok: false }
     s.failedAt = this.now()
-    this.opts.log({ level: 'error', msg: 'pin.store_unavailable', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', mode: this.mode })
+    if (!quiet) this.opts.log({ level: 'error', msg: 'pin.store_unavailable', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', mode: this.mode })
   }
 
   /** Runs background work (the entry's `defer`). */
