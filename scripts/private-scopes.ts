@@ -1,14 +1,16 @@
 /**
- * `npm run private-scopes -- [--callers N] [--concurrency C] [--env K=V ...]`: what N distinct
- * callers (default 10,000) of an origin that marks its tool list `cacheScope: "private"` cost the
- * Node edge (docs/scope.md, docs/reliability.md). Builds and starts the real `mcp-edge serve`
- * (dist/cli.js, a child process on 127.0.0.1) with the file store in a fresh temporary folder, in
- * front of a real HTTP origin on 127.0.0.1 whose list of three tools is private. Each caller, with
+ * `npm run private-scopes -- [--callers N] [--tools T] [--concurrency C] [--env K=V ...]`: what N
+ * distinct callers (default 10,000) of an origin that marks its tool list `cacheScope: "private"`
+ * cost the Node edge (docs/scope.md, docs/reliability.md). Builds and starts the real `mcp-edge serve`
+ * (dist/private-scopes/cli.js, a child process on 127.0.0.1) with the file store in a fresh temporary folder, in
+ * front of a real HTTP origin on 127.0.0.1 whose list of T tools (default 3) is private. Each caller, with
  * its own `Authorization: Bearer caller-<i>`, sends a `tools/list` (relayed; the edge learns the
  * list in passing under the caller's scope) and then a `tools/call` with invalid arguments (the
  * edge refuses it from that scope). Prints, after the first caller and every N/5 callers: the
- * edge's RSS (VmRSS, MiB), the store file's size and its number of private scopes and records;
- * then the same after the edge had 3 s to settle. `--env` passes settings on (for example
+ * edge's RSS (VmRSS, MiB), the store file's size and its number of private scopes and records
+ * (tool records, and the pin step's `pins:` and `pinserved:` records); then the same after the
+ * edge had 3 s to settle, and the median time of a new caller's `tools/list` (5 new callers, one
+ * at a time). `--env` passes settings on (for example
  * `--env MAX_PRIVATE_SCOPES=5000`). Bounded: the edge and the origin are stopped before exit.
  */
 import { spawn, spawnSync } from 'node:child_process'
@@ -23,14 +25,16 @@ import { Pool } from 'undici'
 const { values } = parseArgs({
   options: {
     callers: { type: 'string', default: '10000' },
+    tools: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '8' },
     env: { type: 'string', multiple: true, default: [] },
   },
 })
 const N = Number(values.callers)
 const C = Number(values.concurrency)
-if (!Number.isInteger(N) || N < 1 || !Number.isInteger(C) || C < 1) {
-  console.error('usage: npm run private-scopes -- [--callers N] [--concurrency C] [--env K=V ...]')
+const T = Number(values.tools)
+if (!Number.isInteger(N) || N < 1 || !Number.isInteger(C) || C < 1 || !Number.isInteger(T) || T < 1 || T > 1000) {
+  console.error('usage: npm run private-scopes -- [--callers N] [--tools T (1..1000)] [--concurrency C] [--env K=V ...]')
   process.exit(2)
 }
 const extra: Record<string, string> = {}
@@ -44,8 +48,9 @@ for (const kv of values.env as string[]) {
 }
 
 const ROOT = resolve(import.meta.dirname, '..')
-const TOOLS = ['get_weather', 'get_forecast', 'get_alerts'].map((name) => ({
+const TOOLS = ['get_weather', 'get_forecast', 'get_alerts', ...Array.from({ length: Math.max(0, T - 3) }, (_, i) => `tool_${i + 4}`)].slice(0, T).map((name) => ({
   name,
+  description: `The ${name} tool of a private list`,
   inputSchema: { type: 'object', properties: { city: { type: 'string', maxLength: 64 }, units: { enum: ['c', 'f'] } }, required: ['city'] },
 }))
 
@@ -69,11 +74,12 @@ const origin = createServer((req, res) => {
 await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r))
 const originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/mcp`
 
-const built = spawnSync(process.execPath, ['scripts/build-node.mjs'], { cwd: ROOT, stdio: 'inherit' })
+// The command with the library bundled from its sources (what the tests run), so no stale build is measured.
+const built = spawnSync(process.execPath, ['scripts/build-node.mjs', '--from-source', '--outdir', 'dist/private-scopes'], { cwd: ROOT, stdio: 'inherit' })
 if (built.status !== 0) process.exit(1)
 const dir = mkdtempSync(join(tmpdir(), 'mcp-edge-private-scopes-'))
 const storeFile = join(dir, 'kv.json')
-const child = spawn(process.execPath, ['dist/cli.js', 'serve'], {
+const child = spawn(process.execPath, ['dist/private-scopes/cli.js', 'serve'], {
   cwd: ROOT,
   env: { ...process.env, ORIGIN_URL: originUrl, STORE_FILE: storeFile, PORT: '0', HOST: '127.0.0.1', ...extra },
   stdio: ['ignore', 'pipe', 'pipe'],
@@ -113,7 +119,7 @@ function rssMiB(): number {
   return m ? Number(m[1]) / 1024 : NaN
 }
 
-function storeFigures(): { bytes: number; scopes: number; records: number } {
+function storeFigures(): { bytes: number; scopes: number; records: number; pins: number; pinserved: number } {
   let bytes = 0
   let keys: string[] = []
   try {
@@ -123,7 +129,13 @@ function storeFigures(): { bytes: number; scopes: number; records: number } {
     // not written yet
   }
   const privateKeys = keys.filter((k) => /^tools:default:u-/.test(k))
-  return { bytes, scopes: new Set(privateKeys.map((k) => k.split(':')[2])).size, records: privateKeys.length }
+  return {
+    bytes,
+    scopes: new Set(privateKeys.map((k) => k.split(':')[2])).size,
+    records: privateKeys.length,
+    pins: keys.filter((k) => k.startsWith('pins:')).length,
+    pinserved: keys.filter((k) => k.startsWith('pinserved:')).length,
+  }
 }
 
 const pool = new Pool(base, { connections: C })
@@ -145,7 +157,7 @@ async function caller(i: number): Promise<void> {
 function row(label: string): void {
   const s = storeFigures()
   console.log(
-    `${label.padEnd(22)} RSS ${rssMiB().toFixed(1).padStart(6)} MiB   store ${(s.bytes / 1024).toFixed(0).padStart(6)} KiB   private scopes ${String(s.scopes).padStart(6)}   records ${String(s.records).padStart(6)}`
+    `${label.padEnd(22)} RSS ${rssMiB().toFixed(1).padStart(6)} MiB   store ${(s.bytes / 1024).toFixed(0).padStart(6)} KiB   private scopes ${String(s.scopes).padStart(6)}   records ${String(s.records).padStart(6)}   pins: ${String(s.pins).padStart(5)}   pinserved: ${String(s.pinserved).padStart(5)}`
   )
 }
 
@@ -168,6 +180,14 @@ try {
   }
   await new Promise((r) => setTimeout(r, 3_000))
   row('3 s later')
+  const times: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now()
+    await post(N + i, { jsonrpc: '2.0', id: 1, method: 'tools/list' })
+    times.push(performance.now() - t)
+  }
+  times.sort((a, b) => a - b)
+  console.log(`a new caller's tools/list: median ${times[2]!.toFixed(1)} ms (5 new callers: ${times.map((t) => t.toFixed(1)).join(', ')} ms)`)
   console.log(`${N} callers in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${refused} invalid calls refused -32602 by the edge (validated in the caller's scope)`)
   console.log(
     `the edge logged ${swept.sweeps} sweeps that removed scopes it did not hold: ${swept.evicted} past the bound, ${swept.expired} expired (scopes it dropped itself are deleted without a log line)`

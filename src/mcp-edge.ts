@@ -155,7 +155,18 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
   const client = options.originClient ? null : runtime.originClient()
   const logger = byLevel(options.logger === false ? () => undefined : (options.logger ?? runtime.logger()), config.logLevel)
   // Registry events (refresh, unusable schema) are log lines of their own (docs/observability.md).
-  const registry = createToolRegistry(config, options.store ?? new MemoryKv(), options.engine ?? runtime.engine(), (r) => logger(r))
+  const store = options.store ?? new MemoryKv()
+  const registry = createToolRegistry(config, store, options.engine ?? runtime.engine(), (r) => logger(r))
+  // Enforce's baseline is trust on first use: on a store that forgets at exit, every start trusts
+  // whatever the origin serves then, so a rug pull survives a restart. Said once, at start.
+  if (config.toolPinning === 'enforce' && store.persistent === false)
+    logger({
+      level: 'warn',
+      msg: 'pin.store_not_persistent',
+      store: 'memory',
+      detail:
+        'TOOL_PINNING=enforce on a store that does not persist: the pins and their first-sight baseline are lost at every restart, and the next start trusts whatever the origin serves then. Use a store that persists (STORE_FILE, STORE_URL, Workers KV, or the store option) or import a reviewed manifest at each start.',
+    })
   const tracer = options.tracer ?? runtime.tracer?.()
   return {
     config,

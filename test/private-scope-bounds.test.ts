@@ -3,7 +3,9 @@
  * namespace under Miniflare): 30 callers, each with its own Authorization, of an origin that marks
  * its list `cacheScope: "private"` leave at most MAX_PRIVATE_SCOPES (+ one sweep's slack) private
  * scopes in the store, the latest callers' ones; each caller is still validated with its own
- * list. The TTL and the bound on the file store and on Redis, with real `mcp-edge serve`
+ * list. The pin step's records follow the same bounds: the pins are the origin's (no private scope
+ * has a `pins:` record), and a private scope's served snapshot (`pinserved:`) goes with the scope.
+ * The TTL and the bound on the file store and on Redis, with real `mcp-edge serve`
  * processes, are in test/stores/private-scope-stores.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -60,8 +62,25 @@ describe.each(RUNTIMES)('private scopes bounded on $name', ({ start }) => {
       // A call pulls the caller's list with its Authorization; the edge stores it under the caller's scope.
       const bad = await post(auth, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_weather', arguments: { units: 'k' } } })
       expect(bad.error?.message, JSON.stringify(bad)).toContain('units')
+      // A relayed list: the pin step (audit, the default) decides it in the caller's scope.
+      expect((await post(auth, { jsonrpc: '2.0', id: 4, method: 'tools/list' })).result.tools).toHaveLength(2)
       expect((await scopesIn('tools')).size).toBeLessThanOrEqual(bound)
     }
+    // The pins are the origin's: one record, whatever scope the lists came in; the private
+    // scopes' served snapshots are bounded like their tool records.
+    await eventually(
+      2_000,
+      async () => (await edge.kvKeys!('pins:')).length,
+      (n) => n === 1
+    )
+    expect(await edge.kvKeys!('pins:')).toEqual(['pins:default:public'])
+    const served = await eventually(
+      2_000,
+      () => scopesIn('pinserved'),
+      (m) => m.size <= bound
+    )
+    expect(served.size).toBeLessThanOrEqual(bound)
+    expect(served.has(expectedPrivateScope('Bearer caller-0'))).toBe(false)
     const kept = await scopesIn('tools')
     expect(kept.size).toBeGreaterThanOrEqual(MAX)
     expect(kept.has(expectedPrivateScope(`Bearer caller-${CALLERS - 1}`))).toBe(true)

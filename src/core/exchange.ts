@@ -100,6 +100,8 @@ export function pinBook(deps: EdgeDeps): PinBook {
     defer: (p) => deps.defer(p),
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.pinPropagationMs !== undefined ? { propagationMs: deps.pinPropagationMs } : {}),
+    privateScopeTtlS: deps.config.privateScopeTtlS,
+    maxPrivateScopes: deps.config.maxPrivateScopes,
   }))
 }
 

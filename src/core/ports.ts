@@ -41,6 +41,12 @@ export interface KvStore {
    * Optional: only shared stores (Redis) have it.
    */
   subscribe?(listener: KvChangeListener): () => void
+  /**
+   * False for a store whose contents do not outlive the process (the memory store): pinning's trust
+   * on first use then starts again at every start, which the edge says at start under `enforce`.
+   * Absent: the store persists (file, Redis, Workers KV).
+   */
+  readonly persistent?: boolean
 }
 
 /** One entry of {@link KvStore.putMany}: as the arguments of `put` (`expirationTtl` in seconds). */

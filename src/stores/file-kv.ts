@@ -221,6 +221,8 @@ function realStorePath(given: string): string {
 
 /** File-backed KV namespace; see the module comment. Construct at start (synchronous: lock, load). */
 export class FileKv extends MemoryKv {
+  /** The entries are kept in the store file. */
+  override readonly persistent: boolean = true
   /** Real absolute path of the store file (symlinks followed). */
   readonly file: string
   private readonly lock: StoreLock

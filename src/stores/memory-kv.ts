@@ -15,6 +15,8 @@ export interface KvEntry {
 
 /** In-memory KV namespace. `now` is injectable for TTL tests (epoch ms). */
 export class MemoryKv implements KvStore {
+  /** Nothing outlives the process (the file store, built on this class, says otherwise). */
+  readonly persistent: boolean = false
   protected readonly data = new Map<string, KvEntry>()
   constructor(protected readonly now: () => number = Date.now) {}
 

@@ -2,7 +2,8 @@
  * A real MCP SDK server (low-level `Server`, stateless Streamable HTTP) whose tool definitions a test
  * changes between lists: it serves `state.tools` as they are when each request comes, records the
  * tools called in `state.calls`, and pages its list when `state.pageSize` > 0 (the cursor is the
- * index of the page's first tool). Used by the tool-pinning tests (test/tool-pinning.test.ts) and
+ * index of the page's first tool), adding to each page's result the members `state.listExtra` gives
+ * for that page (e.g. `cacheScope: "private"`). Used by the tool-pinning tests (test/tool-pinning.test.ts) and
  * the `mcp-edge tools` command's tests (test/production/tools-cli.test.ts).
  */
 import type { AddressInfo } from 'node:net'
@@ -17,7 +18,15 @@ export type Tool = Record<string, unknown> & { name: string }
 
 /** The running server: its mutable state, its MCP endpoint URL, and `close`. */
 export interface ChangingOrigin {
-  state: { tools: Tool[]; calls: string[]; pageSize: number }
+  state: {
+    tools: Tool[]
+    /** Tool names called, with the argument names sent (`echo(text,exfil)`) when `recordArgs` is set. */
+    calls: string[]
+    pageSize: number
+    /** Extra members of the list result of page `page` (0 first), e.g. `{ cacheScope: 'private' }`. */
+    listExtra?: (page: number) => Record<string, unknown>
+    recordArgs?: boolean
+  }
   url: string
   close(): Promise<void>
 }
@@ -28,17 +37,17 @@ export interface ChangingOrigin {
  * @param json JSON replies (true, the default) or SSE replies
  */
 export async function startChangingOrigin(tools: Tool[], json = true): Promise<ChangingOrigin> {
-  const state = { tools, calls: [] as string[], pageSize: 0 }
+  const state: ChangingOrigin['state'] = { tools, calls: [], pageSize: 0 }
   const http: HttpServer = createAsyncServer(async (req, res) => {
     const server = new Server({ name: 'changing-origin', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
     server.setRequestHandler(ListToolsRequestSchema, (r) => {
-      if (state.pageSize === 0) return { tools: state.tools } as never
+      if (state.pageSize === 0) return { tools: state.tools, ...state.listExtra?.(0) } as never
       const from = Number(r.params?.cursor ?? 0)
       const to = from + state.pageSize
-      return { tools: state.tools.slice(from, to), ...(to < state.tools.length ? { nextCursor: String(to) } : {}) } as never
+      return { tools: state.tools.slice(from, to), ...(to < state.tools.length ? { nextCursor: String(to) } : {}), ...state.listExtra?.(from / state.pageSize) } as never
     })
     server.setRequestHandler(CallToolRequestSchema, (r) => {
-      state.calls.push(r.params.name)
+      state.calls.push(state.recordArgs ? `${r.params.name}(${Object.keys(r.params.arguments ?? {}).join(',')})` : r.params.name)
       return { content: [{ type: 'text', text: `called ${r.params.name}` }] }
     })
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json })

@@ -1,8 +1,9 @@
 /**
  * @module core/pinning/apply-pins
  * Tool pinning wired into the data path (docs/pinning.md): the per-instance {@link PinBook} (what
- * this edge holds of the pins of each (origin, scope), read from and written to the pin store),
- * and the two functions the pipeline calls, each from one place:
+ * this edge holds of each origin's pins, one record whatever scope a list comes in, and of the list
+ * each (origin, scope) was served; read from and written to the pin store), and the two functions
+ * the pipeline calls, each from one place:
  *
  * - {@link holdToolsList}: one relayed `tools/list` response (JSON body, SSE event, batch element,
  *   any page). `off`: untouched. `audit`: untouched, the decision is made in the background
@@ -47,7 +48,8 @@ export const PIN_RETRY_MS = 1_000
 export const PIN_PULL_MIN_MS = 1_000
 /**
  * (origin, scope) pairs one instance holds at most (each caller with a private list is a scope of
- * its own): past it the least recently created is dropped and read from the store again when needed.
+ * its own, and an origin's private ones are also bounded by `MAX_PRIVATE_SCOPES`): past it the
+ * least recently created is dropped and read from the store again when needed.
  */
 export const MAX_PIN_SCOPES = 10_000
 /** Distinct (tool, state, digest) changes remembered per (origin, scope) for logging each change once. */
@@ -76,12 +78,20 @@ export interface PinBookOptions {
    * a change channel (Redis), else {@link PIN_RELOAD_MS}; the Workers entry adds Workers KV's 60 s.
    */
   propagationMs?: number
+  /**
+   * `PRIVATE_SCOPE_TTL_S`: the served snapshot of a private scope (`pinserved:<origin>:u-...`) is
+   * written with this `expirationTtl`, like the scope's tool records (default 3600).
+   */
+  privateScopeTtlS?: number
+  /** `MAX_PRIVATE_SCOPES`: private scopes of one origin this instance holds in memory at most (default 1000). */
+  maxPrivateScopes?: number
 }
 
 /** Fetches the origin's whole tool list (every page) for one caller. */
 export type PinListPull = () => Promise<{ tools: unknown[] }>
 
 interface ScopeState {
+  /** The origin's pin record as this scope last read it (the pins are the origin's, one record for every scope). */
   record: PinRecord | null
   /** Epoch ms of the last read (or write) of {@link record}. */
   readAt: number
@@ -100,7 +110,6 @@ interface ScopeState {
   snapshotSig: string | null
   counts: Record<'approved' | 'changed' | 'pending' | 'removed', number>
   loading: Promise<void> | null
-  reloading: boolean
   /** Approved definitions compiled for validation, by name (the caller's compile, tagged with its digest). */
   compiled: Map<string, { digest: ToolDigest; value: unknown }>
 }
@@ -153,18 +162,36 @@ function fieldsMap(o: Record<string, ToolDigest | null>): FieldDigests {
   return new Map(Object.entries(o))
 }
 
-/** The pins this edge instance holds, per (origin, scope), and the operator's operations on them. */
+/** A record with neither a baseline nor a pin: what a store that lost the pins answers. */
+function isEmptyRecord(r: PinRecord): boolean {
+  return !r.baseline && r.pins.size === 0
+}
+
+/**
+ * The pins this edge instance holds and the operator's operations on them. The pins are the
+ * origin's (one record, `pins:<origin>:public`), whatever scope a list comes in; what is held per
+ * (origin, scope) is the list that scope was served and the decision over it.
+ */
 export class PinBook {
   readonly mode: PinningMode
   private readonly states = new Map<string, ScopeState>()
+  /** The private scopes held, per origin, oldest first (bounded by `maxPrivateScopes`). */
+  private readonly privateHeld = new Map<string, Set<string>>()
+  /** The last pin record of each origin this instance read or wrote: what it keeps enforcing if the store comes back without it. */
+  private readonly originRecords = new Map<string, PinRecord>()
+  private readonly reloading = new Set<string>()
+  /** Per origin, name -> digest of the definitions first sight did not approve because the advisory scan flags them. */
+  private readonly firstSightFlagged = new Map<string, Map<string, ToolDigest>>()
   private readonly memo = new DigestMemo()
   private readonly now: () => number
   private readonly propagationMs: number
+  private readonly maxPrivate: number
 
   constructor(private readonly opts: PinBookOptions) {
     this.mode = opts.mode
     this.now = opts.now ?? Date.now
     this.propagationMs = opts.propagationMs ?? (opts.kv?.subscribe ? 1_000 : PIN_RELOAD_MS)
+    this.maxPrivate = Math.max(1, opts.maxPrivateScopes ?? 1_000)
     if (this.mode !== 'off') opts.kv?.subscribe?.((key) => this.changedElsewhere(key))
   }
 
@@ -189,70 +216,114 @@ export class PinBook {
         snapshotSig: null,
         counts: { approved: 0, changed: 0, pending: 0, removed: 0 },
         loading: null,
-        reloading: false,
         compiled: new Map(),
       }
-      if (this.states.size >= MAX_PIN_SCOPES) this.states.delete(this.states.keys().next().value as string)
+      if (this.states.size >= MAX_PIN_SCOPES) this.forget(this.states.keys().next().value as string)
+      if (scope !== PUBLIC) {
+        let held = this.privateHeld.get(originId)
+        if (!held) this.privateHeld.set(originId, (held = new Set()))
+        // A private scope is one caller's: as many as the schema store keeps, oldest out first.
+        if (held.size >= this.maxPrivate) this.forget(held.values().next().value as string)
+        held.add(k)
+      }
       this.states.set(k, s)
     }
     return s
   }
 
+  /** Drops what this instance holds of one (origin, scope) (it is read from the store again when needed). */
+  private forget(k: string): void {
+    this.states.delete(k)
+    const at = k.indexOf('\u0000')
+    this.privateHeld.get(k.slice(0, at))?.delete(k)
+  }
+
+  /** The (origin, scope) keys this instance holds of one origin. */
+  private keysOf(originId: string): string[] {
+    const prefix = originId + '\u0000'
+    return [...this.states.keys()].filter((k) => k.startsWith(prefix))
+  }
+
   /** Another edge changed a pin record (Redis change channel): it is read again now; null: every record is. */
   private changedElsewhere(key: string | null): void {
     if (key === null) {
-      for (const k of this.states.keys()) {
-        const [o, sc] = k.split('\u0000') as [string, string]
-        this.reload(o, sc)
-      }
+      for (const o of new Set([...this.states.keys()].map((k) => k.slice(0, k.indexOf('\u0000'))))) this.reload(o)
       return
     }
     const p = parsePinKey(key)
-    if (p && this.states.has(this.key(p.originId, p.scope))) this.reload(p.originId, p.scope)
+    if (p && this.keysOf(p.originId).length > 0) this.reload(p.originId)
   }
 
-  /** Reads the record of (origin, scope) again in the background and decides the held list with it. */
-  private reload(originId: string, scope: string): void {
-    const s = this.state(originId, scope)
-    if (s.reloading) return
-    s.reloading = true
+  /** Reads the origin's record again in the background and decides every held list of the origin with it. */
+  private reload(originId: string): void {
+    if (this.reloading.has(originId)) return
+    this.reloading.add(originId)
     this.opts.defer(
-      this.readRecord(originId, scope)
+      this.readRecord(originId)
         .then(
-          (r) => this.adopt(originId, scope, r),
-          () => this.failed(originId, scope)
+          (r) => this.adopt(originId, r),
+          () => {
+            // One line for the origin's record, however many scopes of it this instance holds.
+            this.keysOf(originId).forEach((k, i) => this.failed(originId, k.slice(originId.length + 1), i > 0))
+          }
         )
-        .finally(() => (s.reloading = false))
+        .finally(() => this.reloading.delete(originId))
     )
   }
 
-  private async readRecord(originId: string, scope: string): Promise<PinRecord> {
+  /**
+   * Reads the origin's pins (`pins:<origin>:public`; the pins are the origin's whatever scope a list
+   * comes in). A store that answers no pins at all while this instance holds some has lost them
+   * (Redis restarted empty, FLUSHDB, a failover to an empty replica): the held record stays in
+   * force, is written back, and a `warn` line says so; a store that lost the pins never sets a
+   * new baseline from what the origin serves now (that would re-trust what the edge refused).
+   * @throws the store's errors; PinRecordUnreadableError
+   */
+  private async readRecord(originId: string): Promise<PinRecord> {
     const kv = this.opts.kv
     if (!kv) throw new Error('no store')
-    return readPinRecord(kv, originId, scope)
+    const r = await readPinRecord(kv, originId, PUBLIC)
+    const held = this.originRecords.get(originId)
+    if (!isEmptyRecord(r) || !held || isEmptyRecord(held)) {
+      this.originRecords.set(originId, r)
+      return r
+    }
+    let rewritten = true
+    try {
+      await updatePinRecord(kv, originId, PUBLIC, (now) => (isEmptyRecord(now) ? held : null))
+    } catch {
+      rewritten = false
+    }
+    this.opts.log({ level: 'warn', msg: 'pin.store_lost', origin: originId, pins: held.pins.size, rewritten, mode: this.mode })
+    return held
   }
 
-  /** A record read or written: held, and the held list decided with it again (no hashing). */
-  private adopt(originId: string, scope: string, r: PinRecord): void {
-    const s = this.state(originId, scope)
-    s.record = r
-    s.readAt = this.now()
-    s.compiled.clear()
-    if (s.servedTools) {
-      const ev = evaluatePins(pinSetOf(r), s.servedTools, { complete: true, now: iso(this.now()) })
-      // The catalog digest is only for lists; calls need the decision.
-      s.view = { ok: true, evaluation: ev, catalogDigest: null }
-      this.report(originId, scope, ev)
-    } else if (!s.view || !s.view.ok) {
-      s.view = { ok: true, evaluation: evaluatePins(pinSetOf(r), [], { complete: false, now: iso(this.now()) }), catalogDigest: null }
+  /** The origin's record read or written: held, and every held list of the origin decided with it again (no hashing). */
+  private adopt(originId: string, r: PinRecord): void {
+    this.originRecords.set(originId, r)
+    for (const k of this.keysOf(originId)) {
+      const scope = k.slice(originId.length + 1)
+      const s = this.states.get(k)!
+      s.record = r
+      s.readAt = this.now()
+      s.compiled.clear()
+      if (s.servedTools) {
+        const ev = this.evaluate(originId, r, s.servedTools, true)
+        // The catalog digest is only for lists; calls need the decision.
+        s.view = { ok: true, evaluation: ev, catalogDigest: null }
+        this.report(originId, scope, ev)
+      } else if (!s.view || !s.view.ok) {
+        s.view = { ok: true, evaluation: this.evaluate(originId, r, [], false), catalogDigest: null }
+      }
     }
   }
 
-  private failed(originId: string, scope: string): void {
+  /** The pins of (origin, scope) could not be read: calls are refused for {@link PIN_RETRY_MS} (enforce); one error line unless `quiet`. */
+  private failed(originId: string, scope: string, quiet = false): void {
     const s = this.state(originId, scope)
     s.view = { ok: false }
     s.failedAt = this.now()
-    this.opts.log({ level: 'error', msg: 'pin.store_unavailable', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', mode: this.mode })
+    if (!quiet) this.opts.log({ level: 'error', msg: 'pin.store_unavailable', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', mode: this.mode })
   }
 
   /** Runs background work (the entry's `defer`). */
@@ -268,9 +339,12 @@ export class PinBook {
   }
 
   /**
-   * Decides one served list (a page, or the complete list) of (origin, scope): digests it, reads
-   * the pins, sets the baseline on first sight of a complete list (trust on first use), keeps the
-   * complete list for calls and for the admin API (the served snapshot), logs each change once.
+   * Decides one served list (a page, or the complete list) of (origin, scope) against the origin's
+   * pins: digests it, reads the pins, sets the origin's baseline on first sight of a complete list
+   * when the origin has none (trust on first use, whatever the list's scope; a definition the
+   * advisory scan flags is left `pending`), keeps the complete list for calls and for the admin API
+   * (the served snapshot of the scope; a private scope's expires like its tool records), logs each
+   * change once. A list never sets a pin for a name the origin already has one for.
    * @returns the view to filter this list with; `{ ok: false }` when the pins cannot be read
    */
   async onList(originId: string, scope: string, tools: readonly unknown[], complete: boolean, fromSnapshot = false): Promise<PinView> {
@@ -278,13 +352,14 @@ export class PinBook {
     const served = await servedTools(tools, this.memo)
     let record: PinRecord
     try {
-      record = await this.readRecord(originId, scope)
+      record = await this.readRecord(originId)
     } catch {
       this.failed(originId, scope)
       return { ok: false }
     }
     const nowIso = iso(this.now())
-    let ev = evaluatePins(pinSetOf(record), served, { complete, now: nowIso })
+    if (complete && isEmptyRecord(record)) this.flagged(originId, scope, tools, served)
+    let ev = this.evaluate(originId, record, served, complete)
     if (ev.establishesBaseline) {
       const defs = definitionsOf(tools)
       const tofu = new Map<string, StoredPin>()
@@ -293,14 +368,15 @@ export class PinBook {
         tofu.set(name, { ...pin, effectiveFrom: iso(Date.parse(pin.approvedAt) + this.propagationMs), fields: fieldsObject(await fieldDigests(def)), definition: def ?? null })
       }
       try {
-        record = await updatePinRecord(this.opts.kv!, originId, scope, (r) => (r.baseline || r.pins.size > 0 ? null : { baseline: true, pins: tofu, rejected: r.rejected }))
+        record = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (r) => (r.baseline || r.pins.size > 0 ? null : { baseline: true, pins: tofu, rejected: r.rejected }))
       } catch {
         // The baseline holds in memory; the next complete list writes it again.
         record = { baseline: true, pins: tofu, rejected: record.rejected }
         this.opts.log({ level: 'warn', msg: 'pin.baseline_not_stored', origin: originId, scope: scope === PUBLIC ? 'public' : 'private' })
       }
+      this.originRecords.set(originId, record)
       // Another edge may have set the baseline first: decide with what the store holds.
-      ev = evaluatePins(pinSetOf(record), served, { complete, now: nowIso })
+      ev = this.evaluate(originId, record, served, complete)
       if (ev.newPins.size === 0 && record.pins.size > 0)
         this.opts.log({ level: 'info', msg: 'pin.baseline', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', tools: record.pins.size })
     }
@@ -314,19 +390,69 @@ export class PinBook {
       s.view = view
       s.recheck = false
       const sig = served.map((t) => `${t.name}\u0000${t.digest ?? '-'}`).join('\n')
-      if (!fromSnapshot && sig !== s.snapshotSig && this.opts.kv) {
+      // A private scope's snapshot is written only when it serves something to review (a changed
+      // or pending definition, which an operator approves where that caller's list is shown): a
+      // list the origin's pins approve needs none (calls fall back on the pins), so callers of an
+      // origin whose private lists hold approved tools leave no per-caller pin record at all.
+      const toReview = scope === PUBLIC || [...ev.tools.values()].some((e) => e.state !== 'approved')
+      if (!fromSnapshot && toReview && sig !== s.snapshotSig && this.opts.kv) {
         try {
-          await writeServedSnapshot(this.opts.kv, originId, scope, { at: nowIso, tools: [...tools] })
+          // A private scope's snapshot is one caller's: it expires with the scope's tool records (and goes with them).
+          await writeServedSnapshot(
+            this.opts.kv,
+            originId,
+            scope,
+            { at: nowIso, tools: [...tools] },
+            scope === PUBLIC ? undefined : { expirationTtl: this.opts.privateScopeTtlS ?? 3_600 }
+          )
           s.snapshotSig = sig
         } catch {
           // the next complete list writes it
         }
       } else if (fromSnapshot) s.snapshotSig = sig
-    } else if (s.servedTools) {
-      s.view = { ok: true, evaluation: evaluatePins(pinSetOf(record), s.servedTools, { complete: true, now: nowIso }), catalogDigest: null }
-    } else s.view = { ok: true, evaluation: evaluatePins(pinSetOf(record), [], { complete: false, now: nowIso }), catalogDigest: null }
+    } else {
+      // One page: calls are decided on the last complete list with this page's definitions in
+      // place of the ones it names (a page that reveals a change holds the calls at once).
+      const onPage = new Set(served.map((t) => t.name))
+      const merged = s.servedTools ? [...s.servedTools.filter((t) => !onPage.has(t.name)), ...served] : served
+      s.view = { ok: true, evaluation: this.evaluate(originId, record, merged, s.servedTools !== null && !isEmptyRecord(record)), catalogDigest: null }
+    }
     this.report(originId, scope, ev)
     return view
+  }
+
+  /** {@link evaluatePins} over the origin's pins, with the definitions first sight did not approve (flagged) named. */
+  private evaluate(originId: string, record: PinRecord, served: readonly ServedTool[], complete: boolean): SetEvaluation {
+    const flagged = this.firstSightFlagged.get(originId)
+    let untrusted: Set<string> | undefined
+    if (flagged) for (const t of served) if (t.digest !== null && flagged.get(t.name) === t.digest) (untrusted ??= new Set()).add(t.name)
+    return evaluatePins(pinSetOf(record), served, { complete, now: iso(this.now()), ...(untrusted ? { untrusted } : {}) })
+  }
+
+  /**
+   * Records the definitions of a first-seen list (the origin has no pins) that the advisory scan
+   * flags (advisory-scan.ts): first sight does not approve them. One `warn` line per such tool,
+   * naming the finding kinds and where they are (never the definition's text).
+   */
+  private flagged(originId: string, scope: string, tools: readonly unknown[], served: readonly ServedTool[]): void {
+    const digests = new Map(served.map((t) => [t.name, t.digest] as const))
+    for (const [name, def] of definitionsOf(tools)) {
+      const findings = scanToolDefinition(def).findings
+      const digest = digests.get(name)
+      if (findings.length === 0 || !digest) continue
+      let m = this.firstSightFlagged.get(originId)
+      if (!m) this.firstSightFlagged.set(originId, (m = new Map()))
+      if (m.size < MAX_LOGGED) m.set(name, digest)
+      this.opts.log({
+        level: 'warn',
+        msg: 'pin.first_sight_flagged',
+        origin: originId,
+        scope: scope === PUBLIC ? 'public' : 'private',
+        tool: name.length > 64 ? name.slice(0, 64) : name,
+        findings: findings.slice(0, 10).map((f) => `${f.kind} at ${f.pointer}`),
+        mode: this.mode,
+      })
+    }
   }
 
   /** One log line per change (tool, state, served digest), and the gauge. */
@@ -394,10 +520,7 @@ export class PinBook {
     if (s && s.view && !s.recheck && (s.view.ok || this.now() - s.failedAt < PIN_RETRY_MS)) {
       const v = decideCall(name, s.view, this.mode)
       if (v.kind !== 'unknown') {
-        if (!this.opts.kv?.subscribe && this.now() - s.readAt > PIN_RELOAD_MS) {
-          const [o, sc] = [originId, s === this.states.get(this.key(originId, scope)) ? scope : PUBLIC]
-          this.reload(o, sc)
-        }
+        if (!this.opts.kv?.subscribe && this.now() - s.readAt > PIN_RELOAD_MS) this.reload(originId)
         return v
       }
     }
@@ -447,7 +570,9 @@ export class PinBook {
     if (snapshot) await this.onList(originId, scope, snapshot.tools, true, true)
     else {
       try {
-        this.adopt(originId, scope, await this.readRecord(originId, scope))
+        const r = await this.readRecord(originId)
+        this.state(originId, scope)
+        this.adopt(originId, r)
       } catch {
         this.failed(originId, scope)
       }
@@ -483,10 +608,11 @@ export class PinBook {
   private async inspect(originId: string, scope: string): Promise<Inspection> {
     const kv = this.opts.kv
     if (!kv) throw new Error('no store')
-    const [record, snapshot] = await Promise.all([readPinRecord(kv, originId, scope), readServedSnapshot(kv, originId, scope)])
+    // The pins are the origin's; the scope chooses the served list they are held against.
+    const [record, snapshot] = await Promise.all([this.readRecord(originId), readServedSnapshot(kv, originId, scope)])
     const tools = snapshot?.tools ?? []
     const served = await servedTools(tools, this.memo)
-    const evaluation = evaluatePins(pinSetOf(record), served, { complete: snapshot !== null, now: iso(this.now()) })
+    const evaluation = this.evaluate(originId, record, served, snapshot !== null)
     return { record, servedAt: snapshot?.at ?? null, definitions: definitionsOf(tools), evaluation }
   }
 
@@ -548,7 +674,8 @@ export class PinBook {
 
   /** Writes pins (an approval) and holds the record written. */
   private async writePins(originId: string, scope: string, pins: Map<string, StoredPin>): Promise<PinRecord> {
-    const r = await updatePinRecord(this.opts.kv!, originId, scope, (rec) => {
+    await this.readRecord(originId)
+    const r = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (rec) => {
       for (const [n, p] of pins) {
         rec.pins.set(n, p)
         rec.rejected.delete(n)
@@ -556,7 +683,7 @@ export class PinBook {
       rec.baseline = true
       return rec
     })
-    this.adopt(originId, scope, r)
+    this.adopt(originId, r)
     return r
   }
 
@@ -621,11 +748,12 @@ export class PinBook {
   async reject(originId: string, scope: string, name: string, digest: ToolDigest): Promise<boolean> {
     const i = await this.inspect(originId, scope)
     if (!i.evaluation.tools.has(name) && !i.record.pins.has(name)) return false
-    const r = await updatePinRecord(this.opts.kv!, originId, scope, (rec) => {
+    await this.readRecord(originId)
+    const r = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (rec) => {
       rec.rejected.set(name, { digest, at: iso(this.now()) })
       return rec
     })
-    this.adopt(originId, scope, r)
+    this.adopt(originId, r)
     this.opts.log({ level: 'info', msg: 'pin.rejected', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', tool: name.slice(0, 64), digest })
     return true
   }
@@ -660,8 +788,9 @@ export class PinBook {
       const def = e?.served === p.digest ? i.definitions.get(name) : undefined
       pins.set(name, { ...p, effectiveFrom: iso(Date.parse(now) + this.propagationMs), fields: { ...mp.fields }, definition: def ?? null })
     }
-    const r = await updatePinRecord(this.opts.kv!, originId, scope, (rec) => ({ baseline: true, pins, rejected: rec.rejected }))
-    this.adopt(originId, scope, r)
+    await this.readRecord(originId)
+    const r = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (rec) => ({ baseline: true, pins, rejected: rec.rejected }))
+    this.adopt(originId, r)
     return { ok: true, imported: [...pins.keys()] }
   }
 }

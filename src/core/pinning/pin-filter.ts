@@ -112,6 +112,14 @@ export function notApprovedDenial(e: ToolEvaluation): PinDenial {
       message: `Tool ${q} changed since an operator approved it (approved digest ${e.pin!.digest}, served digest ${digest}). ${NOT_SENT}`,
       fix: `An operator must review the change and approve digest ${digest} before the tool can be called.`,
     }
+  if (e.reason === 'flagged')
+    return {
+      ...base,
+      reason: 'pending',
+      ...served,
+      message: `Tool ${q} is not approved: this edge saw it for the first time with a definition its advisory scan flags (for example hidden instructions or a credential path), and first sight does not approve such a definition (served digest ${digest}). ${NOT_SENT}`,
+      fix: `An operator must review the tool's advisory findings and approve digest ${digest} before it can be called.`,
+    }
   return {
     ...base,
     reason: 'pending',

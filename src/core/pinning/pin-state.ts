@@ -89,9 +89,11 @@ export interface ToolEvaluation {
    * Why a tool is not approved although its name could be:
    * - `no-digest`: the served definition has no JCS form ({@link problem} says where);
    * - `duplicate`: the name is served more than once with different definitions (a call by name could reach either);
-   * - `awaiting-baseline`: no baseline yet and this list is not complete (one page), so nothing was trusted.
+   * - `awaiting-baseline`: no baseline yet and this list is not complete (one page), so nothing was trusted;
+   * - `flagged`: first sight of a definition the advisory scan flags (advisory-scan.ts): never trusted
+   *   on first use, it waits for an operator's approval like a new tool.
    */
-  reason?: 'no-digest' | 'duplicate' | 'awaiting-baseline'
+  reason?: 'no-digest' | 'duplicate' | 'awaiting-baseline' | 'flagged'
   problem?: JcsProblem
 }
 
@@ -118,8 +120,11 @@ export interface SetEvaluation {
  * @param opts `complete`: the list holds every page (a full pull, or a reply without `nextCursor` to
  *   a request without `cursor`); only a complete list can set the baseline or report `removed`.
  *   `now`: the time written as `approvedAt` of `tofu` pins, RFC 3339 UTC.
+ *   `untrusted`: names whose served definitions carry advisory findings (advisory-scan.ts): a
+ *   baseline list does not approve them on first sight (it still sets the baseline), and while
+ *   they have no pin they are `pending` with reason `flagged`.
  */
-export function evaluatePins(pinSet: PinSet, served: readonly ServedTool[], opts: { complete: boolean; now: string }): SetEvaluation {
+export function evaluatePins(pinSet: PinSet, served: readonly ServedTool[], opts: { complete: boolean; now: string; untrusted?: ReadonlySet<string> }): SetEvaluation {
   const byName = new Map<string, ServedTool[]>()
   for (const t of served) {
     const seen = byName.get(t.name)
@@ -141,7 +146,7 @@ export function evaluatePins(pinSet: PinSet, served: readonly ServedTool[], opts
     if (pin) {
       e.pin = pin
       e.state = digest !== null && digest === pin.digest ? 'approved' : 'changed'
-    } else if (establishesBaseline && digest !== null) {
+    } else if (establishesBaseline && digest !== null && !opts.untrusted?.has(name)) {
       const tofu: ApprovedPin = { digest, approvedAt: opts.now, source: 'tofu' }
       newPins.set(name, tofu)
       e.pin = tofu
@@ -150,6 +155,7 @@ export function evaluatePins(pinSet: PinSet, served: readonly ServedTool[], opts
     if (e.state !== 'approved') {
       if (digests.size > 1) e.reason = 'duplicate'
       else if (digest === null) e.reason = 'no-digest'
+      else if (!pin && opts.untrusted?.has(name)) e.reason = 'flagged'
       else if (!hasBaseline && !opts.complete) e.reason = 'awaiting-baseline'
       if (problem && digest === null) e.problem = problem
     }

@@ -2,18 +2,21 @@
  * @module core/pinning/pin-store
  * The pin records in the edge's store: keys and codec. The store layout has one owner,
  * core/validation/tool-store.ts; it delegates the pin keys to this file (this layer sits below
- * validation, so the keys live here and tool-store.ts re-exports them). Two keys per (origin, scope):
+ * validation, so the keys live here and tool-store.ts re-exports them). Two kinds of keys:
  *
- * - `pins:<originId>:<scope>` -> `{ v: 1, baseline, pins: [StoredPin...], rejected: [{ name, digest, at }] }`:
+ * - `pins:<originId>:public` -> `{ v: 1, baseline, pins: [StoredPin...], rejected: [{ name, digest, at }] }`,
+ *   one per origin (the pins are the origin's whatever scope a list comes in; apply-pins.ts reads
+ *   and writes only the `public` key, and the scope bounds delete any private one an earlier edge left):
  *   every approved pin with its approved digest, field sub-digests and approved definition (enforce
  *   validates against the approved `inputSchema`), `approvedAt`, `effectiveFrom` and `source`
  *   (`tofu`, `manifest`, `operator`). One value per (origin, scope), so an approval, a rejection or a
  *   manifest import is one write (Workers KV allows one write per second per key; operators approve
  *   far less often). What an operator approves is theirs: the origin never writes this key except
- *   for the first-sight baseline (trust on first use) of an (origin, scope) that has none.
+ *   for the first-sight baseline (trust on first use) of an origin that has none.
  * - `pinserved:<originId>:<scope>` -> `{ at, tools: [definition...] }`: the last complete `tools/list`
- *   an edge relayed, as served; what the admin API shows, diffs and approves against (the digest
- *   "served now"), and what an edge that has not relayed a list yet decides calls with.
+ *   an edge relayed in that scope, as served; what the admin API shows, diffs and approves against
+ *   (the digest "served now"), and what an edge that has not relayed a list yet decides calls with.
+ *   A private scope's is written only when it holds a tool to review, with the scope's TTL.
  *
  * Both are plain `get`/`put` of JSON text, so they work on every store of the edge (file, memory,
  * Redis, Workers KV). Redis publishes each put on its change channel, and edges sharing it reload
@@ -195,7 +198,10 @@ export async function readServedSnapshot(kv: PinKv, originId: string, scope: str
   }
 }
 
-/** Writes the served snapshot. @throws the store's own errors */
-export async function writeServedSnapshot(kv: PinKv, originId: string, scope: string, s: ServedSnapshot): Promise<void> {
-  await kv.put(pinServedKey(originId, scope), JSON.stringify(s))
+/**
+ * Writes the served snapshot; `options.expirationTtl` (seconds) for a private scope's, which expires
+ * with the scope's tool records. @throws the store's own errors
+ */
+export async function writeServedSnapshot(kv: PinKv, originId: string, scope: string, s: ServedSnapshot, options?: { expirationTtl: number }): Promise<void> {
+  await kv.put(pinServedKey(originId, scope), JSON.stringify(s), options)
 }

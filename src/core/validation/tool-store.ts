@@ -12,10 +12,11 @@
  * - `adminlist:<originId>:<scope>` -> `{ names, hash }`: the names pushed through the admin API, kept
  *   apart so a pull does not delete them
  * - `scopes:<originId>:<scope>` -> `{ at }`: a private scope's marker (private-scopes.ts)
- * - `pins:<originId>:<scope>` and `pinserved:<originId>:<scope>`: the tool pins (the approved
- *   digests, sub-digests and definitions) and the last complete list served; their keys and codec
- *   are delegated to core/pinning/pin-store.ts (a lower layer, so the data path's pin step can use
- *   them) and re-exported here
+ * - `pins:<originId>:public` and `pinserved:<originId>:<scope>`: the origin's tool pins (the approved
+ *   digests, sub-digests and definitions; one record per origin, whatever scope a list comes in) and
+ *   the last complete list each scope was served (a private scope's expires and goes with the scope);
+ *   their keys and codec are delegated to core/pinning/pin-store.ts (a lower layer, so the data
+ *   path's pin step can use them) and re-exported here
  * Keys of a private scope are written with `expirationTtl` (`PRIVATE_SCOPE_TTL_S`) by the registry.
  * `scope` is `public`, or `u-<SHA-256 of the caller's Authorization>` for a private list
  * (caller-scope.ts). The registry's memory cache uses the same keys. Pure over the {@link KvStore} port.
@@ -26,7 +27,8 @@ import { isObject } from '../jsonrpc/jsonrpc'
 import { putEntries, type KvStore } from '../ports'
 import type { ToolRecord } from './tool-record'
 import { EdgeError } from '../errors'
-export { pinKey, pinServedKey } from '../pinning/pin-store'
+import { pinKey, pinServedKey } from '../pinning/pin-store'
+export { pinKey, pinServedKey }
 
 // ---------------------------------------------------------------- layout
 
@@ -374,13 +376,15 @@ export async function putPulledList(
 }
 
 /**
- * The keys of one scope but its marker, for deleting the scope: its pulled list and every tool record.
+ * The keys of one scope but its marker, for deleting the scope: its pulled list, every tool record,
+ * its served snapshot (`pinserved:`) and a pin record of the scope an older edge may have written
+ * (the pins are the origin's now: `pins:<origin>:public`, never deleted here).
  * @throws StoreCannotListError when the store has no `list`; the store's own errors as they are
  */
 export async function scopeKeys(kv: KvStore, originId: string, scope: string): Promise<string[]> {
   const records = await listKeys(kv, toolPrefix(originId, scope))
   if (records === null) throw new StoreCannotListError()
-  return [toolListKey(originId, scope), ...records]
+  return [toolListKey(originId, scope), ...records, pinServedKey(originId, scope), ...(scope === 'public' ? [] : [pinKey(originId, scope)])]
 }
 
 /**

@@ -33,6 +33,26 @@ describe('servedTools', () => {
 })
 
 describe('evaluatePins', () => {
+  it('untrusted names: a baseline list leaves them pending (flagged) and approves the rest; once pinned they are decided by the pin', async () => {
+    const served = await servedTools([forecast, alerts])
+    const e = evaluatePins(NO_BASELINE, served, { complete: true, now: NOW, untrusted: new Set(['get_alerts']) })
+    expect(e.establishesBaseline).toBe(true)
+    expect([...e.newPins.keys()]).toEqual(['get_forecast'])
+    expect(e.tools.get('get_alerts')).toMatchObject({ state: 'pending', reason: 'flagged', served: D_ALERTS })
+    // After the baseline the flagged tool stays pending with its reason; an operator's pin decides it.
+    const later = evaluatePins(pinned([['get_forecast', pin(D_FORECAST, 'tofu')]]), served, { complete: true, now: NOW, untrusted: new Set(['get_alerts']) })
+    expect(later.tools.get('get_alerts')).toMatchObject({ state: 'pending', reason: 'flagged' })
+    const approved = evaluatePins(
+      pinned([
+        ['get_forecast', pin(D_FORECAST)],
+        ['get_alerts', pin(D_ALERTS)],
+      ]),
+      served,
+      { complete: true, now: NOW, untrusted: new Set(['get_alerts']) }
+    )
+    expect(approved.tools.get('get_alerts')).toMatchObject({ state: 'approved' })
+  })
+
   it('first complete list: every served tool approved with source tofu, and the baseline is set', async () => {
     const e = evaluatePins(NO_BASELINE, await servedTools([forecast, alerts]), { complete: true, now: NOW })
     expect(e.establishesBaseline).toBe(true)
