@@ -38,8 +38,10 @@ const http = require('node:http')
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
 let stop = false
 let lat = []
+// A reset connection (the edge closed an idle keep-alive one as it was reused) counts, with its time, and the next probe reconnects.
+let errors = 0
 parentPort.on('message', (m) => {
-  if (m === 'mark') { parentPort.postMessage(lat); lat = [] }
+  if (m === 'mark') { parentPort.postMessage({ lat, errors }); lat = []; errors = 0 }
   else if (m === 'stop') stop = true
 })
 const once = () => new Promise((ok, fail) => {
@@ -47,7 +49,7 @@ const once = () => new Promise((ok, fail) => {
   http.get(workerData + '/healthz', { agent }, (res) => {
     res.resume()
     res.on('end', () => ok(performance.now() - t))
-  }).on('error', fail)
+  }).on('error', () => { errors++; ok(performance.now() - t) })
 })
 ;(async () => {
   while (!stop) {
@@ -139,9 +141,13 @@ async function main(): Promise<void> {
   })
 
   const worker = new Worker(PROBER, { eval: true, workerData: base })
+  let resets = 0
   const collect = () =>
     new Promise<number[]>((ok) => {
-      worker.once('message', (m: number[]) => ok(m))
+      worker.once('message', (m: { lat: number[]; errors: number }) => {
+        resets += m.errors
+        ok(m.lat)
+      })
       worker.postMessage('mark')
     })
   const pool = new Pool(base, { connections: 1 })
@@ -179,6 +185,7 @@ async function main(): Promise<void> {
     console.log(`/healthz ms      n   median     p99     max`)
     console.log(`baseline   ${String(baseline.length).padStart(6)} ${f(q(baseline, 0.5))} ${f(q(baseline, 0.99))} ${f(Math.max(...baseline))}`)
     console.log(`during     ${String(during.length).padStart(6)} ${f(q(during, 0.5))} ${f(q(during, 0.99))} ${f(Math.max(...during))}`)
+    if (resets > 0) console.log(`${resets} probe(s) saw the connection reset (counted with their time)`)
     console.log(`max above baseline max: ${(Math.max(...during) - Math.max(...baseline)).toFixed(1)} ms (bound: 100 ms)`)
     console.log(`load average (1, 5, 15 min): before ${load0.map((x) => x.toFixed(2)).join(' ')}, after ${load1.map((x) => x.toFixed(2)).join(' ')}`)
   } finally {
