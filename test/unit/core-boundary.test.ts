@@ -128,7 +128,7 @@ describe('one writer of JSON-RPC envelopes', () => {
  * nothing else. Bottom to top. A new folder or top-level file must be given a floor here.
  */
 const FLOORS: readonly (readonly string[])[] = [
-  ['jsonrpc', 'errors', 'edge-response', 'client-signal', 'redact-url'],
+  ['jsonrpc', 'errors', 'edge-response', 'client-signal', 'redact-url', 'work-slices'],
   ['config-rules'],
   ['access'],
   ['settings'],

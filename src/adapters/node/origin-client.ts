@@ -171,9 +171,8 @@ class OriginCall implements Dispatcher.DispatchHandler {
     this.controller?.resume()
     while (!this.ended && this.failure === undefined) await this.next()
     if (this.failure !== undefined) throw originError(this.failure)
-    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.held)
-    this.chunks.length = 0
-    return all
+    const chunks = this.chunks.splice(0)
+    return chunks.length === 1 ? chunks[0]! : concatInSlices(chunks, this.held)
   }
 
   private stream(): ByteSource {
@@ -281,4 +280,28 @@ export function createUndiciOriginClient(options: { connections?: number } = {})
   }
   const close = () => destroyed ?? Promise.all([agent.close(), streams.close()])
   return Object.assign(client, { close: () => close().then(() => undefined), expire })
+}
+
+/** Bytes copied between two yields by {@link concatInSlices}. */
+const CONCAT_SLICE_BYTES = 1024 * 1024
+
+/**
+ * `Buffer.concat`, yielding to the event loop after each MiB copied: the copy of a 14 MB reply
+ * (a batch of 100 tool lists) in one go held every other client (docs/reliability.md).
+ */
+async function concatInSlices(chunks: Buffer[], total: number): Promise<Buffer> {
+  if (total <= CONCAT_SLICE_BYTES) return Buffer.concat(chunks, total)
+  const out = Buffer.allocUnsafe(total)
+  let at = 0
+  let since = 0
+  for (const c of chunks) {
+    c.copy(out, at)
+    at += c.length
+    since += c.length
+    if (since >= CONCAT_SLICE_BYTES) {
+      since = 0
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+  return out
 }

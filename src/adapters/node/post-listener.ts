@@ -92,6 +92,40 @@ function readSoon<T>(read: Promise<T>): Promise<T | typeof NOT_YET> {
   })
 }
 
+/**
+ * A byte body longer than this is written in pieces of this size, each after the socket drained:
+ * the 14 MB answer to a batch of 100 tool lists, handed to the socket at once, was copied into it
+ * in one go while every other client waited (docs/reliability.md).
+ */
+const WRITE_SLICE_BYTES = 1024 * 1024
+
+async function writeInSlices(body: Uint8Array, res: ServerResponse): Promise<void> {
+  let closed = false
+  const onClose = () => (closed = true)
+  res.once('close', onClose)
+  try {
+    for (let at = 0; at < body.length && !closed; at += WRITE_SLICE_BYTES) {
+      const end = at + WRITE_SLICE_BYTES
+      if (end >= body.length) {
+        res.end(body.subarray(at))
+        return
+      }
+      if (!res.write(body.subarray(at, end)))
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go)
+            res.off('close', go)
+            resolve()
+          }
+          res.on('drain', go)
+          res.on('close', go)
+        })
+    }
+  } finally {
+    res.off('close', onClose)
+  }
+}
+
 /** Chunks longer than this together are written without waiting for more (bytes). */
 const HOLD_BYTES = 64 * 1024
 
@@ -113,6 +147,7 @@ export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): P
     // The response owns its header record (EdgeResponse): completed in place, not copied.
     r.headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length)
     res.writeHead(r.status, r.headers)
+    if (typeof body !== 'string' && body.length > WRITE_SLICE_BYTES) return writeInSlices(body, res)
     res.end(body)
     return
   }

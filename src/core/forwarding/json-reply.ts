@@ -11,6 +11,8 @@ import { idLabel, JSON_HEADERS, originEras, type Exchange } from '../exchange'
 import { edgeResponse, type EdgeResponse } from '../edge-response'
 import { isTimeout, readRefusal, relayHeaders, relaySessionOnly } from './origin-call'
 import type { ReplyGrader } from './reply-grader'
+import { readBatchInSlices, startsArray, type SlicedBatch } from './sliced-batch'
+import { SLICE_CHARS, WorkSlices } from '../work-slices'
 
 /**
  * The client went away before a JSON answer (its signal fired, and the origin request was aborted
@@ -91,12 +93,21 @@ export async function gradeJsonReply(reply: OriginReply, localTexts: string[], e
   let text: string
   // The origin's bytes, kept while they may still be relayed unchanged.
   let raw: Uint8Array | null = null
+  // A large batch answer, read in slices (sliced-batch.ts) instead of as one text.
+  let sliced: SlicedBatch | null = null
+  const budget = new WorkSlices()
   try {
     if (reply.bytes) {
       const bytes = await reply.bytes()
-      const decoded = decodeReply(bytes)
-      text = decoded.text
-      if (decoded.exact) raw = bytes
+      if (bytes.length > SLICE_CHARS && startsArray(bytes)) {
+        sliced = await readBatchInSlices(bytes, ex.deps.config.maxJsonDepth, budget)
+        text = ''
+        if (sliced.kind === 'batch' && sliced.exact) raw = bytes
+      } else {
+        const decoded = decodeReply(bytes)
+        text = decoded.text
+        if (decoded.exact) raw = bytes
+      }
     } else text = await reply.text()
   } catch (e) {
     if (ex.signal?.aborted) return clientGone(ex, grader)
@@ -108,38 +119,59 @@ export async function gradeJsonReply(reply: OriginReply, localTexts: string[], e
     return respondJson(localTexts, grader.close(isTimeout(e) ? 'timeout' : 'error'), ex, asBatch, {})
   }
   const sid = relaySessionOnly(reply)
-  if (text.trim() === '') return respondJson(localTexts, grader.close('end'), ex, asBatch, sid)
-  // A reply nested past MAX_JSON_DEPTH is not parsed at all (outlineJson says why): -31001 for every open id.
-  const outline = outlineJson(text, ex.deps.config.maxJsonDepth)
-  if (outline.tooDeep) {
-    ex.drop({ id: '-', reason: 'too_deep' })
-    return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
-  }
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
+  // The messages of the reply: each value with its exact text (a batch), or the one value.
+  let values: unknown[]
+  let texts: string[]
+  let isArray: boolean
+  if (sliced) {
+    if (sliced.kind === 'too_deep') {
+      ex.drop({ id: '-', reason: 'too_deep' })
+      return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
+    }
+    if (sliced.kind === 'invalid') return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
+    values = sliced.values
+    texts = sliced.texts
+    isArray = true
+  } else {
+    if (text.trim() === '') return respondJson(localTexts, grader.close('end'), ex, asBatch, sid)
+    // A reply nested past MAX_JSON_DEPTH is not parsed at all (outlineJson says why): -31001 for every open id.
+    const outline = outlineJson(text, ex.deps.config.maxJsonDepth)
+    if (outline.tooDeep) {
+      ex.drop({ id: '-', reason: 'too_deep' })
+      return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
+    }
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      return respondJson(localTexts, grader.close('invalid'), ex, asBatch, sid)
+    }
+    isArray = Array.isArray(value)
+    if (isArray) {
+      values = value as unknown[]
+      const spans = outline.elements
+      if (spans.length !== values.length) raw = null
+      texts = values.map((m, i) => {
+        const el = spans[i]
+        return el ? text.slice(el.start, el.end) : JSON.stringify(m)
+      })
+    } else {
+      const el = outline.elements[0]
+      values = [value]
+      texts = [el ? text.slice(el.start, el.end) : text.trim()]
+    }
   }
   const out: (string | Promise<string>)[] = []
   // Stays true while every message goes out as the origin's text, in the origin's order.
-  let unchanged = raw !== null && localTexts.length === 0 && Array.isArray(value) === asBatch
-  if (Array.isArray(value)) {
-    const spans = outline.elements
-    if (spans.length !== value.length) unchanged = false
-    value.forEach((m, i) => {
-      const el = spans[i]
-      const source = el ? text.slice(el.start, el.end) : JSON.stringify(m)
-      const graded = grader.message(m, source)
-      if (graded !== source) unchanged = false
-      if (graded !== null) out.push(graded)
-    })
-  } else {
-    const el = outline.elements[0]
-    const source = el ? text.slice(el.start, el.end) : text.trim()
-    const graded = grader.message(value, source)
+  let unchanged = raw !== null && localTexts.length === 0 && isArray === asBatch
+  for (let i = 0; i < values.length; i++) {
+    const source = texts[i]!
+    const graded = grader.message(values[i], source)
     if (graded !== source) unchanged = false
     if (graded !== null) out.push(graded)
+    // Grading a list learns it and (pinning) digests it: a large batch yields between slices of that work.
+    const pause = sliced ? budget.spend(source.length) : null
+    if (pause) await pause
   }
   const closing = grader.close('end')
   if (closing.length > 0) unchanged = false
@@ -149,9 +181,9 @@ export async function gradeJsonReply(reply: OriginReply, localTexts: string[], e
     return respondJson(localTexts, [], ex, asBatch, sid, raw!)
   }
   // A tools/list answer held for its tool digests (tool pinning, enforce) is awaited here; every other answer is text already.
-  const texts = out.some((t) => typeof t !== 'string') ? await Promise.all(out.map((t) => Promise.resolve(t))) : (out as string[])
+  const answers = out.some((t) => typeof t !== 'string') ? await Promise.all(out.map((t) => Promise.resolve(t))) : (out as string[])
   if (ex.signal?.aborted) return clientGone(ex, grader)
-  return respondJson(localTexts, texts, ex, asBatch, sid)
+  return respondJson(localTexts, answers, ex, asBatch, sid)
 }
 
 /**

@@ -14,6 +14,7 @@ import { listScope } from '../validation/caller-scope'
 import { gatewayError } from '../local-answer'
 import { isKnownVersion, isModern } from '../jsonrpc/versions'
 import { filterToolsListReply } from '../gate/apply-access'
+import { resultValueStart } from './sliced-batch'
 
 /**
  * Grades the messages of one origin reply against the open ids of an {@link Exchange} (D9, D10,
@@ -25,6 +26,11 @@ export class ReplyGrader {
   private orphan: { msg: Record<string, unknown>; source: string } | null = null
   private sawInvalid = false
   private open: number
+  /**
+   * The `tools/list` results already handled in this reply, by {@link listKey}: a batch of 100
+   * `tools/list` is 100 copies of one list, which is learned, digested and (audit) decided once.
+   */
+  private readonly lists = new Map<string, Record<string, unknown>>()
 
   constructor(private readonly ex: Exchange) {
     let open = 0
@@ -91,8 +97,15 @@ export class ReplyGrader {
       msg = filtered.msg
       source = filtered.text
     }
+    // A list whose text is one this reply already carried has the values of that one: the first
+    // parse stands in for it, so the digests of its tools are computed once per distinct list
+    // (pinning/tool-digest.ts keeps them per list), and it is not learned again.
+    const key = p.method === 'tools/list' ? listKey(p, msg, source) : null
+    const first = key === null ? undefined : this.lists.get(key)
+    if (first) msg = { ...msg, result: first }
+    else if (key !== null) this.lists.set(key, msg.result as Record<string, unknown>)
     // Validation hooks (src/core/forwarding/learn-from-replies.ts): learn tools/list pages in the background; D12 output schema.
-    onToolsListReply(ex, p, msg)
+    if (!first) onToolsListReply(ex, p, msg)
     const checked = onToolsCallReply(
       ex,
       p,
@@ -110,6 +123,8 @@ export class ReplyGrader {
     const text = g.text ?? source
     // Tool pinning (pinning/apply-pins.ts): after the access filter, the one place a relayed list is filtered.
     if (!hold || p.method !== 'tools/list') return text
+    // `audit` relays every list as it came and decides it in the background: once per distinct list.
+    if (first && pinBook(ex.deps).mode === 'audit') return text
     return holdToolsList(pinBook(ex.deps), {
       originId: ex.target.id,
       scope: isObject(msg.result) ? listScope(msg.result.cacheScope, ex.era, ex.scope) : (ex.scope ?? null),
@@ -154,4 +169,17 @@ export class ReplyGrader {
     }
     return out
   }
+}
+
+/**
+ * The key under which a `tools/list` response's result is the same as another's in one reply: the
+ * text from its `result` value to the end of the message, prefixed by whether the request was for a
+ * later page. Two responses with the same key parse to equal results (the text after the first
+ * `result` member holds it and any repeat of it, which `JSON.parse` would take). Null (never shared)
+ * for an error response, or when the members before `result` are not short plain values.
+ */
+function listKey(p: Pending, msg: Record<string, unknown>, source: string): string | null {
+  if ('error' in msg || !isObject(msg.result)) return null
+  const at = resultValueStart(source)
+  return at < 0 ? null : (p.paged ? 'p' : 'c') + source.slice(at)
 }

@@ -164,6 +164,29 @@ export class DigestMemo {
   get size(): number {
     return this.map.size
   }
+
+  /**
+   * Lists already digested, by the array the reply's parse gave: the responses of one reply that
+   * carry the same list text share one parse (forwarding/reply-grader.ts), so a batch of 100
+   * `tools/list` canonicalizes its tools once, not 100 times. Held only while the array is.
+   */
+  private readonly lists = new WeakMap<readonly unknown[], Promise<unknown>>()
+  /** Lists digested through {@link perList} (each call that was not answered from memory counts once). */
+  listsDigested = 0
+
+  /**
+   * The digests of a whole list, computed once per list array.
+   * @param tools the `tools` array of a parsed `tools/list` result (the key: the same array, not an equal one)
+   * @param digestAll computes the digests (pin-state.ts `servedTools`); its promise is shared
+   */
+  perList<T>(tools: readonly unknown[], digestAll: () => Promise<T>): Promise<T> {
+    const held = this.lists.get(tools)
+    if (held) return held as Promise<T>
+    this.listsDigested++
+    const p = digestAll()
+    this.lists.set(tools, p)
+    return p
+  }
 }
 
 /**

@@ -8,6 +8,7 @@
  * A failed write is ignored (the next list writes it again), unless the caller needs the records
  * stored: then it rejects with {@link StoreUnavailableError}.
  */
+import { yieldToLoop } from '../work-slices'
 import type { KvStore } from '../ports'
 import type { ProtocolVersion } from '../jsonrpc/versions'
 import { PUBLIC_SCOPE } from './caller-scope'
@@ -45,6 +46,9 @@ function sameRecord(a: ToolRecord, b: ToolRecord): boolean {
   )
 }
 
+/** Tools of one list checked between two yields to the event loop (a few microseconds each when unchanged). */
+const LEARN_SLICE = 100
+
 /** Stores the tools of `tools/list` pages: see the module comment. */
 export class ToolLearning {
   constructor(private readonly parts: ToolLearningParts) {}
@@ -81,7 +85,10 @@ export class ToolLearning {
       pushed ??= new Set(await readNames(kv, adminListKey(originId, scope)).catch(() => [] as string[]))
       return pushed.has(name)
     }
-    for (const t of tools) {
+    for (let i = 0; i < tools.length; i++) {
+      // A long list is learned in slices: the records of a 700-tool list, checked in one go, held other clients.
+      if (i > 0 && i % LEARN_SLICE === 0) await yieldToLoop()
+      const t = tools[i]
       const record = toToolRecord(t, era, now, source, ttlMs)
       if (!record) continue
       names.push(record.name)
