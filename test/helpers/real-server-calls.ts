@@ -76,4 +76,16 @@ export const LARGE_CALLS: LargeCall[] = [
       children: Array.from({ length: 8 }, (_, i) => ({ type: 'paragraph', paragraph: { rich_text: [{ type: 'text', text: { content: paragraph(480, 10 + i) } }] } })),
     },
   },
+  {
+    package: '@wonderwhy-er/desktop-commander',
+    tool: 'write_pdf',
+    what: 'a PDF written from 3.2 KB of markdown',
+    args: { path: 'report.pdf', content: `# Report\n\n${paragraph(1_500, 20)}\n\n## Details\n\n- ${paragraph(1_600, 21)}\n` },
+  },
+  {
+    package: 'firecrawl-mcp',
+    tool: 'firecrawl_search',
+    what: 'a search query of 1,300 characters',
+    args: { query: paragraph(1_300, 30), limit: 5 },
+  },
 ]
