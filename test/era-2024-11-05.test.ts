@@ -4,7 +4,7 @@
  *
  * - @modelcontextprotocol/server-slack 2025.4.25, an archived reference server on stdio (SDK 1.0.1,
  *   whose latest version is 2024-11-05), put on Streamable HTTP by a plain message relay
- *   (./helpers/stdio-relay.ts). It answers any `initialize` with 2024-11-05, the official SDK
+ *   (./helpers/stdio-session-relay.ts). It answers any `initialize` with 2024-11-05, the official SDK
  *   client accepts that and sends `MCP-Protocol-Version: 2024-11-05` from then on. Offline, every
  *   call of it fails and it reports that as `{"error":"fetch failed"}` in a text result without
  *   `isError` (docs/grading.md, the error member).
@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
-import { startStdioRelay, type StdioRelay } from './helpers/stdio-relay'
+import { startStdioRelay, type StdioRelay } from './helpers/stdio-session-relay'
 import { startChangingOrigin, type ChangingOrigin } from './helpers/changing-origin'
 import { offerVersion } from './helpers/clients'
 import { mcpHeaders } from './helpers/mcp'

@@ -745,7 +745,7 @@ export const SETTINGS = [
     arg: 'ms',
     help: 'a call whose argument validation is estimated past this CPU time is answered as invalid arguments',
     example: '200',
-    doc: "the CPU time one call's argument validation may be estimated to take (schema cost x message length, decided before validating); a call past it is answered as invalid arguments (-32602, or an isError result from 2025-11-25), never validated nor forwarded unchecked; raising it lets larger arguments through and lets one call hold the event loop that long ([validation.md](validation.md#validation-budget))",
+    doc: "the CPU time one call's argument validation may be estimated to take (from the schema's cost and, when that figure is over, from the values the arguments hold; decided before validating); a call past it is answered as invalid arguments (-32602, or an isError result from 2025-11-25), never validated nor forwarded unchecked; raising it lets larger arguments through and lets one call hold the event loop that long ([validation.md](validation.md#validation-budget))",
   }),
   row({
     variable: 'PRIVATE_SCOPE_TTL_S',

@@ -1,13 +1,13 @@
 /**
  * `mcp-edge check` against a server that speaks only 2024-11-05: the archived
  * @modelcontextprotocol/server-slack 2025.4.25 (SDK 1.0.1, stdio) behind a plain message relay
- * (../helpers/stdio-relay.ts), directly and through the edge. Every 2025 offer is answered
+ * (../helpers/stdio-session-relay.ts), directly and through the edge. Every 2025 offer is answered
  * 2024-11-05, so check adds 2024-11-05 to its versions and grades the server there, by the rules
  * the edge serves such sessions with (docs/protocol-rules.md §7).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEdge, type RunningEdge } from '../../src/adapters/node/index'
-import { startStdioRelay, type StdioRelay } from '../helpers/stdio-relay'
+import { startStdioRelay, type StdioRelay } from '../helpers/stdio-session-relay'
 import { checkJson, row, type JsonReport } from '../helpers/check-cli'
 
 let slack: StdioRelay

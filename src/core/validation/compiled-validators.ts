@@ -9,6 +9,7 @@ import { dialectOf, type Dialect } from '../jsonrpc/versions'
 import { SchemaUnusableError, type CompiledValidator, type LogRecord, type ValidatorEngine } from '../ports'
 import { portabilityProblem, validationCost, type ValidationCost } from './schema-portability'
 import { normaliseSchema } from './schema-normal-form'
+import { callCostPlan, type CallCostPlan } from './call-cost'
 import type { ResolvedTool, ToolRecord } from './tool-record'
 import { boundText } from '../jsonrpc/bound-text'
 
@@ -56,6 +57,7 @@ export class CompiledValidators {
       out.validate = v
       out.messageSchema = normaliseSchema(record.inputSchema, record.dialect)
       out.cost = this.costOf(record.inputSchema)
+      out.costPlan = this.planOf(record.inputSchema)
     }
     if (record.outputSchema !== undefined) {
       const od = record.outputDialect !== undefined ? record.outputDialect : dialectOf(record.outputSchema, '2025-11-25')
@@ -77,6 +79,16 @@ export class CompiledValidators {
     let c = this.costs.get(schema)
     if (!c) this.costs.set(schema, (c = validationCost(schema)))
     return c
+  }
+
+  /** {@link callCostPlan} per schema object (built once, shared by every tool holding the schema). */
+  private readonly plans = new WeakMap<object, CallCostPlan | null>()
+
+  private planOf(schema: unknown): CallCostPlan | null {
+    if (typeof schema !== 'object' || schema === null) return null
+    let p = this.plans.get(schema)
+    if (p === undefined) this.plans.set(schema, (p = callCostPlan(schema)))
+    return p
   }
 
   private compile(schema: unknown, dialect: Dialect, what = 'inputSchema', tool = ''): CompiledValidator | SchemaUnusableError {

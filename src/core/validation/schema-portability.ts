@@ -33,7 +33,8 @@ const DATA_KEYS = new Set(['enum', 'const', 'default', 'examples'])
 /** Keys whose values map names to subschemas (the names are data). */
 const MAP_KEYS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'])
 
-function rootDoc(id: unknown): string | null {
+/** The document URL of a root `$id` without its fragment, or null when it is not an absolute URL. */
+export function rootDoc(id: unknown): string | null {
   if (typeof id !== 'string') return null
   try {
     const u = new URL(id)
@@ -58,7 +59,7 @@ function isLocalRef(ref: string, rootId: string | null): boolean {
 }
 
 /** Counts the JSON values of a data keyword (`enum`, `const`), stopping past `limit`. */
-function dataNodes(v: unknown, limit: number): number {
+export function dataNodes(v: unknown, limit: number): number {
   let n = 0
   const stack: unknown[] = [v]
   while (stack.length > 0 && n <= limit) {
@@ -84,7 +85,7 @@ function pointerSegment(s: string): string {
  * Resolves a local `$ref` to the schema object it names, or undefined (the engines refuse what
  * does not resolve). Fragments: `#`, a JSON Pointer, or an anchor (`$anchor`, draft-07 `$id: "#a"`).
  */
-function makeResolver(root: unknown, rootId: string | null): (ref: string) => unknown {
+export function makeResolver(root: unknown, rootId: string | null): (ref: string) => unknown {
   let anchors: Map<string, unknown> | null = null
   const collectAnchors = (): Map<string, unknown> => {
     const m = new Map<string, unknown>()
@@ -132,7 +133,7 @@ function makeResolver(root: unknown, rootId: string | null): (ref: string) => un
 }
 
 /** Keywords whose subschemas apply to the same value (in place); each entry's value shape. */
-const IN_PLACE = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas', 'dependencies'])
+export const IN_PLACE: ReadonlySet<string> = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas', 'dependencies'])
 /** Keywords whose subschemas apply to an item or a member: the name the value is reached by. */
 const DESCENDING: Record<string, string> = {
   items: '[]',
@@ -349,6 +350,11 @@ export function portabilityProblem(schema: unknown, what = 'inputSchema'): strin
  * "cost weights" re-measure them):
  * - `subschema`: one subschema applied to one value: ajv 0.2-0.5 ns, cfworker 470-550 ns per
  *   character of an array of small integers (0.9-1.3 us per item per subschema under load): 2,000.
+ *   Also each declared property, `enum`/`const` value and `dependentRequired` entry gone through per value.
+ * - `applied`: one subschema applied to one value when it may fail, with the issue it then makes
+ *   (a failing call's issues are most of its cost): one issue per item or member, ajv 1.8-3.9 us,
+ *   cfworker 4.6-6.2 us (20,000 items or members, 2-core VM under load); `anyOf` of 4 failing
+ *   branches per item, ajv 10 us per item: 8,000. Also each name of `required` (looked up, and an issue when missing).
  * - `member`: a member `properties` does not name, skipped: ajv 0.0 ns, cfworker 45 ns per character
  *   (100,000 members); with `additionalProperties: false` each is an issue: ajv 344 ns, cfworker 889 ns
  *   per character, charged as `subschema / 2`: 100.
@@ -362,7 +368,7 @@ export function portabilityProblem(schema: unknown, what = 'inputSchema'): strin
  * - `format`: the shared format checks: ajv 4.1 ns, cfworker 5.2 ns (`uri`): 10.
  * - `uniqueItems`: the canonical key of every item: ajv 126 ns, cfworker 95 ns per character: 200.
  */
-export const COST_WEIGHTS = { subschema: 2_000, member: 100, pattern: 200, patternInstruction: 150, length: 10, format: 10, uniqueItems: 200 } as const
+export const COST_WEIGHTS = { subschema: 2_000, applied: 8_000, member: 100, pattern: 200, patternInstruction: 150, length: 10, format: 10, uniqueItems: 200 } as const
 
 /**
  * What validating one call against a schema can cost, known before the call: `fixedNs + chars *
@@ -417,12 +423,12 @@ export function validationCost(schema: unknown): ValidationCost {
     let p = paths.get(key)
     if (!p) paths.set(key, (p = { fixed: 0, perChar: 0, wild, shape }))
     p.fixed +=
-      W.subschema *
-      (1 + size(o.properties) + size(o.required) + size(o.enum) + size(o.dependentRequired) + (o.const !== undefined ? dataNodes(o.const, SCHEMA_LIMITS.maxNodes) : 0))
+      W.applied * (1 + size(o.required)) +
+      W.subschema * (size(o.properties) + size(o.enum) + size(o.dependentRequired) + (o.const !== undefined ? dataNodes(o.const, SCHEMA_LIMITS.maxNodes) : 0))
     // Members and items are iterated once each (a member or an item is at least 4 and 2 characters with its separator).
     // With only `properties`, an unnamed member is skipped (`member`); `additionalProperties`,
     // `patternProperties` and `items` test every member or item, and a failing test makes an issue.
-    if (o.additionalProperties !== undefined || o.patternProperties !== undefined || o.items !== undefined) p.perChar += W.subschema / 2
+    if (o.additionalProperties !== undefined || o.patternProperties !== undefined || o.items !== undefined) p.perChar += W.applied / 2
     else if (o.properties !== undefined) p.perChar += W.member
     if (typeof o.pattern === 'string') p.perChar += W.pattern + W.patternInstruction * patternProgram(o.pattern)
     if (o.minLength !== undefined) p.perChar += W.length

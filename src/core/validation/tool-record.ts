@@ -8,6 +8,7 @@
 import type { Dialect } from '../jsonrpc/versions'
 import type { CompiledValidator } from '../ports'
 import type { ValidationCost } from './schema-portability'
+import type { CallCostPlan } from './call-cost'
 
 /** One tool's schemas as stored in KV. `dialect` is null when `$schema` names an unsupported one. */
 export interface ToolRecord {
@@ -37,6 +38,8 @@ export interface ResolvedTool {
   messageSchema?: unknown
   /** What one validation with `validate` can cost (schema-portability.ts `validationCost`), for the per-call budget. */
   cost?: ValidationCost
+  /** The schema's call-time cost plan (call-cost.ts `callCostPlan`): a call past the static figure is weighed by what its arguments hold. */
+  costPlan?: CallCostPlan | null
   /** Same for the output schema. */
   outputMessageSchema?: unknown
   /** The compiled `outputSchema` validator; null when the tool declares none or it is unusable. */

@@ -20,6 +20,7 @@ import { ErrorCode, errorText, isObject, responseText, type RawId } from '../jso
 import type { ValidationIssue } from '../ports'
 import { invalidArgumentsMessage } from './error-message'
 import type { ValidationCost } from './schema-portability'
+import { estimateCallNs, type CallCostPlan } from './call-cost'
 import type { CallAnswer } from '../local-answer'
 import { StoreUnavailableError, type ToolListPuller, type ToolRegistry } from './tool-registry'
 import type { ResolvedTool } from './tool-record'
@@ -223,7 +224,7 @@ function checkWithTool(
     if (ctx.config.onSchemaError === 'reject') return cannotValidate(id, name, tool.unusable ?? 'no usable schema')
     return { kind: 'forward', tool: name, unvalidated: true }
   }
-  const over = overBudget(tool, ctx, chars)
+  const over = overBudget(tool, ctx, chars, args)
   if (over !== null) return invalidArgsAnswer(id, name, ctx, taskAugmented, over, 'validation_budget')
   let issues
   try {
@@ -268,27 +269,52 @@ export const DEFAULT_VALIDATION_BUDGET_MS = 50
 
 /**
  * Decided before validating, so the bound holds by construction: the CPU time one validation of
- * this call can take is estimated from the tool's {@link ResolvedTool.cost} (computed once per
- * schema) and the message's length, and a call past `VALIDATION_BUDGET_MS` is not validated. It is
+ * this call can take is estimated, and a call past `VALIDATION_BUDGET_MS` is not validated. It is
  * not forwarded unvalidated either (padding the arguments would skip validation): it is answered
  * as invalid arguments, with a text that names the size and the setting, never a value.
+ *
+ * Two estimates, each an upper bound: the schema's static figure ({@link ResolvedTool.cost},
+ * every character of the message at the costliest path's rate; no work per call), and, only when
+ * that one is over, the walk of the arguments along the tool's plan ({@link ResolvedTool.costPlan},
+ * call-cost.ts: each value present at the rate of the keywords that check it). The smaller decides.
  * @returns the answer body per form, or null when the call is within the budget
  */
-function overBudget(tool: ResolvedTool, ctx: ValidateContext, chars: number | undefined): ((form: AnswerForm) => string) | null {
+function overBudget(tool: ResolvedTool, ctx: ValidateContext, chars: number | undefined, args: Record<string, unknown>): ((form: AnswerForm) => string) | null {
   if (!tool.cost || chars === undefined) return null
   const budgetMs = ctx.config.validationBudgetMs ?? DEFAULT_VALIDATION_BUDGET_MS
-  const estimateMs = estimateValidationMs(tool.cost, chars)
-  if (estimateMs <= budgetMs) return null
+  const est = callEstimateMs(tool.cost, tool.costPlan, chars, args, budgetMs)
+  if (est.ms <= budgetMs) return null
+  const atLeast = est.floor ? 'at least ' : ''
+  const estimateMs = est.ms
   const name = boundText(tool.record.name)
   const text =
     `Invalid arguments for tool "${name}": arguments of ${chars} characters are too large for this tool's schema to be checked within the edge's validation budget ` +
-    `(estimated ${Math.ceil(estimateMs)} ms of CPU, budget ${budgetMs} ms). Send smaller arguments, or an operator can raise VALIDATION_BUDGET_MS.`
+    `(estimated ${atLeast}${Math.ceil(estimateMs)} ms of CPU, budget ${budgetMs} ms). Send smaller arguments, or an operator can raise VALIDATION_BUDGET_MS.`
   return (form) => {
     if (form === 'error') return JSON.stringify({ code: ErrorCode.InvalidParams, message: text, data: { tool: name, reason: 'validation-budget', budgetMs } })
     const result: Record<string, unknown> = { content: [{ type: 'text', text }], isError: true }
     if (form === 'result-modern') result.resultType = 'complete'
     return JSON.stringify(result)
   }
+}
+
+/**
+ * The estimate the validation budget decides on, in ms: the schema's static figure
+ * ({@link estimateValidationMs}) when it is within `budgetMs` (no work per call), otherwise the
+ * smaller of it and the walk of the arguments along the plan (call-cost.ts {@link estimateCallNs}).
+ * Both are upper bounds of the CPU time of one validation by either engine.
+ * @param cost the schema's static figure
+ * @param plan the schema's call-time plan, or null/undefined when it has none (the static figure alone decides)
+ * @param chars the length of the JSON text that holds the arguments (UTF-16 units)
+ * @param args the parsed arguments
+ * @param budgetMs the budget; the walk stops once past it
+ * @returns `ms`, and `floor: true` when `ms` is where the walk stopped (the estimate is at least that)
+ */
+export function callEstimateMs(cost: ValidationCost, plan: CallCostPlan | null | undefined, chars: number, args: unknown, budgetMs: number): { ms: number; floor: boolean } {
+  const staticMs = estimateValidationMs(cost, chars)
+  if (staticMs <= budgetMs || !plan) return { ms: staticMs, floor: false }
+  const walkedMs = estimateCallNs(plan, args, budgetMs * 1e6) / 1e6
+  return walkedMs < staticMs ? { ms: walkedMs, floor: walkedMs > budgetMs } : { ms: staticMs, floor: false }
 }
 
 /**
