@@ -41,6 +41,8 @@ export interface RunningEdge {
   url: string
   port: number
   deps: EdgeDeps
+  /** The store, as the start-up governance line names it (`file .edge-data/kv.json`, `redis ...`, `memory`). */
+  storeName: string
   /** Stops at once: every connection is closed, requests in flight are cut; then the store is closed (flushed first). */
   close(): Promise<void>
   /**
@@ -81,7 +83,13 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
   const logger = opts.log ?? stdoutLogger()
   let edge: McpEdge
   try {
-    const runtime = { ...nodeRuntime, engine: parts.engine, ...(parts.metrics ? { metrics: parts.metrics } : {}), ...(parts.tracer ? { tracer: parts.tracer } : {}) }
+    const runtime = {
+      ...nodeRuntime,
+      storeName: () => store.description,
+      engine: parts.engine,
+      ...(parts.metrics ? { metrics: parts.metrics } : {}),
+      ...(parts.tracer ? { tracer: parts.tracer } : {}),
+    }
     edge = createMcpEdge(
       {
         env,
@@ -129,6 +137,7 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}/mcp`,
     port: actual,
     deps,
+    storeName: store.description,
     close: async () => {
       await new Promise<void>((resolve) => {
         server.closeAllConnections()
