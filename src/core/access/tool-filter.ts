@@ -70,7 +70,7 @@ export function toolFilter(lists: { allow?: readonly ToolPattern[]; deny?: reado
   const allowNames = new Set(allow.filter((p) => p.exact).map((p) => p.source))
   const allowGlobs = allow.filter((p) => !p.exact)
   // Deny: the exact names by their folds too, so one lookup covers every variant.
-  const denyNames = new Set(deny.filter((p) => p.exact).flatMap((p) => [p.source, foldToolName(p.source)]))
+  const denyNames = new Set(deny.filter((p) => p.exact).flatMap((p) => [p.source, foldToolName(p.source) ?? p.source]))
   const denyGlobs = deny.filter((p) => !p.exact)
   return {
     allow,
@@ -78,7 +78,8 @@ export function toolFilter(lists: { allow?: readonly ToolPattern[]; deny?: reado
     passAll: allow.length === 0 && deny.length === 0,
     isToolVisible(name) {
       const folded = foldToolName(name)
-      if (denyNames.has(name) || denyNames.has(folded) || denyGlobs.some((g) => g.matches(name, folded))) return false
+      // A name too long to fold (null) is hidden by any deny list: the safe side for a name no tool has.
+      if (deny.length > 0 && (folded === null || denyNames.has(name) || denyNames.has(folded) || denyGlobs.some((g) => g.matches(name, folded)))) return false
       return allow.length === 0 || allowNames.has(name) || allowGlobs.some((g) => g.test(name))
     },
   }

@@ -30,10 +30,11 @@ export interface ToolPattern {
   test(name: string): boolean
   /**
    * The access rules' match: the name as written, or its fold ({@link foldToolName}, passed in so a
-   * caller folds once per name) against the pattern's fold. True for `DELETE_FILE` against `delete_*`.
+   * caller folds once per name) against the pattern's fold. True for `DELETE_FILE` against `delete_*`,
+   * and for a name too long to fold (`folded` null): every rule that could apply does.
    * @param folded `foldToolName(name)`
    */
-  matches(name: string, folded: string): boolean
+  matches(name: string, folded: string | null): boolean
 }
 
 /** Printable ASCII without upper-case letters and space: a name its fold leaves as it is. */
@@ -43,15 +44,35 @@ const FOLD_STABLE = /^[\x21-\x40\x5b-\x7e]*$/
 const INVISIBLE = /[\s\p{Cc}\p{Cf}]/gu
 
 /**
+ * Longest name folded, in UTF-16 code units. Folding costs about 0.2 us per character of
+ * non-ASCII text (a 1-million-character name took 225 ms), so a request could otherwise hold the
+ * event loop with one name; tool names SHOULD be at most 128 characters (MCP 2025-11-25 Server Tools
+ * §Tool Names) and the edge stores none past 256.
+ */
+export const MAX_FOLDED_NAME = 1024
+
+/** The last name folded and its fold: the rules of one call (filter, scopes, budgets) fold the same name. */
+let lastName = ''
+let lastFold: string | null = ''
+
+/**
  * The fold of a tool name under which two names may reach the same tool on an origin that
  * normalises names: Unicode NFKC (fullwidth `ｄ` is `d`, `ﬁ` is `fi`), full case folding
  * (upper-casing then lower-casing, so `ß` and `SS` meet), and whitespace, control and format
  * characters removed. Idempotent; O(name length), and free for a plain lower-case ASCII name.
- * @returns the folded name (may be empty)
+ * @returns the folded name (may be empty); null for a name past {@link MAX_FOLDED_NAME} that would
+ *   need folding: the rules treat it as matching every pattern (a deny hides it, every scope and
+ *   tool budget applies), the safe side for a name no tool has
  */
-export function foldToolName(name: string): string {
-  if (FOLD_STABLE.test(name)) return name
-  return name.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC').replace(INVISIBLE, '')
+export function foldToolName(name: string): string | null {
+  if (name === lastName) return lastFold
+  let fold: string | null
+  if (FOLD_STABLE.test(name)) fold = name
+  else if (name.length > MAX_FOLDED_NAME) fold = null
+  else fold = name.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC').replace(INVISIBLE, '')
+  lastName = name
+  lastFold = fold
+  return fold
 }
 
 /**
@@ -90,13 +111,14 @@ function findPiece(name: string, from: number, piece: string): number {
  */
 export function compilePattern(pattern: string): ToolPattern {
   const test = compileTest(pattern)
-  const foldedSource = foldToolName(pattern)
+  // Patterns are at most MAX_PATTERN_LENGTH characters, so their fold is never null.
+  const foldedSource = foldToolName(pattern) ?? pattern
   const foldedTest = foldedSource === pattern ? test : compileTest(foldedSource)
   return {
     source: pattern,
     exact: !pattern.includes('*') && !pattern.includes('?'),
     test,
-    matches: (name, folded) => test(name) || foldedTest(folded),
+    matches: (name, folded) => folded === null || test(name) || foldedTest(folded),
   }
 }
 

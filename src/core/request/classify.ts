@@ -21,9 +21,14 @@ import type { ParsedItem } from './parse-body'
 /** Unknown methods without an id stay notifications (forwarded, vectors 6, 21). */
 const REQUEST_METHODS = MCP_REQUEST_METHODS
 
-/** The MCP request method whose fold (access/tool-glob.ts `foldToolName`) `method` shares, if any. */
+/**
+ * The MCP request method whose fold (access/tool-glob.ts `foldToolName`) `method` shares, if any;
+ * `tools/call` for a method too long to fold (past 1024 characters and not plain lower-case ASCII):
+ * it could hide any of them, and no MCP method looks like it.
+ */
 function requestMethodOf(method: string): string | undefined {
   const folded = foldToolName(method)
+  if (folded === null) return 'tools/call'
   return folded !== method && REQUEST_METHODS.has(folded) ? folded : undefined
 }
 

@@ -1,7 +1,7 @@
 /** src/core/access/tool-glob.ts: `*` and `?` only, case-sensitive, no other special character; agrees with a regex reference on random input; bounded work on hostile patterns. */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compilePattern, foldToolName, MAX_PATTERN_LENGTH, patternProblem } from '../../../src/core/access/tool-glob'
+import { compilePattern, foldToolName, MAX_FOLDED_NAME, MAX_PATTERN_LENGTH, patternProblem } from '../../../src/core/access/tool-glob'
 
 /** Reference: the same glob as an anchored RegExp (test-only; the matcher itself uses none). */
 function reference(pattern: string): RegExp {
@@ -105,6 +105,14 @@ describe('foldToolName and matches', () => {
   })
 
   it('the fold is idempotent on random strings', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (s) => foldToolName(foldToolName(s)) === foldToolName(s)))
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (s) => foldToolName(foldToolName(s)!) === foldToolName(s)))
+  })
+
+  it('a name past MAX_FOLDED_NAME that needs folding is not folded (bounded work) and matches every pattern', () => {
+    const long = ' '.repeat(MAX_FOLDED_NAME) + 'delete_file'
+    expect(foldToolName(long)).toBeNull()
+    expect(compilePattern('delete_*').matches(long, null)).toBe(true)
+    const plain = 'x'.repeat(MAX_FOLDED_NAME * 4)
+    expect(foldToolName(plain)).toBe(plain)
   })
 })

@@ -75,6 +75,11 @@ describe('variants of MCP request methods', () => {
     expect(answer('{"jsonrpc":"2.0","method":"ｔools/list"}')).toMatchObject({ code: -32600, notification: true })
   })
 
+  it('a method too long to fold (past 1024 characters, not plain ASCII) is not forwarded either', () => {
+    expect(answer(`{"jsonrpc":"2.0","id":4,"method":"${' '.repeat(1100)}tools/call"}`)).toMatchObject({ code: -32601, id: '4' })
+    expect(one(`{"jsonrpc":"2.0","method":"${'x'.repeat(2000)}"}`).kind).toBe('notification')
+  })
+
   it('unknown methods, and notifications, stay what they were (vectors 6, 21)', () => {
     expect(one('{"jsonrpc":"2.0","method":"foobar"}').kind).toBe('notification')
     expect(one('{"jsonrpc":"2.0","method":"Notifications/Initialized"}').kind).toBe('notification')
