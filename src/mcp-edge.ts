@@ -73,6 +73,11 @@ export interface EdgeRuntime {
    * else `memory (not persisted)`.
    */
   storeName?(store: KvStore | undefined): string
+  /**
+   * True when the entry writes the start-up report itself (the standalone Node server, once it
+   * listens: a start that fails writes nothing but its error); else {@link buildEdgeDeps} writes it.
+   */
+  reportsStart?: boolean
 }
 
 /** The extras of the sub-app `mcpEdge()` returns. */
@@ -162,7 +167,7 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
   // Start-up truth, once per edge (a Worker isolate: on its first request): unknown variables in the
   // edge's namespaces, then the governance in force (core/startup-report.ts).
   const storeName = runtime.storeName?.(options.store) ?? (options.store ? 'given' : 'memory (not persisted)')
-  for (const r of startupRecords(config, options.env ?? {}, storeName)) logger(r)
+  if (!runtime.reportsStart) for (const r of startupRecords(config, options.env ?? {}, storeName)) logger(r)
   const registry = createToolRegistry(config, options.store ?? new MemoryKv(), options.engine ?? runtime.engine(), (r) => logger(r))
   const tracer = options.tracer ?? runtime.tracer?.()
   return {

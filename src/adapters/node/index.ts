@@ -21,6 +21,7 @@ import { createUndiciOriginClient } from './origin-client'
 import { createNodeListener } from './post-listener'
 import { loadServerParts } from './server-runtime'
 import { createMcpEdge, type McpEdge } from '../../mcp-edge'
+import { startupRecords } from '../../core/startup-report'
 import { applyConnectionBounds } from './connection-bounds'
 
 /** Options of {@link startEdge}; anything unset comes from `env`. */
@@ -85,7 +86,8 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
   try {
     const runtime = {
       ...nodeRuntime,
-      storeName: () => store.description,
+      // The start-up report is written below, once the server listens.
+      reportsStart: true,
       engine: parts.engine,
       ...(parts.metrics ? { metrics: parts.metrics } : {}),
       ...(parts.tracer ? { tracer: parts.tracer } : {}),
@@ -133,6 +135,9 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
     throw listenError(e, host, port)
   }
   const actual = (server.address() as AddressInfo).port
+  // Start-up truth once it listens (a failed start writes only its error): unknown variables in the
+  // edge's namespaces, then the governance in force (core/startup-report.ts).
+  for (const r of startupRecords(deps.config, env, store.description)) deps.log(r)
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}/mcp`,
     port: actual,
