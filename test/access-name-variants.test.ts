@@ -209,8 +209,11 @@ describe.each(RUNTIMES)('TOOL_PINNING=enforce and a base64 Mcp-Name on $name', (
   let edge: EdgeUnderTest
   beforeAll(async () => {
     origin = await startScriptedOrigin()
-    foldingOrigin(origin, [{ name: 'météo', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }])
-    edge = await start({ ORIGIN_URL: origin.url, TOOL_PINNING: 'enforce' })
+    foldingOrigin(origin, [
+      { name: 'météo', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } },
+      { name: 'secret_keys', inputSchema: { type: 'object' } },
+    ])
+    edge = await start({ ORIGIN_URL: origin.url, TOOL_PINNING: 'enforce', TOOLS_DENY: 'secret_*', ADMIN_TOKEN })
   })
   afterAll(async () => {
     await edge?.close()
@@ -229,5 +232,14 @@ describe.each(RUNTIMES)('TOOL_PINNING=enforce and a base64 Mcp-Name on $name', (
     expect(res.status, text).toBe(200)
     expect(JSON.parse(text)).toMatchObject({ id: 1, result: { content: [{ text: 'ran météo' }] } })
     expect(callsSeen(origin)).toEqual(['météo'])
+  })
+
+  it('auth off: the admin refresh stores only the tools the filters leave visible', async () => {
+    const res = await fetch(new URL('/admin/tools/default/refresh', edge.url), { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { tools: string[] }).tools).toEqual(['météo'])
+    expect(await edge.kvGet('tools:default:public:secret_keys')).toBeNull()
+    const listed = await fetch(new URL('/admin/tools/default', edge.url), { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    expect(((await listed.json()) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(['météo'])
   })
 })
