@@ -6,6 +6,7 @@
  * either is checked by the row's rule, so a value is checked by one rule whichever way it was given.
  */
 import { checkAuthSettings, ConfigError, showValue, type Config } from './core/config'
+import { closest } from './core/config-rules'
 import { readSettings, settingsOf, type Setting, type SettingOption } from './core/settings'
 import type { EdgeDeps } from './core/exchange'
 import type { EdgeTracer, KvStore, Logger, OriginClient, ValidatorEngine } from './core/ports'
@@ -188,28 +189,6 @@ for (const path of BY_OPTION.keys()) {
   const group = path.slice(0, dot)
   if (!GROUPS.has(group)) GROUPS.set(group, new Set())
   GROUPS.get(group)!.add(path.slice(dot + 1))
-}
-
-/** Edit distance (insertions, deletions, substitutions), for "did you mean". */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i]
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1))
-    prev = cur
-  }
-  return prev[b.length]!
-}
-
-/** The known key closest to `key`, when close enough to be a misspelling. */
-function closest(key: string, known: Iterable<string>): string | undefined {
-  let best: string | undefined
-  let bestD = Infinity
-  for (const k of known) {
-    const d = distance(key, k)
-    if (d < bestD) [best, bestD] = [k, d]
-  }
-  return best !== undefined && bestD <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined
 }
 
 /**

@@ -16,6 +16,7 @@
  * workers-edge.ts) call {@link createMcpEdge} with their {@link EdgeRuntime}: engine, origin
  * client, logger, client-gone signal.
  */
+import { startupRecords } from './core/startup-report'
 import { Hono, type Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { ClientSignal } from './core/client-signal'
@@ -24,7 +25,7 @@ import { noOriginHere, servePost, targetFor, type McpPost } from './core/front-d
 import { edgeFault, notFound, refusalResponse, type EdgeDeps } from './core/exchange'
 import { TextMetrics } from './observe/text-metrics'
 import { handlePassThrough } from './core/forwarding/pass-through'
-import type { EdgeMetrics, EdgeTracer, Logger, OriginClient, ValidatorEngine } from './core/ports'
+import type { EdgeMetrics, EdgeTracer, KvStore, Logger, OriginClient, ValidatorEngine } from './core/ports'
 import type { RegistryStats } from './observe/metric-names'
 import { observeAnswer } from './core/observe/answer-bytes'
 import { localResponse } from './core/local-answer'
@@ -66,6 +67,17 @@ export interface EdgeRuntime {
    * KV is eventually consistent (about 60 s), plus the pins' reload interval. Unset: by store.
    */
   pinPropagationMs?: number
+  /**
+   * How the start-up governance line names the store (core/startup-report.ts): the Node server
+   * says which (`file .edge-data/kv.json`, `redis ...`); default `given` for a store passed in,
+   * else `memory (not persisted)`.
+   */
+  storeName?(store: KvStore | undefined): string
+  /**
+   * True when the entry writes the start-up report itself (the standalone Node server, once it
+   * listens: a start that fails writes nothing but its error); else {@link buildEdgeDeps} writes it.
+   */
+  reportsStart?: boolean
 }
 
 /** The extras of the sub-app `mcpEdge()` returns. */
@@ -156,6 +168,10 @@ export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, def
   const logger = byLevel(options.logger === false ? () => undefined : (options.logger ?? runtime.logger()), config.logLevel)
   // Registry events (refresh, unusable schema) are log lines of their own (docs/observability.md).
   const store = options.store ?? new MemoryKv()
+  // Start-up truth, once per edge (a Worker isolate: on its first request): unknown variables in the
+  // edge's namespaces, then the governance in force (core/startup-report.ts).
+  const storeName = runtime.storeName?.(options.store) ?? (options.store ? 'given' : 'memory (not persisted)')
+  if (!runtime.reportsStart) for (const r of startupRecords(config, options.env ?? {}, storeName)) logger(r)
   const registry = createToolRegistry(config, store, options.engine ?? runtime.engine(), (r) => logger(r))
   // Enforce's baseline is trust on first use: on a store that forgets at exit, every start trusts
   // whatever the origin serves then, so a rug pull survives a restart. Said once, at start.

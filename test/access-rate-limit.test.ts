@@ -102,18 +102,51 @@ describe.each(RUNTIMES)('rate limits on $name', ({ name, start }) => {
     expect(origin.calls.slice(before)).toEqual(['search', 'search', 'search'])
   })
 
-  it('every JSON-RPC request counts against the caller budget (tools/list too), notifications do not', async () => {
+  it('every JSON-RPC request counts against the caller budget (tools/list too)', async () => {
     const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' })
-    const note = { jsonrpc: '2.0', method: 'notifications/initialized' }
-    for (let i = 0; i < 3; i++) expect((await fetch(edge.url, { method: 'POST', headers: as('gina-token'), body: JSON.stringify(note) })).status).toBe(202)
     const statuses: number[] = []
     for (let i = 1; i <= 4; i++) statuses.push((await post(edge.url, list(i), as('gina-token'))).status)
     expect(statuses).toEqual([200, 200, 200, 429])
   })
 
+  it('notifications and responses count too: over the budget they get 429 with id null and Retry-After, and never reach the origin', async () => {
+    const sent = () => origin.requests
+    const note = { jsonrpc: '2.0', method: 'notifications/initialized' }
+    const raw = (body: unknown, headers = as('hank-token', { 'x-request-id': 'note-1' })) => fetch(edge.url, { method: 'POST', headers, body: JSON.stringify(body) })
+    for (let i = 0; i < 3; i++) expect((await raw(note)).status).toBe(202)
+    const before = sent()
+    const over = await raw(note)
+    expect(over.status).toBe(429)
+    const retry = Number(over.headers.get('retry-after'))
+    expect(Number.isInteger(retry) && retry >= 1 && retry <= 60).toBe(true)
+    expect(await over.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -31004,
+        message: refusalText('3 requests per minute from one caller', '3/min', retry),
+        data: { source: 'edge', reason: 'rate_limited', budget: '3/min', retryAfterS: retry },
+      },
+    })
+    // A response to a request of the origin (sampling, elicitation) is charged and refused the same way.
+    const response = await raw({ jsonrpc: '2.0', id: 'srv-1', result: {} })
+    expect(response.status).toBe(429)
+    expect(((await response.json()) as { id: unknown }).id).toBeNull()
+    // A method without an id is a notification: charged as one.
+    expect((await raw({ jsonrpc: '2.0', method: 'foobar', params: { payload: 'x'.repeat(1000) } })).status).toBe(429)
+    // A 2025-03-26 batch of notifications only: refused as a whole, nothing forwarded.
+    const batch = await raw([note, note], as('hank-token', {}, '2025-03-26'))
+    expect(batch.status).toBe(429)
+    expect(((await batch.json()) as { id: unknown; error: { code: number } }).error.code).toBe(-31004)
+    expect(sent()).toBe(before)
+    // The charge is per caller: another one still gets 202.
+    expect((await raw(note, as('ivan-token'))).status).toBe(202)
+  })
+
   it('counts each refusal on mcp_edge_denials_total{reason="rate_limited"}', async () => {
     const text = await (await fetch(new URL('/metrics', edge.url))).text()
-    expect(/^mcp_edge_denials_total\{reason="rate_limited"\} (\d+)/m.exec(text)?.[1]).toBe('4')
+    // 4 requests (2 calls, a batch element, a tools/list), 3 notifications and responses, 2 notifications of a batch.
+    expect(/^mcp_edge_denials_total\{reason="rate_limited"\} (\d+)/m.exec(text)?.[1]).toBe('9')
   })
 })
 

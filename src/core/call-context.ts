@@ -6,8 +6,9 @@
  */
 import type { Classified } from './request/classify'
 import type { CallVerdict } from './validation/tools-call'
-import { pullToolList } from './forwarding/tool-list-pull'
-import type { Exchange } from './exchange'
+import { pullToolList, type PulledToolList } from './forwarding/tool-list-pull'
+import type { EdgeDeps, Exchange, OriginTarget } from './exchange'
+import type { ProtocolVersion } from './jsonrpc/versions'
 import type { RequestHeaders } from './edge-response'
 import { boundText } from './jsonrpc/bound-text'
 import { filterPulledTools } from './gate/apply-access'
@@ -19,9 +20,8 @@ import { filterPulledTools } from './gate/apply-access'
  */
 export function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: string) {
   const { deps, target, era } = ex
-  const carry: Record<string, string> = {}
-  const auth = headers.get('authorization')
-  if (auth) carry.authorization = auth
+  // With auth on these are the origin-bound headers: `authorization` is ORIGIN_AUTHORIZATION (request-auth.ts).
+  const authorization = headers.get('authorization')
   return {
     registry: deps.registry,
     originId: target.id,
@@ -29,18 +29,31 @@ export function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: s
     era,
     config: deps.config,
     ...(ex.requestId !== undefined ? { requestId: ex.requestId } : {}),
-    pull: () =>
-      pullToolList({
-        client: deps.origin,
-        url: target.url,
-        era,
-        headers: carry,
-        timeoutMs: deps.config.originTimeoutMs,
-        deadlineMs: deps.config.toolListTimeoutMs,
-        maxReplyBytes: deps.config.maxReplyBytes,
-        maxJsonDepth: deps.config.maxJsonDepth,
-      }).then((r) => ({ ...r, tools: filterPulledTools(deps.config, target.id, r.tools) })),
+    pull: () => pullOriginTools(deps, target, era, authorization),
   }
+}
+
+/**
+ * The edge's own tool-list pull of one origin (D7; forwarding/tool-list-pull.ts), the one way the
+ * edge asks an origin for its tools, whoever asks (a call's refresh, the admin API's refresh):
+ * bounded by ORIGIN_TIMEOUT_MS, TOOL_LIST_TIMEOUT_MS, MAX_REPLY_BYTES and MAX_JSON_DEPTH, sent with
+ * `authorization`, and with the tools the filters hide removed (apply-access.ts
+ * `filterPulledTools`: the edge never learns a hidden tool).
+ * @param authorization the `Authorization` to send: the caller's with auth off, ORIGIN_AUTHORIZATION
+ *   with auth on; null: none
+ * @throws what {@link pullToolList} throws
+ */
+export function pullOriginTools(deps: EdgeDeps, target: OriginTarget, era: ProtocolVersion, authorization: string | null): Promise<PulledToolList> {
+  return pullToolList({
+    client: deps.origin,
+    url: target.url,
+    era,
+    headers: authorization ? { authorization } : {},
+    timeoutMs: deps.config.originTimeoutMs,
+    deadlineMs: deps.config.toolListTimeoutMs,
+    maxReplyBytes: deps.config.maxReplyBytes,
+    maxJsonDepth: deps.config.maxJsonDepth,
+  }).then((r) => ({ ...r, tools: filterPulledTools(deps.config, target.id, r.tools) }))
 }
 
 /**

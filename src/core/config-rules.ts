@@ -59,6 +59,9 @@ export function isOriginName(name: string): boolean {
   return /^[A-Za-z0-9._~-]+$/.test(name) && name !== '.' && name !== '..'
 }
 
+/** What {@link isOriginName} accepts, as messages say it (the edge's `ORIGINS` and the `mcp-edge` command's `--origin`). */
+export const ORIGIN_NAME_EXPECTED = "an origin name of letters, digits, '_', '.', '~' and '-', other than . and .."
+
 /** What an origin URL must be (`ORIGIN_URL`, each URL of `ORIGINS`). */
 export const ORIGIN_URL_EXPECTED = 'an http:// or https:// URL with a host, such as http://127.0.0.1:3000/mcp'
 
@@ -106,4 +109,31 @@ export function csvList(v: string | undefined): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
+}
+
+/** Edit distance (insertions, deletions, substitutions; letters compared without case), for "did you mean". */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1))
+    prev = cur
+  }
+  return prev[b.length]!
+}
+
+/**
+ * The known name closest to `name`, when close enough to be a misspelling of it (an edit distance
+ * of at most 2, or a third of its length): the "did you mean" of an unknown option key
+ * (edge-options.ts) and of an unknown variable (startup-report.ts).
+ * @returns the closest known name, or undefined when none is that close
+ */
+export function closest(name: string, known: Iterable<string>): string | undefined {
+  let best: string | undefined
+  let bestD = Infinity
+  for (const k of known) {
+    const d = distance(name, k)
+    if (d < bestD) [best, bestD] = [k, d]
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined
 }

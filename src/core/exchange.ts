@@ -235,6 +235,11 @@ export class Exchange {
   batch = false
   /** Who the request's verified access token speaks for; set only with auth on, once the token was accepted. */
   identity?: AccessIdentity
+  /**
+   * The 2026-07-28 mirrored headers (`mcp-method`, `mcp-name`) the edge checked against this POST's
+   * body (protocol/standard-headers.ts `checkedMirrors`); only those reach the origin.
+   */
+  checkedMirrors?: readonly string[]
   constructor(
     readonly deps: EdgeDeps,
     readonly target: OriginTarget,

@@ -11,7 +11,7 @@ import { classify, type Classified } from './request/classify'
 import { ErrorCode, isObject } from './jsonrpc/jsonrpc'
 import { parseBody } from './request/parse-body'
 import { decideBatchEra, decideEra, headerVersion, type EraContext } from './protocol/era-decision'
-import { checkStandardHeaders } from './protocol/standard-headers'
+import { checkedMirrors, checkStandardHeaders, decodeHeaderValue } from './protocol/standard-headers'
 import { checkParamHeaders } from './protocol/param-headers'
 import { findTool, validateToolsCall, type CallVerdict } from './validation/tools-call'
 import { gateToolsCall, type CallGate } from './pinning/apply-pins'
@@ -20,8 +20,9 @@ import type { ResolvedTool, ToolRecord } from './validation/tool-record'
 import { answerRow, Exchange, headerMemos, idLabel, originEras, pinBook, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { respondToBatch } from './batch'
 import { toolsCallContext, traced } from './call-context'
-import { toWire, type AccessDenial, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
-import { gateRequest } from './gate/apply-access'
+import { toWire, wireResponse, type AccessDenial, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
+import { gradeHeader } from './grading/grade-reply'
+import { gateRequest, gateWithoutId } from './gate/apply-access'
 import { forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { identityScopeKey, knownPrivateScope, privateScope } from './validation/caller-scope'
 import type { AccessIdentity } from './access/bearer'
@@ -125,6 +126,7 @@ export async function handlePost(
   if (c.kind === 'request') {
     const r = checkStandardHeaders(c, headers)
     if (r) return ex.answer(r, c.method)
+    ex.checkedMirrors = checkedMirrors(c)
   }
   const res = await handleSingle(c, headers, ex)
   // 2026-07-28 has no sessions: never echo or mint a session id (MCP 2026-07-28 Streamable HTTP §Earlier Streamable HTTP Revisions).
@@ -267,12 +269,19 @@ function decidePinned(c: Extract<Classified, { kind: 'request' }>, headers: Requ
     era: ex.era,
     id: c.id,
     name: c.params?.name,
-    headerName: isModern(ex.era) ? headers.get('mcp-name') : null,
+    // Decoded (the `=?base64?…?=` form of a non-ASCII name included): the gate compares names, not header encodings.
+    headerName: isModern(ex.era) ? mcpNameHeader(headers) : null,
     invalidArgs: ex.deps.config.invalidArgs,
     taskAugmented: isObject(c.params?.task),
     pull: () => toolsCallContext(ex, headers, s).pull(),
   })
   return g instanceof Promise ? g.then((v) => afterPinGate(c, headers, ex, s, v)) : afterPinGate(c, headers, ex, s, g)
+}
+
+/** The 2026-07-28 `Mcp-Name` header, decoded (MCP 2026-07-28 Streamable HTTP §Value Encoding); null when absent or not decodable. */
+function mcpNameHeader(headers: RequestHeaders): string | null {
+  const raw = headers.get('mcp-name')
+  return raw === null ? null : decodeHeaderValue(raw)
 }
 
 function afterPinGate(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, scope: string, g: CallGate): Decision | Promise<Decision> {
@@ -307,11 +316,24 @@ function fromVerdict(c: Extract<Classified, { kind: 'request' }>, verdict: CallV
   return { kind: 'forward', pending }
 }
 
+/**
+ * The access gate of a notification or response (gate/apply-access.ts `gateWithoutId`: the
+ * caller's budget), with the caller found as for a request. Null when rate limiting is off.
+ */
+function gateNoId(c: Extract<Classified, { kind: 'notification' | 'response' }>, headers: RequestHeaders, ex: Exchange): AccessDenial | null | Promise<AccessDenial | null> {
+  if (ex.deps.config.rateLimits.empty) return null
+  const method = c.kind === 'notification' ? c.method : ''
+  const s = callerScope(ex, headers)
+  return typeof s === 'string' ? gateWithoutId(ex, method, ex.identity?.sub ?? s) : s.then((scope) => gateWithoutId(ex, method, ex.identity?.sub ?? scope))
+}
+
 async function handleSingle(c: Classified, headers: RequestHeaders, ex: Exchange): Promise<EdgeResponse> {
   if (c.kind === 'invalid') return ex.answer(c)
   if (c.kind === 'notification' || c.kind === 'response') {
     // A notification has no id, so no grade row: the log line names it on its own.
     if (c.kind === 'notification') ex.notification = c.method
+    const denied = await gateNoId(c, headers, ex)
+    if (denied) return ex.answer(denied, c.kind === 'notification' ? c.method : '')
     // A `notifications/tools/list_changed` from the client is forwarded but not believed: the
     // notification is the server's to send (MCP Tools, "List Changed Notification"), and trusting
     // it let any caller reset the refresh rate limit (docs/reliability.md).
@@ -343,6 +365,8 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
   const forwarded: Pending[] = []
   const seen = new Set<string>()
   const decisions: Promise<void>[] = []
+  /** The first notification or response a budget refused: the answer when nothing else is left. */
+  let refusedNoId: AccessDenial | undefined
   /** Answers element `i` locally: its grade row, and its text in the element's place. */
   const answerHere = (i: number, a: LocalAnswer, method: string) => {
     const w = toWire(a)
@@ -365,8 +389,18 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
       return
     }
     if (c.kind === 'notification' || c.kind === 'response') {
-      // A client's tools/list_changed is forwarded, never believed (see handleSingle).
-      out[i] = c.text
+      // A client's tools/list_changed is forwarded, never believed (see handleSingle). Each one
+      // costs the caller's budget; a refused one gets no entry (D15), only its grade row.
+      const g = gateNoId(c, headers, ex)
+      const settleNoId = (d: AccessDenial | null) => {
+        if (d === null) out[i] = c.text
+        else {
+          ex.row(answerRow(d, toWire(d), c.kind === 'notification' ? c.method : ''))
+          refusedNoId ??= d
+        }
+      }
+      if (g instanceof Promise) decisions.push(g.then(settleNoId))
+      else settleNoId(g)
       return
     }
     // D4: the first of a repeated id is processed; later ones are refused locally.
@@ -383,11 +417,13 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
   // a microtask per element.
   for (const [i, c, d] of decided) settle(i, c, d)
   if (decisions.length > 0) await Promise.all(decisions)
-  return respondToBatch(
-    ex,
-    headers,
-    local.filter((t): t is string => t !== null),
-    out.filter((t): t is string => t !== null),
-    forwarded
-  )
+  const localTexts = local.filter((t): t is string => t !== null)
+  const forward = out.filter((t): t is string => t !== null)
+  // Only notifications/responses, and a budget refused them: the refusal (429), not a 202 or a 400.
+  if (refusedNoId && localTexts.length === 0 && forward.length === 0) {
+    const w = toWire(refusedNoId)
+    ex.finish(w.status)
+    return wireResponse(w, { 'mcp-edge-grade': gradeHeader(ex.rows) })
+  }
+  return respondToBatch(ex, headers, localTexts, forward, forwarded)
 }

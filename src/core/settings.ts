@@ -939,7 +939,7 @@ export const SETTINGS = [
     arg: 'list',
     help: 'comma-separated tool names or globs hidden from clients (wins over TOOLS_ALLOW)',
     example: 'delete_*,admin_*',
-    doc: 'tool names or globs hidden from clients on every origin, as if the origin did not have them; wins over `TOOLS_ALLOW`. Per origin: `toolsAllow` / `toolsDeny` inside `ORIGINS` ([security.md](security.md#tool-filtering))',
+    doc: 'tool names or globs hidden from clients on every origin, as if the origin did not have them, with their case, NFKC and whitespace variants; wins over `TOOLS_ALLOW`. Per origin: `toolsAllow` / `toolsDeny` inside `ORIGINS` ([security.md](security.md#tool-filtering))',
   }),
   row({
     variable: 'RATE_LIMIT',
@@ -953,7 +953,7 @@ export const SETTINGS = [
     arg: 'budgets',
     help: 'requests per caller: <n>/s or <n>/min, then <tool or glob>=<n>/s|min per tool',
     example: '60/min,search_*=10/min',
-    doc: "per caller (the token's `sub` with auth on, else the caller scope): `<n>/s` or `<n>/min` over every JSON-RPC request, then per-tool budgets `<tool or glob>=<n>/s|min` over `tools/call`; over it HTTP 429 with `Retry-After` (a per-id error in a batch). Counted in memory (Node), in Redis with `STORE_URL` (shared by the edges), or by the Workers Rate Limiting binding ([security.md](security.md#rate-limiting))",
+    doc: "per caller (the token's `sub` with auth on, else the caller scope): `<n>/s` or `<n>/min` over every JSON-RPC message sent to the origin (requests, notifications and responses), then per-tool budgets `<tool or glob>=<n>/s|min` over `tools/call`; over it HTTP 429 with `Retry-After` (a per-id error in a batch). Counted in memory (Node), in Redis with `STORE_URL` (shared by the edges), or by the Workers Rate Limiting binding ([security.md](security.md#rate-limiting))",
   }),
   // Authorization (the edge as an OAuth 2.1 resource server; docs/security.md)
   row({

@@ -8,7 +8,7 @@
  * - `GET    /admin/tools/:origin/:name?scope=`      one tool record, as stored (name, inputSchema, outputSchema, dialect, hash, fetchedAt)
  * - `PUT    /admin/tools/:origin?scope=`            `{ "tools": [{ "name", "inputSchema", "outputSchema"? }], "protocolVersion"? }`: store them
  * - `DELETE /admin/tools/:origin/:name?scope=`      remove one tool record
- * - `POST   /admin/tools/:origin/refresh?scope=`    pull the origin's tool list now (D7's interval skipped; the per-origin budget still applies)
+ * - `POST   /admin/tools/:origin/refresh?scope=`    pull the origin's tool list now, as the edge's own pull does (ORIGIN_AUTHORIZATION, tool filters; D7's interval skipped; the per-origin budget still applies)
  * - `GET    /admin/pins/:origin?scope=`             tool pins: per tool its state, approved and served digest, approvedAt, effectiveFrom, source, advisories
  * - `GET    /admin/pins/:origin/:tool/diff?scope=`  field by field: sub-digests, material or cosmetic
  * - `POST   /admin/pins/:origin/:tool/approve?scope=` `{ "digest" }`: approve the exact served digest (409 stale or wrong, 404 unknown)
@@ -35,7 +35,7 @@ import { originTarget } from '../core/pipeline'
 import { nestsDeeperThan } from '../core/jsonrpc/json-scan'
 import { isObject } from '../core/jsonrpc/jsonrpc'
 import { ALL_VERSIONS, isKnownVersion, isModern, newestFirst, type ProtocolVersion } from '../core/jsonrpc/versions'
-import { pullToolList } from '../core/forwarding/tool-list-pull'
+import { pullOriginTools } from '../core/call-context'
 import { PUBLIC_SCOPE } from '../core/validation/caller-scope'
 import type { ToolRecord } from '../core/validation/tool-record'
 import {
@@ -266,23 +266,15 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     if (t instanceof Response) return t
     const { deps } = t
     const url = t.origin === 'default' ? deps.config.originUrl : deps.config.origins[t.origin]!.url
+    // The edge's own pull (core/call-context.ts): the edge's credential with auth on (never the admin
+    // token, and no caller's), and the tools TOOLS_ALLOW / TOOLS_DENY hide left out.
+    const authorization = deps.auth?.originAuthorization ?? null
     // The newest version the edge supports that has an initialize handshake (the origin may answer with another).
     const era = newestFirst(deps.config.supportedVersions).find((v) => !isModern(v)) ?? deps.config.supportedVersions[0]!
     const refused = deps.registry.stats.refreshesRefused
     // "Now": this scope's rate-limit interval is skipped (the origin's budget is not).
     deps.registry.invalidate(t.origin, t.scope)
-    const ok = await deps.registry.refresh(t.origin, t.scope, () =>
-      pullToolList({
-        client: deps.origin,
-        url,
-        era,
-        headers: {},
-        timeoutMs: deps.config.originTimeoutMs,
-        deadlineMs: deps.config.toolListTimeoutMs,
-        maxReplyBytes: deps.config.maxReplyBytes,
-        maxJsonDepth: deps.config.maxJsonDepth,
-      })
-    )
+    const ok = await deps.registry.refresh(t.origin, t.scope, () => pullOriginTools(deps, { id: t.origin, url }, era, authorization))
     if (!ok && deps.registry.stats.refreshesRefused > refused)
       return fail(c, 429, `the refresh budget of this origin is spent (REFRESH_BUDGET_PER_MIN ${deps.config.refreshBudgetPerMin}); try again within a minute`)
     if (!ok) return fail(c, 502, 'the origin did not give its tool list (see the edge log for the cause)')

@@ -17,6 +17,8 @@ export interface AccessOrigin {
   url: string
   /** The tool names of every tools/call received, in order. */
   calls: string[]
+  /** HTTP requests received so far (notifications and responses included). */
+  readonly requests: number
   close(): Promise<void>
 }
 
@@ -26,7 +28,9 @@ export const ORIGIN_FAILURE_META = { 'io.modelcontextprotocol/toolFailure': { cl
 export async function startAccessOrigin(opts: { tools: string[]; json: boolean; pageSize?: number }): Promise<AccessOrigin> {
   const calls: string[] = []
   const pageSize = opts.pageSize ?? 2
+  let requests = 0
   const http: HttpServer = createAsyncServer(async (req, res) => {
+    requests++
     const server = new Server({ name: 'access-origin', version: '1.0.0' }, { capabilities: { tools: {} } })
     server.setRequestHandler(ListToolsRequestSchema, (r) => {
       const start = r.params?.cursor ? Number(r.params.cursor) : 0
@@ -54,6 +58,9 @@ export async function startAccessOrigin(opts: { tools: string[]; json: boolean; 
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
     calls,
+    get requests() {
+      return requests
+    },
     close: async () => {
       http.closeAllConnections()
       await new Promise<void>((r) => http.close(() => r()))

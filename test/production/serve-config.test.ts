@@ -192,6 +192,29 @@ describe('mcp-edge serve: command line', () => {
     }
   })
 
+  it('start-up truth: one governance line, and a misspelled TOOL_PINING warned of, naming TOOL_PINNING (the edge stays in audit)', async () => {
+    const edge = await startServe(['--port', '0', '--tools-deny', 'delete_*'], {
+      ORIGIN_URL: ORIGIN,
+      STORE_FILE: 'memory',
+      TOOL_PINING: 'enforce',
+      RATE_LIMIT: '60/min,search=10/min',
+      ADMIN_TOKEN: 'an-admin-token-of-32-characters0',
+    })
+    try {
+      for (let i = 0; i < 100 && !edge.stderr().includes('TOOL_PINING'); i++) await new Promise((r) => setTimeout(r, 50))
+      const lines = edge.stderr().split('\n')
+      expect(lines.filter((l) => l.includes('governance:'))).toEqual([
+        'mcp-edge serve: governance: TOOL_PINNING=audit (store: memory); auth off; TOOLS_ALLOW=all; TOOLS_DENY=delete_*; TOOL_SCOPES=none; RATE_LIMIT=60/min,search=10/min; UNKNOWN_TOOL=reject',
+      ])
+      expect(lines.filter((l) => l.includes('TOOL_PINING'))).toEqual([
+        'mcp-edge serve: warning: TOOL_PINING is not a setting of the edge and is ignored (did you mean TOOL_PINNING?)',
+      ])
+      expect(edge.stderr() + edge.stdout()).not.toContain('an-admin-token-of-32-characters0')
+    } finally {
+      edge.kill()
+    }
+  })
+
   it('a bad command line exits 2', async () => {
     const run = await runCli(['serve', '--no-such-flag'])
     expect(run.code).toBe(2)

@@ -98,7 +98,9 @@ async function serve(defs: Tool[], state: string): Promise<StatusTool> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tools-cli-'))
   origin = await startChangingOrigin([forecast(), echo()])
-  edge = await startServe([], { ORIGIN_URL: origin.url, PORT: '0', STORE_FILE: join(dir, 'edge-kv.json'), ADMIN_TOKEN: TOKEN, TOOL_PINNING: 'enforce' })
+  // A named origin with `~` (an unreserved character the edge accepts in origin names): the command takes it too.
+  const ORIGINS = JSON.stringify({ 'team~a': origin.url })
+  edge = await startServe([], { ORIGIN_URL: origin.url, ORIGINS, PORT: '0', STORE_FILE: join(dir, 'edge-kv.json'), ADMIN_TOKEN: TOKEN, TOOL_PINNING: 'enforce' })
   base = edge.url.replace(/\/mcp$/, '')
   // First sight: the baseline (trust on first use).
   expect(await listNames()).toEqual(['get_forecast', 'echo'])
@@ -348,6 +350,15 @@ describe('mcp-edge tools against a running edge with TOOL_PINNING=enforce', () =
 })
 
 describe('safeJson (what --json and the manifest file are written with)', () => {
+  it('--origin takes every origin name the edge accepts (one rule: `~` included), and refuses the others with exit 2', async () => {
+    const [ok, bad] = await runAll([() => tools(['list', '--origin', 'team~a']), () => tools(['list', '--origin', 'team a'])])
+    expect(ok!.stderr).toBe('')
+    expect(ok!.code).toBe(0)
+    expect(ok!.stdout).toMatch(/^# origin team~a, scope public, mode enforce/)
+    expect(bad!.code).toBe(2)
+    expect(bad!.stderr).toContain("--origin team a: expected an origin name of letters, digits, '_', '.', '~' and '-', other than . and ..")
+  })
+
   it('writes C1, bidi, zero-width, separator and tag characters as JSON escapes, and JSON.parse gives back the same value', () => {
     const hostile = { 'na\u202eme': 'a\u009b2J b\u200b c\u2028 d\ufeff e\u{E0041} f\u001b g\ud800 h\u00ad', plain: 'get_forecast é 😀' }
     const text = safeJson(hostile)

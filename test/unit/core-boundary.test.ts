@@ -133,7 +133,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['access'],
   ['settings'],
   ['config', 'local-answer', 'ports', 'sse', 'pinning'],
-  ['observe', 'request'],
+  ['observe', 'request', 'startup-report'],
   ['protocol', 'validation'],
   ['grading'],
   ['exchange'],

@@ -21,6 +21,7 @@ import { createUndiciOriginClient } from './origin-client'
 import { createNodeListener } from './post-listener'
 import { loadServerParts } from './server-runtime'
 import { createMcpEdge, type McpEdge } from '../../mcp-edge'
+import { startupRecords } from '../../core/startup-report'
 import { applyConnectionBounds } from './connection-bounds'
 
 /** Options of {@link startEdge}; anything unset comes from `env`. */
@@ -41,6 +42,8 @@ export interface RunningEdge {
   url: string
   port: number
   deps: EdgeDeps
+  /** The store, as the start-up governance line names it (`file .edge-data/kv.json`, `redis ...`, `memory`). */
+  storeName: string
   /** Stops at once: every connection is closed, requests in flight are cut; then the store is closed (flushed first). */
   close(): Promise<void>
   /**
@@ -81,7 +84,14 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
   const logger = opts.log ?? stdoutLogger()
   let edge: McpEdge
   try {
-    const runtime = { ...nodeRuntime, engine: parts.engine, ...(parts.metrics ? { metrics: parts.metrics } : {}), ...(parts.tracer ? { tracer: parts.tracer } : {}) }
+    const runtime = {
+      ...nodeRuntime,
+      // The start-up report is written below, once the server listens.
+      reportsStart: true,
+      engine: parts.engine,
+      ...(parts.metrics ? { metrics: parts.metrics } : {}),
+      ...(parts.tracer ? { tracer: parts.tracer } : {}),
+    }
     edge = createMcpEdge(
       {
         env,
@@ -125,10 +135,14 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
     throw listenError(e, host, port)
   }
   const actual = (server.address() as AddressInfo).port
+  // Start-up truth once it listens (a failed start writes only its error): unknown variables in the
+  // edge's namespaces, then the governance in force (core/startup-report.ts).
+  for (const r of startupRecords(deps.config, env, store.description)) deps.log(r)
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}/mcp`,
     port: actual,
     deps,
+    storeName: store.description,
     close: async () => {
       await new Promise<void>((resolve) => {
         server.closeAllConnections()

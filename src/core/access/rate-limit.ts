@@ -6,9 +6,12 @@
  *
  * Syntax: comma-separated budgets, each `<n>/s` or `<n>/min`, the ones for tools prefixed with a
  * tool name or glob and `=`: `RATE_LIMIT=60/min,search_*=10/min,export_report=1/s`.
- * - The budget without a tool (at most one) counts every JSON-RPC request of a caller (each batch
- *   element on its own; notifications and responses are not counted).
- * - A tool budget counts the caller's `tools/call` requests to tools its pattern matches. Every
+ * - The budget without a tool (at most one) counts every JSON-RPC message a caller sends to the
+ *   origin (each batch element on its own; requests, notifications and responses alike: a caller
+ *   over its budget reaches the origin with nothing; gate/apply-access.ts).
+ * - A tool budget counts the caller's `tools/call` requests to tools its pattern matches, as
+ *   written or by the name's fold (./tool-glob.ts `foldToolName`), so `SEARCH` is charged to
+ *   `search=10/min`. Every
  *   budget that applies to a call is charged (the default one and each matching tool budget), in
  *   the order written; the first that refuses refuses the call, and budgets charged before it
  *   keep the charge (a refused call still cost those budgets: the simple, conservative side).
@@ -24,7 +27,7 @@
  * Pure and runtime-neutral (the clock is passed in).
  */
 import { ConfigError, showValue } from '../config-rules'
-import { compilePattern, patternProblem, type ToolPattern } from './tool-glob'
+import { compilePattern, foldToolName, patternProblem, type ToolPattern } from './tool-glob'
 
 /** One budget: at most `limit` units per `windowMs`. */
 export interface RateBudget {
@@ -107,7 +110,8 @@ export function rateLimits(budgets: readonly RateBudget[]): RateLimits {
     empty: ordered.length === 0,
     budgetsFor(toolName) {
       if (toolName === null || tools.length === 0) return caller
-      return [...caller, ...tools.filter((b) => b.tool!.test(toolName))]
+      const folded = foldToolName(toolName)
+      return [...caller, ...tools.filter((b) => b.tool!.matches(toolName, folded))]
     },
   }
 }

@@ -5,10 +5,16 @@
  * no deny pattern matches it and, if an allow list is set, an allow pattern does (deny wins over
  * allow; an empty or unset allow list allows every tool). A hidden tool is absent from `tools/list`
  * results and a call to it is answered as an unknown tool, so a denied tool and a missing one look
- * the same to a client (no enumeration of what exists). Pure and runtime-neutral.
+ * the same to a client (no enumeration of what exists).
+ *
+ * A deny pattern also hides every name whose fold ({@link foldToolName}: NFKC, case, whitespace)
+ * it matches, so `TOOLS_DENY=delete_*` hides `DELETE_FILE`, ` delete_file` and `ｄelete_file`: an
+ * origin that normalises names would otherwise run its `delete_file` for them, since the edge
+ * forwards a name it does not know with `UNKNOWN_TOOL=forward`. An allow pattern matches names as
+ * written only (a variant of an allowed name is not itself allowed). Pure and runtime-neutral.
  */
 import { ConfigError, showValue } from '../config-rules'
-import { compilePattern, patternProblem, type ToolPattern } from './tool-glob'
+import { compilePattern, foldToolName, patternProblem, type ToolPattern } from './tool-glob'
 
 /** Most entries in one list (a list longer than this is a mistake, and matching is linear in it). */
 export const MAX_PATTERNS = 1000
@@ -61,17 +67,20 @@ export function toolFilter(lists: { allow?: readonly ToolPattern[]; deny?: reado
   const allow = lists.allow ?? []
   const deny = lists.deny ?? []
   // Exact names go to a Set (one lookup); globs are tested in order.
-  const split = (ps: readonly ToolPattern[]) => ({ names: new Set(ps.filter((p) => p.exact).map((p) => p.source)), globs: ps.filter((p) => !p.exact) })
-  const a = split(allow)
-  const d = split(deny)
-  const matches = (s: { names: Set<string>; globs: ToolPattern[] }, name: string) => s.names.has(name) || s.globs.some((g) => g.test(name))
+  const allowNames = new Set(allow.filter((p) => p.exact).map((p) => p.source))
+  const allowGlobs = allow.filter((p) => !p.exact)
+  // Deny: the exact names by their folds too, so one lookup covers every variant.
+  const denyNames = new Set(deny.filter((p) => p.exact).flatMap((p) => [p.source, foldToolName(p.source) ?? p.source]))
+  const denyGlobs = deny.filter((p) => !p.exact)
   return {
     allow,
     deny,
     passAll: allow.length === 0 && deny.length === 0,
     isToolVisible(name) {
-      if (matches(d, name)) return false
-      return allow.length === 0 || matches(a, name)
+      const folded = foldToolName(name)
+      // A name too long to fold (null) is hidden by any deny list: the safe side for a name no tool has.
+      if (deny.length > 0 && (folded === null || denyNames.has(name) || denyNames.has(folded) || denyGlobs.some((g) => g.matches(name, folded)))) return false
+      return allow.length === 0 || allowNames.has(name) || allowGlobs.some((g) => g.test(name))
     },
   }
 }

@@ -3,7 +3,10 @@
  * Tool-name patterns for the access settings (TOOLS_ALLOW, TOOLS_DENY, TOOL_SCOPES, RATE_LIMIT):
  * a name, or a glob where `*` matches any run of characters (none included) and `?` exactly one.
  * No other character is special: tool names are not paths, so `/`, `.` and `\` match themselves.
- * Case-sensitive, like tool names (MCP 2025-11-25 Server Tools §Tool Names).
+ * Case-sensitive, like tool names (MCP 2025-11-25 Server Tools §Tool Names); the access rules
+ * also match each name's fold ({@link foldToolName}) against each pattern's fold
+ * ({@link ToolPattern.matches}), so a variant an origin may read as the same tool
+ * (`DELETE_FILE`, ` delete_file`, fullwidth `ｄelete_file`) is held to the rules of that tool.
  *
  * Own code rather than a glob library: picomatch and minimatch treat `/` as a separator, add
  * braces, extglobs and character classes that tool names do not want, and compile to a RegExp
@@ -23,7 +26,53 @@ export interface ToolPattern {
   readonly source: string
   /** True when the pattern has no `*` or `?` (an exact name). */
   readonly exact: boolean
+  /** Exact match of the name as written (case-sensitive). */
   test(name: string): boolean
+  /**
+   * The access rules' match: the name as written, or its fold ({@link foldToolName}, passed in so a
+   * caller folds once per name) against the pattern's fold. True for `DELETE_FILE` against `delete_*`,
+   * and for a name too long to fold (`folded` null): every rule that could apply does.
+   * @param folded `foldToolName(name)`
+   */
+  matches(name: string, folded: string | null): boolean
+}
+
+/** Printable ASCII without upper-case letters and space: a name its fold leaves as it is. */
+const FOLD_STABLE = /^[\x21-\x40\x5b-\x7e]*$/
+
+/** Whitespace, control and format characters (zero-width space and joiner, BOM, bidi marks). */
+const INVISIBLE = /[\s\p{Cc}\p{Cf}]/gu
+
+/**
+ * Longest name folded, in UTF-16 code units. Folding costs about 0.2 us per character of
+ * non-ASCII text (a 1-million-character name took 225 ms), so a request could otherwise hold the
+ * event loop with one name; tool names SHOULD be at most 128 characters (MCP 2025-11-25 Server Tools
+ * §Tool Names) and the edge stores none past 256.
+ */
+export const MAX_FOLDED_NAME = 1024
+
+/** The last name folded and its fold: the rules of one call (filter, scopes, budgets) fold the same name. */
+let lastName = ''
+let lastFold: string | null = ''
+
+/**
+ * The fold of a tool name under which two names may reach the same tool on an origin that
+ * normalises names: Unicode NFKC (fullwidth `ｄ` is `d`, `ﬁ` is `fi`), full case folding
+ * (upper-casing then lower-casing, so `ß` and `SS` meet), and whitespace, control and format
+ * characters removed. Idempotent; O(name length), and free for a plain lower-case ASCII name.
+ * @returns the folded name (may be empty); null for a name past {@link MAX_FOLDED_NAME} that would
+ *   need folding: the rules treat it as matching every pattern (a deny hides it, every scope and
+ *   tool budget applies), the safe side for a name no tool has
+ */
+export function foldToolName(name: string): string | null {
+  if (name === lastName) return lastFold
+  let fold: string | null
+  if (FOLD_STABLE.test(name)) fold = name
+  else if (name.length > MAX_FOLDED_NAME) fold = null
+  else fold = name.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC').replace(INVISIBLE, '')
+  lastName = name
+  lastFold = fold
+  return fold
 }
 
 /**
@@ -61,29 +110,39 @@ function findPiece(name: string, from: number, piece: string): number {
  * @param pattern a name or a glob with `*` and `?`
  */
 export function compilePattern(pattern: string): ToolPattern {
-  if (!pattern.includes('*') && !pattern.includes('?')) return { source: pattern, exact: true, test: (name) => name === pattern }
-  if (!pattern.includes('*')) return { source: pattern, exact: false, test: (name) => name.length === pattern.length && pieceAt(name, 0, pattern) }
+  const test = compileTest(pattern)
+  // Patterns are at most MAX_PATTERN_LENGTH characters, so their fold is never null.
+  const foldedSource = foldToolName(pattern) ?? pattern
+  const foldedTest = foldedSource === pattern ? test : compileTest(foldedSource)
+  return {
+    source: pattern,
+    exact: !pattern.includes('*') && !pattern.includes('?'),
+    test,
+    matches: (name, folded) => folded === null || test(name) || foldedTest(folded),
+  }
+}
+
+/** The exact matcher of one pattern (see the module comment for the algorithm). */
+function compileTest(pattern: string): (name: string) => boolean {
+  if (!pattern.includes('*') && !pattern.includes('?')) return (name) => name === pattern
+  if (!pattern.includes('*')) return (name) => name.length === pattern.length && pieceAt(name, 0, pattern)
   const pieces = pattern.split('*')
   const head = pieces[0]!
   const tail = pieces[pieces.length - 1]!
   const middle = pieces.slice(1, -1).filter((p) => p !== '')
   const min = pieces.reduce((n, p) => n + p.length, 0)
-  return {
-    source: pattern,
-    exact: false,
-    test(name) {
-      if (name.length < min) return false
-      if (!pieceAt(name, 0, head)) return false
-      const end = name.length - tail.length
-      if (!pieceAt(name, end, tail)) return false
-      let at = head.length
-      for (const piece of middle) {
-        const found = findPiece(name, at, piece)
-        if (found < 0 || found + piece.length > end) return false
-        at = found + piece.length
-      }
-      return true
-    },
+  return (name) => {
+    if (name.length < min) return false
+    if (!pieceAt(name, 0, head)) return false
+    const end = name.length - tail.length
+    if (!pieceAt(name, end, tail)) return false
+    let at = head.length
+    for (const piece of middle) {
+      const found = findPiece(name, at, piece)
+      if (found < 0 || found + piece.length > end) return false
+      at = found + piece.length
+    }
+    return true
   }
 }
 

@@ -6,11 +6,13 @@
  *
  * Every entry whose pattern matches a tool applies, and the tool needs the union of their scopes:
  * the order of the entries does not matter and adding an entry never lowers what a tool needs. A
- * tool no entry matches needs no scope beyond a valid token. Scope names follow RFC 6749 §3.3
+ * tool no entry matches needs no scope beyond a valid token. A pattern matches a name as written
+ * or by its fold (./tool-glob.ts `foldToolName`: NFKC, case, whitespace), so `ADMIN_DROP` needs
+ * what `admin_*` needs (an origin that normalises names runs `admin_drop` for it). Scope names follow RFC 6749 §3.3
  * (`scope-token`: printable ASCII without space, `"` and `\`). Pure and runtime-neutral.
  */
 import { ConfigError, showValue } from '../config-rules'
-import { compilePattern, patternProblem, type ToolPattern } from './tool-glob'
+import { compilePattern, foldToolName, patternProblem, type ToolPattern } from './tool-glob'
 
 /** Most entries in TOOL_SCOPES (matching is linear in them). */
 export const MAX_SCOPE_ENTRIES = 1000
@@ -107,7 +109,8 @@ export function toolScopes(entries: readonly { pattern: string; scopes: readonly
     let r = memo.get(toolName)
     if (r !== undefined) return r
     const need = new Set<string>()
-    for (const e of compiled) if (e.pattern.test(toolName)) for (const s of e.scopes) need.add(s)
+    const folded = foldToolName(toolName)
+    for (const e of compiled) if (e.pattern.matches(toolName, folded)) for (const s of e.scopes) need.add(s)
     r = [...need].sort()
     if (memo.size >= MEMO_SIZE) memo.clear()
     memo.set(toolName, r)

@@ -41,9 +41,17 @@ function isBrowserContext(name: string): boolean {
   return name === 'origin' || name === 'referer' || name.startsWith('sec-fetch-')
 }
 
+/** The 2026-07-28 headers that mirror the body (MCP 2026-07-28 Streamable HTTP §Standard Request Headers). */
+function isMirror(name: string): boolean {
+  return name === 'mcp-method' || name === 'mcp-name'
+}
+
 /**
  * The client's request headers to send to the origin: all but the hop-by-hop and framing ones,
- * and the browser-context ones (`Origin`, `Referer`, `Sec-Fetch-*`) unless `keepBrowserContext`.
+ * the browser-context ones (`Origin`, `Referer`, `Sec-Fetch-*`) unless `keepBrowserContext`, and
+ * `Mcp-Method` / `Mcp-Name` unless named in `checkedMirrors`: the edge relays a mirrored header
+ * only when it held it to the body, so a header naming a tool the edge hides (in a 2025 era,
+ * where nothing checks it) never reaches an origin that may route by it.
  * Why they are dropped: the edge is the origin's client; it applies the browser Origin rule
  * itself (`ALLOWED_ORIGINS`), and an origin with its own loopback-only Origin check (the MCP SDK's
  * DNS-rebinding protection, MCP Transports §Security Warning) or a Fetch Metadata check
@@ -52,10 +60,12 @@ function isBrowserContext(name: string): boolean {
  * cookie, like by `Authorization`.
  * @param keepBrowserContext `FORWARD_ORIGIN_HEADER=on`: pass the browser-context headers on as well
  */
-export function forwardHeaders(headers: RequestHeaders, keepBrowserContext = false): Record<string, string> {
+export function forwardHeaders(headers: RequestHeaders, keepBrowserContext = false, checkedMirrors: readonly string[] = []): Record<string, string> {
   const out: Record<string, string> = {}
   headers.forEach((value, name) => {
-    if (!DROP_REQUEST.has(name) && (keepBrowserContext || !isBrowserContext(name))) out[name] = value
+    if (DROP_REQUEST.has(name) || (!keepBrowserContext && isBrowserContext(name))) return
+    if (isMirror(name) && !checkedMirrors.includes(name)) return
+    out[name] = value
   })
   return out
 }
@@ -102,7 +112,7 @@ export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: st
   const onAbort = () => link!.abort()
   if (signal?.aborted) link!.abort()
   else signal?.addEventListener('abort', onAbort, { once: true })
-  const out = forwardHeaders(headers, ex.deps.config.forwardOriginHeader)
+  const out = forwardHeaders(headers, ex.deps.config.forwardOriginHeader, ex.checkedMirrors)
   // The origin call's span, a child of the POST's; the origin sees it as its parent (W3C traceparent).
   const span = ex.span && ex.deps.tracer ? ex.deps.tracer.start('mcp.origin', ex.span, 'client') : undefined
   const traceparent = span?.traceparent()

@@ -18,11 +18,13 @@
  * - A call to a hidden tool gets exactly the unknown-tool answer (validation/tools-call.ts
  *   `unknownToolAnswer`: -32602, the same text in every era), whatever `UNKNOWN_TOOL` says (with
  *   `forward` an unknown tool goes to the origin, a hidden one never does).
- * - Rate limits count every JSON-RPC request of a caller (each batch element on its own; not
- *   notifications or responses) against the caller's budget, and `tools/call` requests against
- *   the matching tool budgets too. The charge comes before the tool filter, so a call to a hidden
- *   tool costs what a call to a missing tool costs. The caller is `ex.identity.sub` (a verified
- *   token) or else the caller scope (a digest of the `Authorization` header).
+ * - Rate limits count every JSON-RPC message a caller sends to the origin (each batch element on
+ *   its own; requests, notifications and responses to the origin's requests alike) against the
+ *   caller's budget, and `tools/call` requests against the matching tool budgets too
+ *   ({@link gateRequest}, {@link gateWithoutId}): a caller over its budget reaches the origin with
+ *   nothing. The charge comes before the tool filter, so a call to a hidden tool costs what a call
+ *   to a missing tool costs. The caller is `ex.identity.sub` (a verified token) or else the caller
+ *   scope (a digest of the `Authorization` header).
  * - When the limiter cannot answer (Redis down, a binding failing), the request goes on (fail
  *   open): a limiter outage must not stop every call; it is logged (at most once per 10 s per edge).
  * Pure and runtime-neutral.
@@ -31,7 +33,7 @@ import type { Config } from '../config'
 import type { Exchange, Pending } from '../exchange'
 import { idLabel } from '../exchange'
 import type { Classified } from '../request/classify'
-import { ErrorCode, isObject, resultText, type RawId } from '../jsonrpc/jsonrpc'
+import { ErrorCode, isObject, NULL_ID, resultText, type RawId } from '../jsonrpc/jsonrpc'
 import { boundText } from '../jsonrpc/bound-text'
 import { requestIdOf } from '../observe/request-id'
 import type { AccessDenial, CallAnswer } from '../local-answer'
@@ -161,7 +163,7 @@ export function gateRequest(ex: Exchange, c: Extract<Classified, { kind: 'reques
     if (limiter instanceof MemoryRateLimiter) {
       for (const b of budgets) {
         const d = limiter.takeNow(caller + '\n' + b.source, 1, b.limit, b.windowMs)
-        if (!d.ok) return refuse(ex, c, b, d, toolName)
+        if (!d.ok) return refuse(ex, c.id, c.method, b, d, toolName)
       }
     } else return chargeRemote(ex, c, limiter, budgets, caller, toolName)
   }
@@ -176,22 +178,55 @@ async function chargeRemote(
   caller: string,
   toolName: string | null
 ): Promise<Gate> {
+  const refused = await takeRemote(ex, limiter, budgets, caller)
+  if (refused) return refuse(ex, c.id, c.method, refused.b, refused.d, toolName)
+  return filterCall(ex, c, toolName)
+}
+
+/** Charges `budgets` in order on a remote limiter; the first refusal, or null (a limiter outage lets the message go on, logged). */
+async function takeRemote(ex: Exchange, limiter: RateLimiter, budgets: RateBudget[], caller: string): Promise<{ b: RateBudget; d: RateDecision } | null> {
   for (const b of budgets) {
     let d: RateDecision
     try {
       d = await limiter.take(caller + '\n' + b.source, 1, b.limit, b.windowMs)
     } catch (e) {
       limiterDown(ex, limiter, e)
-      break
+      return null
     }
-    if (!d.ok) return refuse(ex, c, b, d, toolName)
+    if (!d.ok) return { b, d }
   }
-  return filterCall(ex, c, toolName)
+  return null
 }
 
-function refuse(ex: Exchange, c: Extract<Classified, { kind: 'request' }>, b: RateBudget, d: RateDecision, toolName: string | null): AccessDenial {
-  recordDenial(ex, 'rate_limited', c.id, c.method, { ...(toolName !== null ? { tool: boundText(toolName) } : {}), budget: b.source, retryAfterS: d.retryAfterS })
-  return rateLimitedDenial(c.id, b, d.retryAfterS)
+function refuse(ex: Exchange, id: RawId, method: string, b: RateBudget, d: RateDecision, toolName: string | null): AccessDenial {
+  recordDenial(ex, 'rate_limited', id, method, { ...(toolName !== null ? { tool: boundText(toolName) } : {}), budget: b.source, retryAfterS: d.retryAfterS })
+  return rateLimitedDenial(id, b, d.retryAfterS)
+}
+
+/**
+ * The gate of a message without an id that goes to the origin: a notification, or the client's
+ * response to a request of the origin (sampling, elicitation, roots). It costs one unit of the
+ * caller's budget, like a request (no tool budget applies). A refused one is not forwarded; its
+ * answer is the {@link rateLimitedDenial} with id null (HTTP 429, `Retry-After`): MCP Streamable
+ * HTTP says a server that cannot accept a notification or response answers an HTTP error status,
+ * with a JSON-RPC error without an id (docs/design.md D5). Inside a batch it gets no entry (D15),
+ * only its grade row.
+ * @param method the notification's method; `''` for a response
+ * @returns the denial, or null to forward; a promise with a remote limiter
+ */
+export function gateWithoutId(ex: Exchange, method: string, caller: string): AccessDenial | null | Promise<AccessDenial | null> {
+  const limiter = ex.deps.rateLimiter
+  if (ex.deps.config.rateLimits.empty || !limiter) return null
+  const budgets = ex.deps.config.rateLimits.budgetsFor(null)
+  if (budgets.length === 0) return null
+  if (limiter instanceof MemoryRateLimiter) {
+    for (const b of budgets) {
+      const d = limiter.takeNow(caller + '\n' + b.source, 1, b.limit, b.windowMs)
+      if (!d.ok) return refuse(ex, NULL_ID, method, b, d, null)
+    }
+    return null
+  }
+  return takeRemote(ex, limiter, budgets, caller).then((r) => (r ? refuse(ex, NULL_ID, method, r.b, r.d, null) : null))
 }
 
 function filterCall(ex: Exchange, c: Extract<Classified, { kind: 'request' }>, toolName: string | null): CallAnswer | null {

@@ -60,3 +60,19 @@ export function checkStandardHeaders(c: Extract<Classified, { kind: 'request' }>
   if (name !== mirrored) return headerMismatch(c.id, `Mcp-Name does not equal params.${field}`)
   return null
 }
+
+/**
+ * The mirrored headers {@link checkStandardHeaders} checks for this request (lower-case names):
+ * `mcp-method` always, `mcp-name` when the body has the field it mirrors. Only these may be
+ * relayed to the origin: a mirrored header the edge did not hold to the body (a 2025 request, a
+ * notification, `Mcp-Name` on a `tools/list`) could name a tool the edge hides, and an origin that
+ * routes by the header would act on it (MCP 2026-07-28 Streamable HTTP §Standard Request Headers:
+ * an intermediary SHOULD NOT trust these headers on versions that do not require them to match).
+ */
+export function checkedMirrors(c: Extract<Classified, { kind: 'request' }>): readonly string[] {
+  const field = NAME_SOURCE[c.method]
+  return field && c.params && typeof c.params[field] === 'string' ? METHOD_AND_NAME : METHOD_ONLY
+}
+
+const METHOD_AND_NAME = ['mcp-method', 'mcp-name'] as const
+const METHOD_ONLY = ['mcp-method'] as const

@@ -6,7 +6,8 @@
  * - not an object, duplicate member names, `jsonrpc` not "2.0", `method` not a string,
  *   `params` not an object, an id that is not a string or integer: -32600;
  * - the id is echoed when it could be read as a valid id (D1), else `null`;
- * - reserved `rpc.*` methods: -32601 (D6); other methods are the origin's business;
+ * - reserved `rpc.*` methods: -32601 (D6), and so is a variant of an MCP request method under a
+ *   case/NFKC/whitespace fold (`TOOLS/CALL`; -32600 without an id, as D5); other methods are the origin's business;
  * - a message with `result` or `error` and no `method` is a response (the client answering a
  *   server request); both members, or neither with no method, is invalid.
  */
@@ -14,10 +15,22 @@ import { ErrorCode, NULL_ID, isObject, toRawId, type RawId } from '../jsonrpc/js
 import type { InvalidMessage } from '../local-answer'
 import { MCP_REQUEST_METHODS } from '../jsonrpc/mcp-methods'
 import { boundText } from '../jsonrpc/bound-text'
+import { foldToolName } from '../access/tool-glob'
 import type { ParsedItem } from './parse-body'
 
 /** Unknown methods without an id stay notifications (forwarded, vectors 6, 21). */
 const REQUEST_METHODS = MCP_REQUEST_METHODS
+
+/**
+ * The MCP request method whose fold (access/tool-glob.ts `foldToolName`) `method` shares, if any;
+ * `tools/call` for a method too long to fold (past 1024 characters and not plain lower-case ASCII):
+ * it could hide any of them, and no MCP method looks like it.
+ */
+function requestMethodOf(method: string): string | undefined {
+  const folded = foldToolName(method)
+  if (folded === null) return 'tools/call'
+  return folded !== method && REQUEST_METHODS.has(folded) ? folded : undefined
+}
 
 /** A message that is valid JSON-RPC and is not refused locally. `text` is its exact source text. */
 export type Classified =
@@ -67,12 +80,17 @@ export function classify(item: ParsedItem, text: string): Classified {
     if (!id) return invalid(NULL_ID, 'Invalid Request: rpc.* methods are reserved', ErrorCode.InvalidRequest, { notification: true })
     return invalid(id, `Method not found: rpc.* methods are reserved by JSON-RPC 2.0`, ErrorCode.MethodNotFound)
   }
+  // A variant of an MCP request method (`TOOLS/CALL`, ` tools/call`, fullwidth letters) is no MCP
+  // method, and an origin that normalises method names would run it past every check the edge
+  // makes on the real one (tool filter, scopes, validation, tool budgets): never forwarded.
+  const variantOf = REQUEST_METHODS.has(v.method) ? undefined : requestMethodOf(v.method)
   if (!id) {
     // D5: a client->server *request* method sent without an id is not an MCP notification; it is
     // never forwarded (a `tools/call` without an id would otherwise skip validation and grading).
-    if (REQUEST_METHODS.has(v.method))
-      return invalid(NULL_ID, `Invalid Request: ${boundText(v.method, 64, '')} is a request and needs an id`, ErrorCode.InvalidRequest, { notification: true })
+    if (REQUEST_METHODS.has(v.method) || variantOf !== undefined)
+      return invalid(NULL_ID, `Invalid Request: ${boundText(variantOf ?? v.method, 64, '')} is a request and needs an id`, ErrorCode.InvalidRequest, { notification: true })
     return { kind: 'notification', method: v.method, params: params as Record<string, unknown> | undefined, text: source }
   }
+  if (variantOf !== undefined) return invalid(id, `Method not found: method names are case-sensitive and exact; the MCP method is ${variantOf}`, ErrorCode.MethodNotFound)
   return { kind: 'request', id, method: v.method, params: params as Record<string, unknown> | undefined, text: source }
 }

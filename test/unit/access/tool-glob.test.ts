@@ -1,7 +1,7 @@
 /** src/core/access/tool-glob.ts: `*` and `?` only, case-sensitive, no other special character; agrees with a regex reference on random input; bounded work on hostile patterns. */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compilePattern, MAX_PATTERN_LENGTH, patternCovers, patternProblem, patternsMeet } from '../../../src/core/access/tool-glob'
+import { compilePattern, foldToolName, MAX_FOLDED_NAME, MAX_PATTERN_LENGTH, patternCovers, patternProblem, patternsMeet } from '../../../src/core/access/tool-glob'
 
 /** Reference: the same glob as an anchored RegExp (test-only; the matcher itself uses none). */
 function reference(pattern: string): RegExp {
@@ -110,5 +110,42 @@ describe('patternCovers and patternsMeet (decided on the patterns, checked again
     ['echo', 'admin_*', false],
   ])('%s meets %s: %s', (a, b, meet) => {
     expect(patternsMeet(a, b)).toBe(meet)
+describe('foldToolName and matches', () => {
+  it.each([
+    ['delete_file', 'delete_file'],
+    ['DELETE_FILE', 'delete_file'],
+    [' delete_file\t', 'delete_file'],
+    ['ｄelete_file', 'delete_file'],
+    ['Delete_File\u200b', 'delete_file'],
+    ['del\u00adete_file', 'delete_file'],
+    ['STRASSE', 'strasse'],
+    ['straße', 'strasse'],
+    ['ﬁle', 'file'],
+    ['météo', 'météo'],
+    ['MÉTÉO', 'météo'],
+  ])('%j folds to %j', (name, folded) => {
+    expect(foldToolName(name)).toBe(folded)
+    expect(foldToolName(folded)).toBe(folded)
+  })
+
+  it('test stays exact; matches also takes the fold of the name against the fold of the pattern', () => {
+    const p = compilePattern('delete_*')
+    expect(p.test('DELETE_FILE')).toBe(false)
+    for (const n of ['delete_file', 'DELETE_FILE', ' delete_file', 'ｄelete_file']) expect(p.matches(n, foldToolName(n)), n).toBe(true)
+    expect(p.matches('remove_file', foldToolName('remove_file'))).toBe(false)
+    const upper = compilePattern('Admin_?')
+    expect(upper.matches('admin_x', foldToolName('admin_x'))).toBe(true)
+  })
+
+  it('the fold is idempotent on random strings', () => {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (s) => foldToolName(foldToolName(s)!) === foldToolName(s)))
+  })
+
+  it('a name past MAX_FOLDED_NAME that needs folding is not folded (bounded work) and matches every pattern', () => {
+    const long = ' '.repeat(MAX_FOLDED_NAME) + 'delete_file'
+    expect(foldToolName(long)).toBeNull()
+    expect(compilePattern('delete_*').matches(long, null)).toBe(true)
+    const plain = 'x'.repeat(MAX_FOLDED_NAME * 4)
+    expect(foldToolName(plain)).toBe(plain)
   })
 })

@@ -46,6 +46,18 @@ describe('forwardHeaders', () => {
     expect(forwardHeaders(h)).toEqual({ authorization: 'Bearer t' })
     expect(forwardHeaders(h, true)).toEqual({ origin: 'https://app.example', authorization: 'Bearer t' })
   })
+
+  it('relays Mcp-Method / Mcp-Name only when the edge checked them against the body', () => {
+    const h = new Headers({ 'mcp-method': 'tools/call', 'mcp-name': 'delete_file', 'mcp-param-region': 'eu', authorization: 'Bearer t' })
+    expect(forwardHeaders(h)).toEqual({ 'mcp-param-region': 'eu', authorization: 'Bearer t' })
+    expect(forwardHeaders(h, false, ['mcp-method'])).toEqual({ 'mcp-method': 'tools/call', 'mcp-param-region': 'eu', authorization: 'Bearer t' })
+    expect(forwardHeaders(h, false, ['mcp-method', 'mcp-name'])).toEqual({
+      'mcp-method': 'tools/call',
+      'mcp-name': 'delete_file',
+      'mcp-param-region': 'eu',
+      authorization: 'Bearer t',
+    })
+  })
 })
 
 describe('reply headers', () => {

@@ -66,3 +66,23 @@ describe('invalid messages and their answers', () => {
     expect(answer('{"jsonrpc":"2.0","method":"notifications/progress","params":"x"}')).toMatchObject({ status: 400, notification: true })
   })
 })
+
+describe('variants of MCP request methods', () => {
+  it('a case/NFKC/whitespace variant of a request method is never forwarded: -32601 with an id, -32600 (D5) without', () => {
+    expect(answer('{"jsonrpc":"2.0","id":1,"method":"TOOLS/CALL","params":{"name":"x"}}')).toEqual({ status: 200, code: -32601, id: '1', notification: false })
+    expect(answer('{"jsonrpc":"2.0","id":2,"method":" tools/call"}')).toMatchObject({ code: -32601, id: '2' })
+    expect(answer('{"jsonrpc":"2.0","method":"Tools/Call","params":{"name":"x"}}')).toEqual({ status: 400, code: -32600, id: 'null', notification: true })
+    expect(answer('{"jsonrpc":"2.0","method":"ｔools/list"}')).toMatchObject({ code: -32600, notification: true })
+  })
+
+  it('a method too long to fold (past 1024 characters, not plain ASCII) is not forwarded either', () => {
+    expect(answer(`{"jsonrpc":"2.0","id":4,"method":"${' '.repeat(1100)}tools/call"}`)).toMatchObject({ code: -32601, id: '4' })
+    expect(one(`{"jsonrpc":"2.0","method":"${'x'.repeat(2000)}"}`).kind).toBe('notification')
+  })
+
+  it('unknown methods, and notifications, stay what they were (vectors 6, 21)', () => {
+    expect(one('{"jsonrpc":"2.0","method":"foobar"}').kind).toBe('notification')
+    expect(one('{"jsonrpc":"2.0","method":"Notifications/Initialized"}').kind).toBe('notification')
+    expect(one('{"jsonrpc":"2.0","id":3,"method":"Foo/Bar"}').kind).toBe('request')
+  })
+})

@@ -17,7 +17,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import type { Command } from 'commander'
 import { openNodeStore } from 'mcp-edge-validator/node'
-import { ConfigError, loadConfig, showValue } from 'mcp-edge-validator/rules'
+import { ConfigError, isOriginName, loadConfig, ORIGIN_NAME_EXPECTED, showValue } from 'mcp-edge-validator/rules'
 import type { KvStore } from 'mcp-edge-validator/rules'
 import { DEFAULT_VERSION, isKnownVersion } from 'mcp-edge-validator/rules'
 import { createToolRegistry, type ToolRecord } from 'mcp-edge-validator/rules'
@@ -58,8 +58,6 @@ interface SchemaBackend {
   delete(name: string): Promise<boolean>
   close(): Promise<void>
 }
-
-const ORIGIN_NAME = /^[A-Za-z0-9_.-]+$/
 
 /** Registers `schemas` and its actions on the program. */
 export function addSchemasCommand(program: Command): void {
@@ -178,7 +176,7 @@ async function runAction(action: string, opts: Target, body: (b: SchemaBackend) 
 }
 
 async function openBackend(action: string, opts: Target): Promise<SchemaBackend> {
-  if (!ORIGIN_NAME.test(opts.origin)) throw new UsageError(`--origin ${showValue(opts.origin)}: expected an origin name of letters, digits, '_', '.' and '-'`)
+  if (!isOriginName(opts.origin)) throw new UsageError(`--origin ${showValue(opts.origin)}: expected ${ORIGIN_NAME_EXPECTED}`)
   const targets = [opts.edge, opts.storeFile, opts.storeUrl].filter((t) => t !== undefined).length
   if (targets !== 1) throw new UsageError('give exactly one of --edge <url> (a running edge), --store-file <path> or --store-url <redis url> (a store)')
   if (opts.edge !== undefined) return adminBackend(opts.edge, opts.token ?? process.env.ADMIN_TOKEN, opts.origin)

@@ -15,6 +15,7 @@ import { loadNodeListenConfig } from 'mcp-edge-validator/node'
 import { ConfigError, loadConfig } from 'mcp-edge-validator/rules'
 import { readiness, unreadySources } from 'mcp-edge-validator/rules'
 import { SETTINGS, flagHelp, flagOf } from 'mcp-edge-validator/rules'
+import { governanceOf, governanceText, unknownVariables, unknownVariableText } from 'mcp-edge-validator/rules'
 import { storeFileState } from '../store-file-check'
 
 /** Every setting `serve` reads, with its flag (core/settings.ts: `--` + the name in lower case, `_` as `-`) and what the flag takes. */
@@ -118,6 +119,10 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
     process.on('SIGINT', onSignal)
   })
   process.stderr.write(`mcp-edge-validator: ${edge.url} -> ${target}\n`)
+  // Start-up truth: the governance in force, and every variable of the edge's namespaces that is no
+  // setting (a typo such as TOOL_PINING would otherwise leave the edge in audit, in silence).
+  process.stderr.write(`mcp-edge serve: governance: ${governanceText(governanceOf(edge.deps.config, edge.storeName))}\n`)
+  for (const u of unknownVariables(env)) process.stderr.write(`mcp-edge serve: warning: ${unknownVariableText(u)}\n`)
   for (const line of shortTokenWarnings(env)) process.stderr.write(`mcp-edge serve: warning: ${line}\n`)
   // An origin URL with a wrong path answers 404 to every call, a wrong AUTH_JWKS_URL makes every
   // request 503: said once at start (the first readiness check reads the key set), not only by /readyz.

@@ -19,7 +19,7 @@ import { open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Command } from 'commander'
-import { EdgeError, isToolDigest, parseApprovalArgument, showValue } from 'mcp-edge-validator/rules'
+import { EdgeError, isOriginName, isToolDigest, ORIGIN_NAME_EXPECTED, parseApprovalArgument, showValue } from 'mcp-edge-validator/rules'
 import { safeText } from '../../check/safe-text'
 
 /** The exit status of a refusal (stale digest, invalid manifest, ...). */
@@ -54,7 +54,6 @@ interface Target {
   scope: string
 }
 
-const ORIGIN_NAME = /^[A-Za-z0-9_.-]+$/
 const SCOPE = /^(public|u-[0-9a-f]{64})$/
 
 /** Longest server string shown in a text row, in characters (a 1 MiB tool name is not printed whole). */
@@ -317,7 +316,7 @@ interface PinsApi {
  * @throws ToolsCommandError (exit 2) for a bad --edge, --origin, --scope or no token
  */
 function pinsApi(opts: Target): PinsApi {
-  if (!ORIGIN_NAME.test(opts.origin)) throw usage(`--origin ${showValue(opts.origin)}: expected an origin name of letters, digits, '_', '.' and '-'`)
+  if (!isOriginName(opts.origin)) throw usage(`--origin ${showValue(opts.origin)}: expected ${ORIGIN_NAME_EXPECTED}`)
   if (!SCOPE.test(opts.scope)) throw usage(`--scope ${showValue(opts.scope)}: expected "public" or a private scope "u-" followed by 64 lower-case hex digits`)
   if (opts.edge === undefined) throw usage('give --edge <url>, the base URL of a running edge, such as http://127.0.0.1:8787')
   let base: URL

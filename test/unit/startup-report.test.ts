@@ -1,0 +1,60 @@
+/** src/core/startup-report.ts: unknown variables in the edge's namespaces with "did you mean", and the governance line. */
+import { describe, expect, it } from 'vitest'
+import { loadConfig } from '../../src/core/config'
+import { governanceOf, governanceText, startupRecords, unknownVariables } from '../../src/core/startup-report'
+
+describe('unknownVariables', () => {
+  it('names each variable of the namespaces that is no setting, with the setting it looks like', () => {
+    const env = {
+      TOOL_PINING: 'enforce',
+      TOOLS_DENIE: 'delete_*',
+      AUTH_ISSUR: 'https://auth.example.com',
+      RATE_LIMT: '60/min',
+      ORIGIN_TIMEOUT: '5000',
+      STORE_PATH: '/tmp/x',
+      TOOL_ZZZZZZZZZZZZZZZZZZZZZZZZZ: 'x',
+      // Settings, bindings, and names outside the namespaces are left alone.
+      TOOL_PINNING: 'audit',
+      TOOL_SCHEMAS: 'x',
+      RATE_LIMITER_60_PER_60S: 'x',
+      PATH: '/usr/bin',
+      TOOLS_BINDING: { get: () => null },
+    }
+    expect(unknownVariables(env)).toEqual([
+      { variable: 'AUTH_ISSUR', didYouMean: 'AUTH_ISSUER' },
+      { variable: 'ORIGIN_TIMEOUT', didYouMean: 'ORIGIN_TIMEOUT_MS' },
+      { variable: 'RATE_LIMT', didYouMean: 'RATE_LIMIT' },
+      { variable: 'STORE_PATH' },
+      { variable: 'TOOLS_DENIE', didYouMean: 'TOOLS_DENY' },
+      { variable: 'TOOL_PINING', didYouMean: 'TOOL_PINNING' },
+      { variable: 'TOOL_ZZZZZZZZZZZZZZZZZZZZZZZZZ' },
+    ])
+  })
+})
+
+describe('the governance line', () => {
+  it('states pinning, store, auth, lists, scopes, budgets and UNKNOWN_TOOL, never a secret', () => {
+    const env = {
+      ORIGIN_URL: 'http://127.0.0.1:1/mcp',
+      ORIGINS: JSON.stringify({ hr: { url: 'http://127.0.0.1:2/mcp', toolsAllow: 'get_*' } }),
+      TOOL_PINNING: 'enforce',
+      TOOLS_DENY: 'delete_*,drop',
+      RATE_LIMIT: '60/min,search=10/min',
+      AUTH_ISSUER: 'https://auth.example.com',
+      AUTH_AUDIENCE: 'https://mcp.example.com/mcp',
+      AUTH_JWKS: '{"keys":[]}',
+      ORIGIN_AUTHORIZATION: 'Bearer origin-secret-value',
+      TOOL_SCOPES: '{"admin_*":["mcp:tools","mcp:admin"]}',
+      ADMIN_TOKEN: 'admin-secret-value-0123456789',
+    }
+    const config = loadConfig(env)
+    const g = governanceOf(config, 'file .edge-data/kv.json')
+    expect(governanceText(g)).toBe(
+      'TOOL_PINNING=enforce (store: file .edge-data/kv.json); auth on (AUTH_ISSUER=https://auth.example.com); TOOLS_ALLOW=all; TOOLS_DENY=delete_*,drop; ' +
+        'ORIGINS.hr: toolsAllow=get_* toolsDeny=none; TOOL_SCOPES={"admin_*":["mcp:tools","mcp:admin"]}; RATE_LIMIT=60/min,search=10/min; UNKNOWN_TOOL=reject'
+    )
+    const records = startupRecords(config, { ...env, TOOL_PINING: 'off' }, 'memory')
+    expect(records.map((r) => r.msg)).toEqual(['config.unknown_variable', 'edge.governance'])
+    expect(JSON.stringify(records)).not.toMatch(/origin-secret-value|admin-secret-value|keys/)
+  })
+})
