@@ -110,6 +110,9 @@ describe('patternCovers and patternsMeet (decided on the patterns, checked again
     ['echo', 'admin_*', false],
   ])('%s meets %s: %s', (a, b, meet) => {
     expect(patternsMeet(a, b)).toBe(meet)
+  })
+})
+
 describe('foldToolName and matches', () => {
   it.each([
     ['delete_file', 'delete_file'],
