@@ -13,7 +13,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, posix } from 'node:path'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -39,6 +39,17 @@ const ABSENT = ['undici', 'prom-client', 'ioredis', '@opentelemetry/api', '@hono
 
 const run = promisify(execFile)
 let project: PackedProject
+
+/**
+ * The relative link targets of a packed Markdown page (inline `[text](target)` and reference
+ * definitions `[label]: target`; anchors dropped; URLs with a scheme left out), as paths inside the
+ * package, read from the installed copy of the page.
+ */
+function relativeLinks(page: string): string[] {
+  const text = readFileSync(join(project.dir, 'node_modules/mcp-edge-validator', page), 'utf8')
+  const targets = [...text.matchAll(/\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g), ...text.matchAll(/^\[[^\]]+\]:\s+<?(\S+?)>?(?:\s|$)/gm)].map((m) => m[1]!)
+  return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith('#')).map((t) => posix.normalize(posix.join(posix.dirname(page), decodeURI(t.split('#')[0]!))))
+}
 
 /** Bundles a file of the scratch project as wrangler would for workerd (in memory, with its metafile). */
 function bundleForWorkerd(entry: string) {
@@ -179,10 +190,19 @@ describe('npm pack, installed into an empty project with hono alone', () => {
     const files = project.pack.files.map((f) => f.path)
     expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/lib/exports/index.js', 'dist/lib/exports/index.d.ts']))
     expect(files.filter((f) => /^(src|test|packages|dist\/lib\/(cli|check)|dist\/cli)/.test(f) || f.endsWith('.tgz'))).toEqual([])
-    const readme = readFileSync(join(project.dir, 'node_modules/mcp-edge-validator/README.md'), 'utf8')
-    const relative = [...readme.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l))
-    expect(relative.length).toBeGreaterThan(0)
-    expect(relative.filter((l) => !files.includes(l))).toEqual([])
+    expect(relativeLinks('README.md').length).toBeGreaterThan(0)
+  })
+
+  it('every relative link of every packed Markdown page resolves to a file in the tarball', () => {
+    const files = project.pack.files.map((f) => f.path)
+    const pages = files.filter((f) => f.endsWith('.md'))
+    expect(pages).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', 'docs/security.md', 'docs/pinning.md', 'docs/api-report.md']))
+    const broken = pages.flatMap((page) =>
+      relativeLinks(page)
+        .filter((target) => !files.includes(target))
+        .map((target) => `${page} -> ${target}`)
+    )
+    expect(broken).toEqual([])
   })
 
   it('Node imports the package without any optional peer; the subpaths that need one say which', async () => {
