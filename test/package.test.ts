@@ -186,6 +186,24 @@ describe('npm pack, installed into an empty project with hono alone', () => {
     expect(project.packages.filter((p) => ABSENT.includes(p))).toEqual([])
   })
 
+  it("the README's and docs/library.md's install figures are these (packages exact, sizes within 10%)", () => {
+    const near = (shown: number, measured: number) => Math.abs(shown - measured) / measured <= 0.1
+    const readme = /That installs (\d+) packages, ([\d.]+) MB with hono/.exec(readFileSync(join(REPO, 'README.md'), 'utf8'))
+    expect(readme, 'README: "That installs N packages, X MB with hono"').not.toBeNull()
+    expect(Number(readme![1])).toBe(project.packages.length)
+    expect(near(Number(readme![2]) * 1e6, project.bytes), `README says ${readme![2]} MB, measured ${project.bytes} bytes`).toBe(true)
+    const row = /^\| the library now [^|]*\| (\d+) \| ([\d.]+) MB \| ([\d,]+) KB \(([\d,]+) KB unpacked, (\d+) files\) \|$/m.exec(
+      readFileSync(join(REPO, 'docs/library.md'), 'utf8')
+    )
+    expect(row, 'docs/library.md: the "the library now" row').not.toBeNull()
+    const kb = (t: string) => Number(t.replaceAll(',', '')) * 1000
+    expect(Number(row![1])).toBe(project.packages.length)
+    expect(near(Number(row![2]) * 1e6, project.bytes), `library.md: ${row![2]} MB, measured ${project.bytes} bytes`).toBe(true)
+    expect(near(kb(row![3]!), project.pack.size), `library.md: ${row![3]} KB tarball, measured ${project.pack.size} bytes`).toBe(true)
+    expect(near(kb(row![4]!), project.pack.unpackedSize), `library.md: ${row![4]} KB unpacked, measured ${project.pack.unpackedSize}`).toBe(true)
+    expect(near(Number(row![5]), project.pack.entryCount), `library.md: ${row![5]} files, measured ${project.pack.entryCount}`).toBe(true)
+  })
+
   it('ships the library, its licence and the docs the README links to; no CLI, no sources, no tests', () => {
     const files = project.pack.files.map((f) => f.path)
     expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/lib/exports/index.js', 'dist/lib/exports/index.d.ts']))
