@@ -1,8 +1,8 @@
 /**
  * The library as published: `npm pack`, installed into an empty project outside the repo with
- * `hono` and nothing else: no CLI, no optional peer dependency (ajv comes only as ajv-formats'
- * dependency; undici, prom-client, ioredis, @opentelemetry/api, @hono/node-server, commander
- * and the MCP SDKs are absent). The install stays within 20 packages
+ * `hono` and nothing else: no CLI, no optional peer dependency (ajv, ajv-formats, undici,
+ * prom-client, ioredis, @opentelemetry/api, @hono/node-server, commander and the MCP SDKs are
+ * absent; ajv-formats' format table is bundled into dist/lib/vendor). The install stays within 20 packages
  * and 10 MB. Node loads the package (a failure to find an optional peer would throw here), a
  * Workers bundle of the same import takes the Workers `#runtime` (no code generation), the
  * declarations type-check under `moduleResolution` `bundler` and `nodenext` alike, and the API
@@ -35,7 +35,19 @@ const MAX_BYTES = 10 * 1024 * 1024
 const CODE_GENERATION = /new Function\(|(?<![.\w$])eval\((?![^)]*\)\s*\{)|,\s*eval\)\(/
 
 /** What only the optional subpaths or the CLI need: none of it may be installed. */
-const ABSENT = ['undici', 'prom-client', 'ioredis', '@opentelemetry/api', '@hono/node-server', 'commander', '@modelcontextprotocol/sdk', '@modelcontextprotocol/client', 'mcp-edge']
+const ABSENT = [
+  'ajv',
+  'ajv-formats',
+  'undici',
+  'prom-client',
+  'ioredis',
+  '@opentelemetry/api',
+  '@hono/node-server',
+  'commander',
+  '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/client',
+  'mcp-edge',
+]
 
 const run = promisify(execFile)
 let project: PackedProject
@@ -228,7 +240,7 @@ describe('npm pack, installed into an empty project with hono alone', () => {
       import * as edge from 'mcp-edge-validator'
       const engine = edge.createDefaultEngine()
       const failed = {}
-      for (const sub of ['node', 'redis', 'prometheus', 'otel']) {
+      for (const sub of ['node', 'redis', 'prometheus', 'otel', 'engines/ajv']) {
         failed[sub] = await import('mcp-edge-validator/' + sub).then(() => 'loaded', (e) => e.code + ' ' + /Cannot find package '([^']+)'/.exec(e.message)?.[1])
       }
       console.log(JSON.stringify({ engine: edge.DEFAULT_ENGINE, name: engine.name, mcpEdge: typeof edge.mcpEdge({ origin: 'http://127.0.0.1:1/mcp' }).fetch, failed }))`
@@ -242,6 +254,7 @@ describe('npm pack, installed into an empty project with hono alone', () => {
         redis: 'ERR_MODULE_NOT_FOUND ioredis',
         prometheus: 'ERR_MODULE_NOT_FOUND prom-client',
         otel: 'ERR_MODULE_NOT_FOUND @opentelemetry/api',
+        'engines/ajv': 'ERR_MODULE_NOT_FOUND ajv',
       },
     })
   })

@@ -21,7 +21,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoOrigin, type RunningOrigin } from '../../packages/cli/demo/origin'
 import { isListening, MCP_HEADERS, REPO, runCli, startServe, type ServeProcess } from '../helpers/cli-process'
-import { pack } from '../helpers/packed-package'
+import { ENGINE_STRICT, pack } from '../helpers/packed-package'
 
 let work: string
 let app: string
@@ -43,7 +43,7 @@ beforeAll(async () => {
   // The store's folder, as the image's /data (the store refuses a STORE_FILE in a missing folder).
   mkdirSync(join(app, 'data'))
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'edge-app', version: '1.0.0', private: true }))
-  npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', library.tarball, cli.tarball], app)
+  npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', ...ENGINE_STRICT, library.tarball, cli.tarball], app)
   origin = await startDemoOrigin({ port: 0 })
 }, 240_000)
 
