@@ -12,7 +12,7 @@
  * workerd (its esbuild bundle under plain Miniflare), driven by the official SDK client.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -24,6 +24,8 @@ import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin
 import { WORKER_BUILD } from './helpers/build-worker'
 import { packAndInstall, REPO, type PackedProject } from './helpers/packed-package'
 import { mcpHeaders } from './helpers/mcp'
+import { freePort } from './helpers/peers-procs'
+import { waitFor } from './helpers/wait'
 
 /** The most a Hono-middleware install may bring (the package and its dependencies, hono included). */
 const MAX_PACKAGES = 20
@@ -186,6 +188,67 @@ describe('a Hono app of the scratch project mounts mcpEdge', () => {
       await mf.dispose()
     }
   })
+})
+
+describe('the Worker host app of docs/library.md under wrangler dev', () => {
+  let origin: RunningOrigin
+  let child: ChildProcess | undefined
+  beforeEach(async () => {
+    origin = await startDemoOrigin()
+  })
+  afterEach(async () => {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM')
+      await new Promise((r) => child!.once('exit', r))
+    }
+    await origin?.close()
+  })
+
+  it('its wrangler.toml and app file, as written, serve the edge: an invalid call answered locally, a valid one forwarded', async () => {
+    const doc = readFileSync(join(REPO, 'docs/library.md'), 'utf8')
+    const blocks = [...doc.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, body: m[2]! }))
+    const toml = blocks.find((b) => b.lang === 'toml' && b.body.includes('main = "src/index.js"'))
+    const app = blocks.find((b) => b.lang === 'js' && b.body.includes('mcpEdge((env) =>'))
+    expect(toml && app, 'docs/library.md: the wrangler.toml and the Worker app').toBeTruthy()
+    const dir = join(project.dir, 'worker-app')
+    mkdirSync(join(dir, 'src'), { recursive: true })
+    writeFileSync(join(dir, 'wrangler.toml'), toml!.body)
+    writeFileSync(join(dir, 'src/index.js'), app!.body)
+    const port = await freePort()
+    // The doc's command with a free port and the test's origin (a loopback origin, as the doc's).
+    child = spawn(
+      process.execPath,
+      [join(REPO, 'node_modules/wrangler/bin/wrangler.js'), 'dev', '--ip', '127.0.0.1', '--port', String(port), '--var', `ORIGIN_URL:${origin.url}`],
+      {
+        cwd: dir,
+        env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1', CI: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }
+    )
+    let out = ''
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+    await waitFor(() => out.includes(`Ready on http://127.0.0.1:${port}`) || child!.exitCode !== null, {
+      what: 'wrangler dev ready',
+      timeoutMs: 90_000,
+      detail: () => out.slice(-2000),
+    })
+    expect(child.exitCode, out.slice(-2000)).toBeNull()
+    const base = `http://127.0.0.1:${port}/mcp`
+    const invalid = await fetch(base, { method: 'POST', headers: H('2025-06-18'), body: invalidCall(1) })
+    const body = (await invalid.json()) as { id: number; error: { code: number; message: string } }
+    expect(body).toMatchObject({ id: 1, error: { code: -32602 } })
+    expect(body.error.message).toContain('days: must be <= 16')
+    const client = new Client({ name: 'wrangler-dev-app', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(base)))
+    try {
+      const valid = await client.callTool({ name: 'get_forecast', arguments: { city: 'Paris', days: 3 } })
+      expect(valid.isError).toBeFalsy()
+      expect(origin.stats.calls.get_forecast).toBe(1) // forwarded once: the invalid call never reached it
+    } finally {
+      await client.close()
+    }
+  }, 150_000)
 })
 
 describe('npm pack, installed into an empty project with hono alone', () => {
