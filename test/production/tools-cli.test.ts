@@ -180,6 +180,15 @@ describe('mcp-edge tools against a running edge with TOOL_PINNING=enforce', () =
     expect(fields[0]![3]).toMatch(DIGEST)
     expect(fields[0]![4]).toMatch(DIGEST)
     expect(fields[0]![3]).not.toBe(fields[0]![4])
+    // The changed text itself, line by line, under the table.
+    const at = lines.indexOf('--- description (approved)')
+    expect(at, run.stdout).toBeGreaterThan(3)
+    expect(lines.slice(at, at + 4)).toEqual([
+      '--- description (approved)',
+      '+++ description (served)',
+      '-Weather forecast for a city',
+      '+Forecast, now with <IMPORTANT>hidden</IMPORTANT> steps',
+    ])
     expect(run.stdout).toMatch(/\nadvisory: instruction-tag at \/description: /)
     expect(run.stdout).toContain(`\napprove: mcp-edge tools approve get_forecast@${run.stdout.match(/served digest\t(\S+)/)![1]} --edge ${base}\n`)
 

@@ -22,6 +22,7 @@ import { realpathSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Option, type Command } from 'commander'
 import { EdgeError, isToolDigest, parseApprovalArgument, showValue } from 'mcp-edge-validator/rules'
+import { diffLines } from 'diff'
 import { safeText } from '../../check/safe-text'
 
 /** The exit status of a refusal (stale digest, invalid manifest, ...). */
@@ -101,7 +102,7 @@ interface PinDiff {
   approvedDigest: string | null
   servedDigest: string | null
   class: string
-  changes: { field: string; change: string; class: string; approved: string | null; served: string | null }[]
+  changes: { field: string; change: string; class: string; approved: string | null; served: string | null; approvedValue?: unknown; servedValue?: unknown }[]
   advisories?: Advisory[]
 }
 
@@ -277,7 +278,37 @@ function advisoryLine(a: Advisory): string {
   return `advisory: ${shown(a?.kind, 40)} at ${shown(a?.pointer, 120)}${a?.in === 'key' ? ' (a member name)' : ''}: ${shown(a?.reason, 120)}: ${shown(a?.excerpt, 100)}`
 }
 
-/** `diff` as text: the digests, one row per field that differs, the advisories. */
+/** Longest line of a field's text diff, in characters, and most lines shown per field. */
+const DIFF_LINE = 400
+const DIFF_LINES = 200
+
+/** A member's value as the text its diff compares: a string as itself, anything else as indented JSON. */
+function memberText(v: unknown): string {
+  return v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v, null, 2)
+}
+
+/**
+ * The text diff of one changed member (jsdiff's line diff): `--- field (approved)`, `+++ field
+ * (served)`, then each line with ` `, `-` or `+`, every line sanitised and cut, at most
+ * {@link DIFF_LINES} lines.
+ */
+function fieldTextDiff(c: PinDiff['changes'][number]): string[] {
+  const hasA = Object.hasOwn(c, 'approvedValue')
+  const hasS = Object.hasOwn(c, 'servedValue')
+  const field = shown(c.field, 80)
+  if (!hasA && c.change !== 'added') return [`${field}: the approved text is not kept (a manifest pin whose definition this edge has not been served): compare the sub-digests`]
+  const out = [`--- ${field} (approved)`, `+++ ${field} (served)`]
+  const lines: string[] = []
+  for (const part of diffLines(memberText(hasA ? c.approvedValue : undefined), memberText(hasS ? c.servedValue : undefined))) {
+    const mark = part.added ? '+' : part.removed ? '-' : ' '
+    for (const line of part.value.replace(/\n$/, '').split('\n')) lines.push(`${mark}${line === '' ? '' : safeText(line, DIFF_LINE)}`)
+  }
+  out.push(...lines.slice(0, DIFF_LINES))
+  if (lines.length > DIFF_LINES) out.push(`… ${lines.length - DIFF_LINES} more lines (the admin API's diff answer has the whole values)`)
+  return out
+}
+
+/** `diff` as text: the digests, one row per field that differs, each changed field's text diff, the advisories. */
 function printDiff(d: PinDiff, api: PinsApi): void {
   const w = (line: string) => process.stdout.write(`${line}\n`)
   w(`tool ${shown(d.name)}: ${shown(d.state)}${d.changes.length ? `, ${shown(d.class)} change` : ''}`)
@@ -287,6 +318,7 @@ function printDiff(d: PinDiff, api: PinsApi): void {
   else {
     w('field\tchange\tclass\tapproved sub-digest\tserved sub-digest')
     for (const c of d.changes) w([c.field, c.change, c.class, c.approved, c.served].map((v) => shown(v)).join('\t'))
+    for (const c of d.changes) for (const line of fieldTextDiff(c)) w(line)
   }
   const adv = Array.isArray(d.advisories) ? d.advisories : []
   if (adv.length === 0) w('advisories: none found (which does not make the definition safe)')
