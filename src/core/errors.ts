@@ -26,6 +26,7 @@
  * - `EDGE_ERR_SETTING_REFUSED`: one setting's rule refused a value (core/settings.ts, internal: always turned into a ConfigError)
  * - `EDGE_ERR_JWKS_UNAVAILABLE`: the JWKS could not be fetched (auth/jwt-verifier.ts, internal)
  * - `EDGE_ERR_CHECK_REPLY_TOO_LARGE`: `mcp-edge check` read more than 1 MiB of one body (check/runner.ts)
+ * - `EDGE_ERR_CHECK_AUTHORIZATION`: `mcp-edge check`'s handshake was answered 401 (check/session.ts; reported as a row)
  * - `EDGE_ERR_CLI_FAILED`, `EDGE_ERR_CLI_USAGE`: `mcp-edge schemas` failed (exit 1) or was misused (exit 2)
  * - `EDGE_ERR_CLI_TOOLS`: `mcp-edge tools` refused or failed (its exit status on the error: 1, 2 or 3)
  */
@@ -47,6 +48,7 @@ export type EdgeErrorCode =
   | 'EDGE_ERR_LISTEN'
   | 'EDGE_ERR_JWKS_UNAVAILABLE'
   | 'EDGE_ERR_CHECK_REPLY_TOO_LARGE'
+  | 'EDGE_ERR_CHECK_AUTHORIZATION'
   | 'EDGE_ERR_CLI_FAILED'
   | 'EDGE_ERR_CLI_USAGE'
   | 'EDGE_ERR_CLI_TOOLS'

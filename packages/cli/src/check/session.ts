@@ -8,6 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
+import { EdgeError } from 'mcp-edge-validator/rules'
 import { isObject, type ProtocolVersion } from './edge-rules'
 import { sdkFetch, type RequestBudget } from './http'
 import { printable } from './reply'
@@ -65,8 +66,9 @@ export function sdkError(err: unknown): string {
  * A handshake the server refused with HTTP 401 (MCP Authorization: a protected server answers 401
  * with `WWW-Authenticate` until the client sends a valid access token). Not a version problem.
  */
-export class AuthorizationRequired extends Error {
+export class AuthorizationRequired extends EdgeError {
   override readonly name = 'AuthorizationRequired'
+  override readonly code = 'EDGE_ERR_CHECK_AUTHORIZATION'
   constructor(
     /** The answer's `WWW-Authenticate` (server text: shown only through the report's sanitiser), or '' when it sent none. */
     readonly challenge: string
