@@ -10,8 +10,9 @@
 // bundlers (api-extractor, rollup-plugin-dts, dts-bundle-generator) drive the TypeScript 5
 // compiler API, which TypeScript 7 (the native port) does not ship.
 import { execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { build } from 'esbuild'
 import { replaceTscAliasPaths } from 'tsc-alias'
 
 const root = resolve(import.meta.dirname, '..')
@@ -21,6 +22,31 @@ const config = join(root, 'tsconfig.build.json')
 rmSync(out, { recursive: true, force: true })
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', config], { stdio: 'inherit' })
 await replaceTscAliasPaths({ configFile: config, resolveFullPaths: true })
+
+// ajv-formats' format table (one module, no imports) is bundled in: ajv-formats depends on ajv, and
+// a Hono-middleware install should bring neither (the ajv engine is an optional peer). Its licence
+// goes with it. validators/formats.js then imports the bundled copy.
+const VENDORED = 'ajv-formats/dist/formats.js'
+const vendorFile = join(out, 'vendor/ajv-formats-formats.js')
+const ajvFormatsDir = join(root, 'node_modules/ajv-formats')
+const { version: ajvFormatsVersion } = JSON.parse(readFileSync(join(ajvFormatsDir, 'package.json'), 'utf8'))
+const licence = readFileSync(join(ajvFormatsDir, 'LICENSE'), 'utf8').trim()
+await build({
+  stdin: { contents: `export { fullFormats } from '${VENDORED}'`, resolveDir: root, loader: 'js' },
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  outfile: vendorFile,
+  banner: { js: `/*! ajv-formats ${ajvFormatsVersion}, dist/formats.js, bundled by scripts/build-package.mjs.\n${licence}\n*/` },
+  logLevel: 'warning',
+})
+const formatsModule = join(out, 'validators/formats.js')
+const formatsText = readFileSync(formatsModule, 'utf8')
+if (!formatsText.includes(`'${VENDORED}'`)) {
+  console.error(`build: ${formatsModule} no longer imports '${VENDORED}'`)
+  process.exit(1)
+}
+writeFileSync(formatsModule, formatsText.replace(`'${VENDORED}'`, "'../vendor/ajv-formats-formats.js'"))
 
 // Every relative specifier must now name a file; one that does not would fail at import time.
 const unresolved = []

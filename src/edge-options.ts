@@ -239,7 +239,13 @@ function at(options: McpEdgeOptions, path: string): unknown {
 export function resolveConfig(options: McpEdgeOptions): Config {
   refuseUnknownKeys(options)
   const env = options.env ?? {}
-  const config = readSettings(settingsOf('all'), env, (s) => at(options, s.option)) as unknown as Config
-  checkAuthSettings(config)
+  const rows = settingsOf('all')
+  const config = readSettings(rows, env, (s) => at(options, s.option)) as unknown as Config
+  // A setting the `env` option holds is named by its variable; any other by its typed option (the
+  // form this caller uses), with the variable after it: `auth.audience (AUTH_AUDIENCE)`.
+  checkAuthSettings(config, (variable) => {
+    const row = rows.find((s) => s.variable === variable)
+    return row === undefined || (typeof env[variable] === 'string' && env[variable] !== '') ? variable : `${row.option} (${variable})`
+  })
   return config
 }

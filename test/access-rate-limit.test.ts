@@ -148,6 +148,19 @@ describe.each(RUNTIMES)('rate limits on $name', ({ name, start }) => {
     // 4 requests (2 calls, a batch element, a tools/list), 3 notifications and responses, 2 notifications of a batch.
     expect(/^mcp_edge_denials_total\{reason="rate_limited"\} (\d+)/m.exec(text)?.[1]).toBe('9')
   })
+
+  it('a call the edge refuses after the charge (an unknown tool) has been counted: security.md, what a refusal costs', async () => {
+    const searches = origin.calls.filter((t) => t === 'search').length
+    for (let id = 1; id <= 3; id++) {
+      const r = await post(edge.url, call(id, 'no_such_tool'), as('dora-token'))
+      expect(r.status).toBe(200)
+      expect(r.json.error?.code).toBe(-32602) // the unknown-tool answer, not a rate limit
+    }
+    const fourth = await post(edge.url, call(4, 'search'), as('dora-token'))
+    expect(fourth.status).toBe(429)
+    expect(fourth.json.error!.message).toContain('(RATE_LIMIT budget 3/min)')
+    expect(origin.calls.filter((t) => t === 'search')).toHaveLength(searches)
+  })
 })
 
 describe('two Node edges sharing one budget through redis-server', () => {

@@ -20,8 +20,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser } from 'playwright-core'
 import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
+import { missingMessage, programPath } from './helpers/system-programs'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const CHROMIUM = programPath('chromium')
 
 /** The page's script: an MCP session over fetch; returns what it saw, or the error's name. */
 const PAGE = `<!doctype html><meta charset="utf-8"><title>mcp page</title><script>
@@ -54,7 +55,7 @@ describe.each(RUNTIMES)('browser clients on $name', ({ start }) => {
   let pagePort: number
   let browser: Browser
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does), or set CHROMIUM_PATH`)
+    if (CHROMIUM === undefined || !existsSync(CHROMIUM)) throw new Error(missingMessage('chromium'))
     origin = await startDemoOrigin({ jsonResponse: true })
     edge = await start({ ORIGIN_URL: origin.url, ALLOWED_ORIGINS: 'https://app.example' })
     page = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE))

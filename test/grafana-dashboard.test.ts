@@ -18,9 +18,10 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin'
 import { startEdge, type RunningEdge } from '../src/adapters/node/index'
+import { missingMessage, programPath } from './helpers/system-programs'
 
 const DASHBOARD = resolve(import.meta.dirname, '../docs/grafana/mcp-edge-dashboard.json')
-const PROMTOOL = process.env.PROMTOOL_PATH ?? '/usr/bin/promtool'
+const PROMTOOL = programPath('promtool')
 
 interface Panel {
   type: string
@@ -118,7 +119,8 @@ describe('the Grafana dashboard (docs/grafana/mcp-edge-dashboard.json)', () => {
     expect(own.filter((n) => !shown.has(n))).toEqual([])
   })
 
-  it.runIf(existsSync(PROMTOOL))('every expression parses as PromQL (promtool check rules, Grafana variables put in)', () => {
+  it('every expression parses as PromQL (promtool check rules, Grafana variables put in)', () => {
+    if (PROMTOOL === undefined || !existsSync(PROMTOOL)) throw new Error(missingMessage('promtool'))
     const dir = mkdtempSync(join(tmpdir(), 'mcp-edge-dashboard-'))
     try {
       const rules = exprs.map(

@@ -16,8 +16,9 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, type ReceivedRequest, type ScriptedHandler, type ScriptedOrigin } from './helpers/scripted-origin'
 import { call, countMethod, eventually, rpc, serveMcp, type McpScript } from './helpers/mcp-script'
+import { missingMessage, programPath } from './helpers/system-programs'
 
-const PROMTOOL = process.env.PROMTOOL_PATH ?? '/usr/bin/promtool'
+const PROMTOOL = programPath('promtool')
 const TOKEN = 'metrics-token-1234'
 
 type Family = { name: string; type: string; metrics: { value?: string; labels?: Record<string, string>; buckets?: Record<string, string>; count?: string; sum?: string }[] }
@@ -185,7 +186,7 @@ describe.each(RUNTIMES)('metrics on $name', ({ name, start }) => {
   })
 
   it('promtool check metrics accepts the text', async () => {
-    expect(existsSync(PROMTOOL), `no promtool at ${PROMTOOL}: apt-get install -y prometheus (.ci/run does), or set PROMTOOL_PATH`).toBe(true)
+    if (PROMTOOL === undefined || !existsSync(PROMTOOL)) throw new Error(missingMessage('promtool'))
     const text = await scrapeText()
     const r = spawnSync(PROMTOOL, ['check', 'metrics'], { input: text, encoding: 'utf8' })
     const problems = (r.stdout + r.stderr).split('\n').filter(Boolean)

@@ -1,8 +1,8 @@
 /**
  * The library as published: `npm pack`, installed into an empty project outside the repo with
- * `hono` and nothing else: no CLI, no optional peer dependency (ajv comes only as ajv-formats'
- * dependency; undici, prom-client, ioredis, @opentelemetry/api, @hono/node-server, commander
- * and the MCP SDKs are absent). The install stays within 20 packages
+ * `hono` and nothing else: no CLI, no optional peer dependency (ajv, ajv-formats, undici,
+ * prom-client, ioredis, @opentelemetry/api, @hono/node-server, commander and the MCP SDKs are
+ * absent; ajv-formats' format table is bundled into dist/lib/vendor). The install stays within 20 packages
  * and 10 MB. Node loads the package (a failure to find an optional peer would throw here), a
  * Workers bundle of the same import takes the Workers `#runtime` (no code generation), the
  * declarations type-check under `moduleResolution` `bundler` and `nodenext` alike, and the API
@@ -12,8 +12,8 @@
  * workerd (its esbuild bundle under plain Miniflare), driven by the official SDK client.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, posix } from 'node:path'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -24,6 +24,8 @@ import { startDemoOrigin, type RunningOrigin } from '../packages/cli/demo/origin
 import { WORKER_BUILD } from './helpers/build-worker'
 import { packAndInstall, REPO, type PackedProject } from './helpers/packed-package'
 import { mcpHeaders } from './helpers/mcp'
+import { freePort } from './helpers/peers-procs'
+import { waitFor } from './helpers/wait'
 
 /** The most a Hono-middleware install may bring (the package and its dependencies, hono included). */
 const MAX_PACKAGES = 20
@@ -35,10 +37,33 @@ const MAX_BYTES = 10 * 1024 * 1024
 const CODE_GENERATION = /new Function\(|(?<![.\w$])eval\((?![^)]*\)\s*\{)|,\s*eval\)\(/
 
 /** What only the optional subpaths or the CLI need: none of it may be installed. */
-const ABSENT = ['undici', 'prom-client', 'ioredis', '@opentelemetry/api', '@hono/node-server', 'commander', '@modelcontextprotocol/sdk', '@modelcontextprotocol/client', 'mcp-edge']
+const ABSENT = [
+  'ajv',
+  'ajv-formats',
+  'undici',
+  'prom-client',
+  'ioredis',
+  '@opentelemetry/api',
+  '@hono/node-server',
+  'commander',
+  '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/client',
+  'mcp-edge',
+]
 
 const run = promisify(execFile)
 let project: PackedProject
+
+/**
+ * The relative link targets of a packed Markdown page (inline `[text](target)` and reference
+ * definitions `[label]: target`; anchors dropped; URLs with a scheme left out), as paths inside the
+ * package, read from the installed copy of the page.
+ */
+function relativeLinks(page: string): string[] {
+  const text = readFileSync(join(project.dir, 'node_modules/mcp-edge-validator', page), 'utf8')
+  const targets = [...text.matchAll(/\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g), ...text.matchAll(/^\[[^\]]+\]:\s+<?(\S+?)>?(?:\s|$)/gm)].map((m) => m[1]!)
+  return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith('#')).map((t) => posix.normalize(posix.join(posix.dirname(page), decodeURI(t.split('#')[0]!))))
+}
 
 /** Bundles a file of the scratch project as wrangler would for workerd (in memory, with its metafile). */
 function bundleForWorkerd(entry: string) {
@@ -165,6 +190,67 @@ describe('a Hono app of the scratch project mounts mcpEdge', () => {
   })
 })
 
+describe('the Worker host app of docs/library.md under wrangler dev', () => {
+  let origin: RunningOrigin
+  let child: ChildProcess | undefined
+  beforeEach(async () => {
+    origin = await startDemoOrigin()
+  })
+  afterEach(async () => {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM')
+      await new Promise((r) => child!.once('exit', r))
+    }
+    await origin?.close()
+  })
+
+  it('its wrangler.toml and app file, as written, serve the edge: an invalid call answered locally, a valid one forwarded', async () => {
+    const doc = readFileSync(join(REPO, 'docs/library.md'), 'utf8')
+    const blocks = [...doc.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, body: m[2]! }))
+    const toml = blocks.find((b) => b.lang === 'toml' && b.body.includes('main = "src/index.js"'))
+    const app = blocks.find((b) => b.lang === 'js' && b.body.includes('mcpEdge((env) =>'))
+    expect(toml && app, 'docs/library.md: the wrangler.toml and the Worker app').toBeTruthy()
+    const dir = join(project.dir, 'worker-app')
+    mkdirSync(join(dir, 'src'), { recursive: true })
+    writeFileSync(join(dir, 'wrangler.toml'), toml!.body)
+    writeFileSync(join(dir, 'src/index.js'), app!.body)
+    const port = await freePort()
+    // The doc's command with a free port and the test's origin (a loopback origin, as the doc's).
+    child = spawn(
+      process.execPath,
+      [join(REPO, 'node_modules/wrangler/bin/wrangler.js'), 'dev', '--ip', '127.0.0.1', '--port', String(port), '--var', `ORIGIN_URL:${origin.url}`],
+      {
+        cwd: dir,
+        env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1', CI: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }
+    )
+    let out = ''
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+    await waitFor(() => out.includes(`Ready on http://127.0.0.1:${port}`) || child!.exitCode !== null, {
+      what: 'wrangler dev ready',
+      timeoutMs: 90_000,
+      detail: () => out.slice(-2000),
+    })
+    expect(child.exitCode, out.slice(-2000)).toBeNull()
+    const base = `http://127.0.0.1:${port}/mcp`
+    const invalid = await fetch(base, { method: 'POST', headers: H('2025-06-18'), body: invalidCall(1) })
+    const body = (await invalid.json()) as { id: number; error: { code: number; message: string } }
+    expect(body).toMatchObject({ id: 1, error: { code: -32602 } })
+    expect(body.error.message).toContain('days: must be <= 16')
+    const client = new Client({ name: 'wrangler-dev-app', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(base)))
+    try {
+      const valid = await client.callTool({ name: 'get_forecast', arguments: { city: 'Paris', days: 3 } })
+      expect(valid.isError).toBeFalsy()
+      expect(origin.stats.calls.get_forecast).toBe(1) // forwarded once: the invalid call never reached it
+    } finally {
+      await client.close()
+    }
+  }, 150_000)
+})
+
 describe('npm pack, installed into an empty project with hono alone', () => {
   it(`brings at most ${MAX_PACKAGES} packages and ${MAX_BYTES / 1024 / 1024} MB, none of them an optional peer or the CLI`, () => {
     console.log(
@@ -175,14 +261,41 @@ describe('npm pack, installed into an empty project with hono alone', () => {
     expect(project.packages.filter((p) => ABSENT.includes(p))).toEqual([])
   })
 
+  it("the README's and docs/library.md's install figures are these (packages exact, sizes within 10%)", () => {
+    const near = (shown: number, measured: number) => Math.abs(shown - measured) / measured <= 0.1
+    const readme = /That installs (\d+) packages, ([\d.]+) MB with hono/.exec(readFileSync(join(REPO, 'README.md'), 'utf8'))
+    expect(readme, 'README: "That installs N packages, X MB with hono"').not.toBeNull()
+    expect(Number(readme![1])).toBe(project.packages.length)
+    expect(near(Number(readme![2]) * 1e6, project.bytes), `README says ${readme![2]} MB, measured ${project.bytes} bytes`).toBe(true)
+    const row = /^\| the library now [^|]*\| (\d+) \| ([\d.]+) MB \| ([\d,]+) KB \(([\d,]+) KB unpacked, (\d+) files\) \|$/m.exec(
+      readFileSync(join(REPO, 'docs/library.md'), 'utf8')
+    )
+    expect(row, 'docs/library.md: the "the library now" row').not.toBeNull()
+    const kb = (t: string) => Number(t.replaceAll(',', '')) * 1000
+    expect(Number(row![1])).toBe(project.packages.length)
+    expect(near(Number(row![2]) * 1e6, project.bytes), `library.md: ${row![2]} MB, measured ${project.bytes} bytes`).toBe(true)
+    expect(near(kb(row![3]!), project.pack.size), `library.md: ${row![3]} KB tarball, measured ${project.pack.size} bytes`).toBe(true)
+    expect(near(kb(row![4]!), project.pack.unpackedSize), `library.md: ${row![4]} KB unpacked, measured ${project.pack.unpackedSize}`).toBe(true)
+    expect(near(Number(row![5]), project.pack.entryCount), `library.md: ${row![5]} files, measured ${project.pack.entryCount}`).toBe(true)
+  })
+
   it('ships the library, its licence and the docs the README links to; no CLI, no sources, no tests', () => {
     const files = project.pack.files.map((f) => f.path)
     expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/lib/exports/index.js', 'dist/lib/exports/index.d.ts']))
     expect(files.filter((f) => /^(src|test|packages|dist\/lib\/(cli|check)|dist\/cli)/.test(f) || f.endsWith('.tgz'))).toEqual([])
-    const readme = readFileSync(join(project.dir, 'node_modules/mcp-edge-validator/README.md'), 'utf8')
-    const relative = [...readme.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l))
-    expect(relative.length).toBeGreaterThan(0)
-    expect(relative.filter((l) => !files.includes(l))).toEqual([])
+    expect(relativeLinks('README.md').length).toBeGreaterThan(0)
+  })
+
+  it('every relative link of every packed Markdown page resolves to a file in the tarball', () => {
+    const files = project.pack.files.map((f) => f.path)
+    const pages = files.filter((f) => f.endsWith('.md'))
+    expect(pages).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', 'docs/security.md', 'docs/pinning.md', 'docs/api-report.md']))
+    const broken = pages.flatMap((page) =>
+      relativeLinks(page)
+        .filter((target) => !files.includes(target))
+        .map((target) => `${page} -> ${target}`)
+    )
+    expect(broken).toEqual([])
   })
 
   it('Node imports the package without any optional peer; the subpaths that need one say which', async () => {
@@ -190,7 +303,7 @@ describe('npm pack, installed into an empty project with hono alone', () => {
       import * as edge from 'mcp-edge-validator'
       const engine = edge.createDefaultEngine()
       const failed = {}
-      for (const sub of ['node', 'redis', 'prometheus', 'otel']) {
+      for (const sub of ['node', 'redis', 'prometheus', 'otel', 'engines/ajv']) {
         failed[sub] = await import('mcp-edge-validator/' + sub).then(() => 'loaded', (e) => e.code + ' ' + /Cannot find package '([^']+)'/.exec(e.message)?.[1])
       }
       console.log(JSON.stringify({ engine: edge.DEFAULT_ENGINE, name: engine.name, mcpEdge: typeof edge.mcpEdge({ origin: 'http://127.0.0.1:1/mcp' }).fetch, failed }))`
@@ -204,6 +317,7 @@ describe('npm pack, installed into an empty project with hono alone', () => {
         redis: 'ERR_MODULE_NOT_FOUND ioredis',
         prometheus: 'ERR_MODULE_NOT_FOUND prom-client',
         otel: 'ERR_MODULE_NOT_FOUND @opentelemetry/api',
+        'engines/ajv': 'ERR_MODULE_NOT_FOUND ajv',
       },
     })
   })

@@ -255,7 +255,16 @@ describe.each(RUNTIMES)('tool pinning (enforce) with a real SDK server on $name'
         await statusOf(edge, 'echo', 'changed')
         const diff = (await (await admin(edge, '/get_forecast/diff')).json()) as { changes: { field: string; class: string; approved: string; served: string }[] }
         expect(diff.changes).toEqual([
-          { field: 'title', change: 'modified', class: 'cosmetic', approved: expect.stringMatching(/^sha256:/), served: expect.stringMatching(/^sha256:/) },
+          {
+            field: 'title',
+            change: 'modified',
+            class: 'cosmetic',
+            approved: expect.stringMatching(/^sha256:/),
+            served: expect.stringMatching(/^sha256:/),
+            // The member's value on each side, so an operator reads the change.
+            approvedValue: forecast().title,
+            servedValue: 'Forecast (new)',
+          },
         ])
         const bulk = await admin(edge, '/approve-cosmetic', { method: 'POST' })
         expect(await bulk.json()).toEqual({ approved: ['get_forecast'] })

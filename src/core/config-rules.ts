@@ -39,12 +39,16 @@ export class ConfigError extends EdgeError {
 /**
  * A value as a configuration message shows it: the credentials of every URL in it hidden
  * ({@link redactUrl}: passwords, bare tokens, query values; a URL anywhere in the value, the URLs
- * inside `ORIGINS`' JSON too), control characters escaped, at most 80 characters (then `...`); an
- * empty value as `""`.
+ * inside `ORIGINS`' JSON too), control characters and lone surrogates escaped (`\n`, `\u0007`),
+ * every other character as typed (a quote or a backslash is not escaped: `ORIGINS={"a":1}` shows
+ * as the user wrote it), at most 80 characters (then `...`); an empty value as `""`.
  */
 export function showValue(value: string): string {
   let v = redactUrl(value)
-  v = JSON.stringify(v).slice(1, -1)
+  // JSON's escapes for control characters and lone surrogates; its `\"` and `\\` undone.
+  v = JSON.stringify(v)
+    .slice(1, -1)
+    .replace(/\\(["\\])/g, '$1')
   if (v === '') return '""'
   return v.length > 80 ? `${v.slice(0, 80)}...` : v
 }

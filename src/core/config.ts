@@ -106,10 +106,12 @@ export interface Config {
  * set, `AUTH_AUDIENCE` and exactly one of `AUTH_JWKS_URL` / `AUTH_JWKS` are required; without it,
  * the settings that only mean something with auth on are refused rather than silently ignored
  * (an operator who set `TOOL_SCOPES` believes tools are protected). Secrets are never shown.
- * @throws ConfigError naming the variable and its value, e.g.
+ * @param name how a message names a setting, given its variable (default: the variable itself;
+ *   `mcpEdge()` names the typed option a caller set, `auth.audience (AUTH_AUDIENCE)`)
+ * @throws ConfigError naming the setting and its value, e.g.
  *   `AUTH_AUDIENCE is unset: with AUTH_ISSUER=https://auth.example.com ...`
  */
-export function checkAuthSettings(config: Config): void {
+export function checkAuthSettings(config: Config, name: (variable: string) => string = (v) => v): void {
   const issuer = config.authIssuer
   const set: [string, string | null][] = [
     ['AUTH_AUDIENCE', config.authAudience],
@@ -119,29 +121,36 @@ export function checkAuthSettings(config: Config): void {
     ['ORIGIN_AUTHORIZATION', config.originAuthorization === null ? null : NOT_SHOWN],
     ['TOOL_SCOPES', config.toolScopes.empty ? null : 'set'],
   ]
+  /** `NAME=value`, or `option=value (NAME)` when the setting is named by its option. */
+  const withValue = (variable: string, value: string) => {
+    const m = /^(\S+) \((\w+)\)$/.exec(name(variable))
+    return m ? `${m[1]}=${value} (${m[2]})` : `${name(variable)}=${value}`
+  }
   if (issuer === null) {
     const stray = set.find(([, v]) => v !== null)
     if (!stray) return
-    const [name, v] = stray
-    const shown = v === NOT_SHOWN ? `${name} ${NOT_SHOWN}` : name === 'TOOL_SCOPES' ? 'TOOL_SCOPES' : `${name}=${showValue(v!)}`
+    const [variable, v] = stray
+    const n = name(variable)
+    const shown = v === NOT_SHOWN ? `${n} ${NOT_SHOWN}` : variable === 'TOOL_SCOPES' ? n : withValue(variable, showValue(v!))
     const why =
-      name === 'ORIGIN_AUTHORIZATION'
+      variable === 'ORIGIN_AUTHORIZATION'
         ? "without auth every client would reach the origin with the edge's own credential"
-        : name === 'TOOL_SCOPES'
+        : variable === 'TOOL_SCOPES'
           ? 'without auth no token is read, so no tool would be protected'
           : 'it means something only with auth on'
-    throw new ConfigError(`${shown} is set but AUTH_ISSUER is not: ${why}; set AUTH_ISSUER (the authorization server's issuer) to turn auth on, or unset ${name}`, name)
+    const issuerName = name('AUTH_ISSUER')
+    throw new ConfigError(`${shown} is set but ${issuerName} is not: ${why}; set ${issuerName} (the authorization server's issuer) to turn auth on, or unset ${n}`, variable)
   }
-  const on = `with AUTH_ISSUER=${showValue(issuer)} set (auth on)`
+  const on = `with ${withValue('AUTH_ISSUER', showValue(issuer))} set (auth on)`
   if (config.authAudience === null)
     throw new ConfigError(
-      `AUTH_AUDIENCE is unset: ${on}, the edge needs its own resource URL, the MCP endpoint as clients call it, such as https://mcp.example.com/mcp (RFC 8707)`,
+      `${name('AUTH_AUDIENCE')} is unset: ${on}, the edge needs its own resource URL, the MCP endpoint as clients call it, such as https://mcp.example.com/mcp (RFC 8707)`,
       'AUTH_AUDIENCE'
     )
   if (config.authJwksUrl === null && config.authJwks === null)
-    throw new ConfigError(`AUTH_JWKS_URL and AUTH_JWKS are both unset: ${on}, set one: the issuer's JWKS URL, or the key set as JSON text`, 'AUTH_JWKS_URL')
+    throw new ConfigError(`${name('AUTH_JWKS_URL')} and ${name('AUTH_JWKS')} are both unset: ${on}, set one: the issuer's JWKS URL, or the key set as JSON text`, 'AUTH_JWKS_URL')
   if (config.authJwksUrl !== null && config.authJwks !== null)
-    throw new ConfigError(`AUTH_JWKS_URL=${showValue(config.authJwksUrl)} and AUTH_JWKS ${NOT_SHOWN} are both set: set exactly one`, 'AUTH_JWKS_URL')
+    throw new ConfigError(`${withValue('AUTH_JWKS_URL', showValue(config.authJwksUrl))} and ${name('AUTH_JWKS')} ${NOT_SHOWN} are both set: set exactly one`, 'AUTH_JWKS_URL')
 }
 
 /**

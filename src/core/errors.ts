@@ -27,6 +27,7 @@
  * - `EDGE_ERR_JWKS_UNAVAILABLE`: the JWKS could not be fetched (auth/jwt-verifier.ts, internal)
  * - `EDGE_ERR_JWKS_READ`: one read of the JWKS failed: an error status, no answer, too large, not a key set, or not made within the cooldown of a failed one (auth/jwt-verifier.ts, internal)
  * - `EDGE_ERR_CHECK_REPLY_TOO_LARGE`: `mcp-edge check` read more than 1 MiB of one body (check/runner.ts)
+ * - `EDGE_ERR_CHECK_AUTHORIZATION`: `mcp-edge check`'s handshake was answered 401 (check/session.ts; reported as a row)
  * - `EDGE_ERR_CLI_FAILED`, `EDGE_ERR_CLI_USAGE`: `mcp-edge schemas` failed (exit 1) or was misused (exit 2)
  * - `EDGE_ERR_CLI_TOOLS`: `mcp-edge tools` refused or failed (its exit status on the error: 1, 2 or 3)
  */
@@ -49,6 +50,7 @@ export type EdgeErrorCode =
   | 'EDGE_ERR_JWKS_UNAVAILABLE'
   | 'EDGE_ERR_JWKS_READ'
   | 'EDGE_ERR_CHECK_REPLY_TOO_LARGE'
+  | 'EDGE_ERR_CHECK_AUTHORIZATION'
   | 'EDGE_ERR_CLI_FAILED'
   | 'EDGE_ERR_CLI_USAGE'
   | 'EDGE_ERR_CLI_TOOLS'

@@ -227,7 +227,8 @@ const originsKind: Kind<Record<string, OriginSetting>> = {
     try {
       parsed = JSON.parse(t)
     } catch {
-      throw new Refused(ORIGINS_EXPECTED)
+      // The parser's own message is not shown: it quotes the value, credentials included.
+      throw new Refused(`${ORIGINS_EXPECTED}; this is not valid JSON (names and strings in double quotes, no trailing comma)`)
     }
     return originsKind.fromValue(parsed)
   },

@@ -1,8 +1,9 @@
 /**
  * @module validators/ajv
  * The Node engine: ajv, compiled (code generation, so never used on Workers). One ajv instance
- * per dialect (draft-07, 2019-09, 2020-12) with ajv-formats' string formats (the table shared
- * with the Workers engine, see ./formats); `allErrors` so a caller learns every problem at once;
+ * per dialect (draft-07, 2019-09, 2020-12) with ajv-formats' string formats, added from the table
+ * shared with the Workers engine (./formats: the same functions, so ajv needs no ajv-formats
+ * package of its own); `allErrors` so a caller learns every problem at once;
  * remote `$ref`s are never fetched (no `loadSchema`): such a schema is unusable.
  *
  * Memory: ajv keeps every compiled schema in an internal cache keyed by the schema object, and
@@ -18,11 +19,10 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { Ajv2019 } from 'ajv/dist/2019.js'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
 import type { Dialect } from '../core/jsonrpc/versions'
 import { fragmentToPointer, normaliseIssues } from '../core/validation/issue-normal-form'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'
-import { STRING_FORMAT_NAMES } from './formats'
+import { STRING_FORMATS } from './formats'
 import { normaliseSchema } from '../core/validation/schema-normal-form'
 import { isMultipleOf } from './numbers'
 import { compilePattern, schemaPatternProblem } from '../core/validation/linear-pattern'
@@ -42,9 +42,6 @@ const linearRegExp = Object.assign(
   },
   { code: 'linearRegExp' }
 )
-
-// ajv-formats is CommonJS; its default export arrives wrapped under some bundlers.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: unknown, formats: string[]) => void
 
 /** Options of both engine factories. */
 export interface EngineOptions {
@@ -122,7 +119,7 @@ export function createAjvEngine(options: EngineOptions = {}): ValidatorEngine & 
         code: { regExp: linearRegExp },
       } as const
       a = d === '2020-12' ? new Ajv2020(opts) : d === '2019-09' ? new Ajv2019(opts) : new Ajv(opts)
-      addFormats(a, STRING_FORMAT_NAMES)
+      for (const [name, check] of STRING_FORMATS) a.addFormat(name, { type: 'string', validate: check })
       // Exact decimal multipleOf, shared with the Workers engine (see ./numbers).
       a.removeKeyword('multipleOf')
       a.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', errors: false, validate: (divisor: number, data: number) => isMultipleOf(data, divisor) })

@@ -4,8 +4,8 @@
  * verdict on Node (ajv) and on Workers (cfworker).
  *
  * The checks are ajv-formats' "full" formats (a well-kept library; plain regular expressions and
- * functions, no code generation, so they run in workerd too). ajv gets them through ajv-formats
- * itself; the cfworker engine gets the very same functions installed into its format registry
+ * functions, no code generation, so they run in workerd too). ajv gets them from this table
+ * (validators/ajv.ts `addFormat`); the cfworker engine gets the very same functions installed into its format registry
  * (see {@link installCfworkerFormats}), because @cfworker/json-schema's own format checks differ
  * from ajv-formats' on several inputs (e.g. `uuid` with a `urn:uuid:` prefix, `time` without a
  * time zone, `duration` edge cases): one shared table is the only way to agree by construction.
@@ -14,6 +14,9 @@
  * numbers in ajv but cfworker checks `format` on strings only, so they are left out of both, and
  * unknown formats are ignored by both (JSON Schema: unknown formats are annotations).
  */
+// ajv-formats is a development dependency only: the package build (scripts/build-package.mjs)
+// bundles this one module of it (no dependencies of its own) into dist/lib/vendor, so an install
+// of the library brings neither ajv-formats nor the ajv it depends on.
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 
 /** A string format check: true when `s` is a valid instance of the format. */

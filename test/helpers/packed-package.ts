@@ -49,6 +49,13 @@ export function npm(args: string[], cwd: string): Promise<{ stdout: string; stde
   })
 }
 
+/**
+ * npm flags that refuse any package whose `engines` does not admit the Node running the tests: on
+ * the Node 20 run (.ci/run runs 20, 22 and 24), a dependency asking for Node 22 fails the install.
+ * (npm 11 ignores `--node-version`, so the floor itself cannot be asked for from a later Node.)
+ */
+export const ENGINE_STRICT = ['--engine-strict']
+
 /** Where {@link pack} holds its lock: packing rebuilds dist/lib (the library's `prepack`), which two test files must not do at once. */
 const PACK_LOCK = join(REPO, 'dist/.pack-lock')
 
@@ -143,7 +150,8 @@ export async function packAndInstall(extra: string[] = []): Promise<PackedProjec
   try {
     const packed = await pack(dir)
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }))
-    await npm(['install', packed.tarball, pinned('hono'), ...extra, '--prefer-offline', '--loglevel=error'], dir)
+    // Every package installed must admit the Node running (`engines`).
+    await npm(['install', packed.tarball, pinned('hono'), ...extra, '--prefer-offline', '--loglevel=error', ...ENGINE_STRICT], dir)
     const modules = join(dir, 'node_modules')
     return { dir, tarball: packed.tarball, pack: packed, packages: installedPackages(modules), bytes: folderBytes(modules), remove }
   } catch (e) {

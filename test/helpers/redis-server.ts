@@ -1,11 +1,13 @@
 /**
- * A real `redis-server` (Debian package; `.ci/run` installs it) for the Redis store tests, started
- * on a free loopback port without persistence (`--save '' --appendonly no`) and stopped after.
- * When the binary is missing the tests FAIL with a message saying how to install it (never skip).
+ * A real `redis-server` (Debian package; the test run's global setup installs it when missing and
+ * root, see system-programs.ts) for the Redis store tests, started on a free loopback port without
+ * persistence (`--save '' --appendonly no`) and stopped after. When the binary is missing the
+ * tests FAIL with a message saying how to install it (never skip).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createConnection } from 'node:net'
 import { freePort } from './peers-procs'
+import { missingMessage, programPath } from './system-programs'
 
 /** A running redis-server. */
 export interface RedisServer {
@@ -22,10 +24,9 @@ export interface RedisServer {
 
 /** @throws Error with install instructions when `redis-server` is not on PATH */
 export function requireRedisServer(): void {
-  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
-  if (probe.error || probe.status !== 0) {
-    throw new Error('redis-server is not installed: the Redis store tests need it (apt-get update && apt-get install -y redis-server; .ci/run installs it when absent)')
-  }
+  const at = programPath('redis-server')
+  const probe = at === undefined ? undefined : spawnSync(at, ['--version'], { encoding: 'utf8' })
+  if (!probe || probe.error || probe.status !== 0) throw new Error(missingMessage('redis-server'))
 }
 
 async function answersPing(port: number): Promise<boolean> {
@@ -54,7 +55,7 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
   requireRedisServer()
   const p = port ?? (await freePort())
   const child: ChildProcess = spawn(
-    'redis-server',
+    programPath('redis-server')!,
     ['--save', '', '--appendonly', 'no', '--port', String(p), '--bind', '127.0.0.1', '--protected-mode', 'no', '--daemonize', 'no'],
     { stdio: ['ignore', 'pipe', 'pipe'] }
   )

@@ -12,7 +12,8 @@
  * tracked files with the built JavaScript, `npm ci --omit=dev`, `npx mcp-edge serve`, a real call, Ctrl-C.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -20,7 +21,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoOrigin, type RunningOrigin } from '../../packages/cli/demo/origin'
 import { isListening, MCP_HEADERS, REPO, runCli, startServe, type ServeProcess } from '../helpers/cli-process'
-import { pack } from '../helpers/packed-package'
+import { ENGINE_STRICT, pack } from '../helpers/packed-package'
 
 let work: string
 let app: string
@@ -42,7 +43,7 @@ beforeAll(async () => {
   // The store's folder, as the image's /data (the store refuses a STORE_FILE in a missing folder).
   mkdirSync(join(app, 'data'))
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'edge-app', version: '1.0.0', private: true }))
-  npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', library.tarball, cli.tarball], app)
+  npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', ...ENGINE_STRICT, library.tarball, cli.tarball], app)
   origin = await startDemoOrigin({ port: 0 })
 }, 240_000)
 
@@ -176,10 +177,11 @@ describe('a checkout without dev tools: npm ci --omit=dev && npx mcp-edge serve'
     npm(['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], checkout)
     for (const dev of ['esbuild', 'tsx', 'typescript', 'vitest', 'wrangler']) expect(existsSync(join(checkout, 'node_modules', dev)), dev).toBe(false)
 
+    // The run command of docs/deploy-node.md for a checkout: the bin itself, not npx.
     const edge = await startServe(
       ['--origin', origin.url, '--port', '0', '--store-file', 'memory'],
       {},
-      { command: ['npx', '--no-install', 'mcp-edge'], cwd: checkout, readyMs: 60_000, group: true }
+      { command: ['node_modules/.bin/mcp-edge'], cwd: checkout, readyMs: 60_000 }
     )
     running.push(edge)
     const r = await fetch(edge.url, {
@@ -191,10 +193,123 @@ describe('a checkout without dev tools: npm ci --omit=dev && npx mcp-edge serve'
     expect(body.id).toBe(5)
     expect(body.error.code).toBe(-32602)
     expect(body.error.message).toContain('days: must be <= 16')
-    // Stopped as a terminal's Ctrl-C would: SIGINT to npx's process group.
-    process.kill(-edge.child.pid!, 'SIGINT')
-    await edge.exited
-    for (let i = 0; i < 50 && (await isListening(edge.port)); i++) await new Promise((res) => setTimeout(res, 100))
+    // Stopped as a process manager stops it: SIGTERM to the process it started, nothing else.
+    edge.child.kill('SIGTERM')
+    expect(await edge.exited).toBe(0)
     expect(await isListening(edge.port)).toBe(false)
   }, 180_000)
+})
+
+/** A documented command as a process manager starts it: `VAR=value` prefixes as environment, then argv. */
+interface DocCommand {
+  env: Record<string, string>
+  argv: string[]
+  cwd: string
+}
+
+/** Lines of the ```<lang> blocks of a docs page. */
+function codeBlocks(page: string, lang: string): string[][] {
+  const text = readFileSync(resolve(REPO, page), 'utf8')
+  return [...text.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!.split('\n').filter((l) => l.trim() !== ''))
+}
+
+/** Splits `A=1 B=2 cmd arg ...` (no quoting in these commands) into its environment and argv. */
+function splitCommand(line: string): { env: Record<string, string>; argv: string[] } {
+  const words = line
+    .replace(/\s+#.*$/, '')
+    .trim()
+    .split(/\s+/)
+  const env: Record<string, string> = {}
+  while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0]!)) {
+    const w = words.shift()!
+    env[w.slice(0, w.indexOf('='))] = w.slice(w.indexOf('=') + 1)
+  }
+  return { env, argv: words }
+}
+
+/**
+ * Runs a documented `mcp-edge serve` command against the test's origin and checks it serves and
+ * stops on SIGTERM: paths under /opt/mcp-edge and /var/lib/mcp-edge are mapped to the test's
+ * folders, the origin URL to the demo origin, HOST to 127.0.0.1 and PORT to a free port (these
+ * tests listen on loopback only); everything else (ALLOWED_HOSTS, STORE_FILE, SHUTDOWN_GRACE_MS...)
+ * is used as written. Requests carry the first allowed Host when the command sets ALLOWED_HOSTS.
+ */
+async function runDocumented(cmd: DocCommand, stateDir: string, stopMs: number): Promise<void> {
+  const map = (v: string) => v.replace(/^\/opt\/mcp-edge(?=\/|$)/, app).replace(/^\/var\/lib\/mcp-edge(?=\/|$)/, stateDir)
+  const env: Record<string, string> = { PORT: '0' }
+  for (const [k, v] of Object.entries(cmd.env)) env[k] = map(v)
+  if ('ORIGIN_URL' in env) env.ORIGIN_URL = origin.url
+  if ('HOST' in env) env.HOST = '127.0.0.1'
+  env.PORT = '0'
+  const argv = cmd.argv.map(map)
+  const at = argv.indexOf('--origin')
+  if (at >= 0) argv[at + 1] = origin.url
+  const serveAt = argv.indexOf('serve')
+  expect(serveAt, argv.join(' ')).toBeGreaterThan(0)
+  const edge = await startServe(argv.slice(serveAt + 1), env, { command: argv.slice(0, serveAt), cwd: map(cmd.cwd), readyMs: 60_000 })
+  running.push(edge)
+  const host = env.ALLOWED_HOSTS?.split(',')[0] ?? `127.0.0.1:${edge.port}`
+  const body = await new Promise<string>((res, rej) => {
+    const req = httpRequest({ host: '127.0.0.1', port: edge.port, path: '/mcp', method: 'POST', headers: { ...MCP_HEADERS, host } }, (r) => {
+      let text = ''
+      r.on('data', (d: Buffer) => (text += d.toString()))
+      r.on('end', () => res(text))
+    })
+    req.on('error', rej)
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_forecast', arguments: { city: 'Paris', days: 99 } } }))
+  })
+  expect(JSON.parse(body), `${argv.join(' ')}: ${body}`).toMatchObject({ id: 7, error: { code: -32602 } })
+  // SIGTERM to the process the manager started (never its group): the edge itself must stop.
+  const stopped = Date.now()
+  expect(edge.child.kill('SIGTERM')).toBe(true)
+  expect(await edge.exited).toBe(0)
+  expect(Date.now() - stopped).toBeLessThan(stopMs)
+  expect(await isListening(edge.port)).toBe(false)
+  expect(edge.stdout()).toContain('"msg":"edge.stop"')
+}
+
+describe('the run commands of docs/deploy-node.md, as written, against the packed install', () => {
+  it('no page of docs/ or README starts `mcp-edge serve` through npx in a shell block (npx does not pass SIGTERM on)', () => {
+    const pages = [
+      'README.md',
+      'packages/cli/README.md',
+      ...readdirSync(resolve(REPO, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ]
+    const throughNpx = pages.flatMap((page) =>
+      codeBlocks(page, 'sh')
+        .flat()
+        .filter((l) => /\bnpx\b[^#]*\bmcp-edge serve\b/.test(l) && !/--help/.test(l))
+        .map((l) => `${page}: ${l}`)
+    )
+    expect(throughNpx).toEqual([])
+  })
+
+  it('every `mcp-edge serve` line of the page serves and stops on SIGTERM', async () => {
+    const lines = codeBlocks('docs/deploy-node.md', 'sh')
+      .flat()
+      .filter((l) => /\bmcp-edge serve\b/.test(l))
+    expect(lines.length).toBeGreaterThanOrEqual(3)
+    const state = mkdtempSync(join(work, 'state-'))
+    for (const line of lines) {
+      expect(line, 'run the bin itself').toMatch(/(^|\s)node_modules\/\.bin\/mcp-edge serve\b/)
+      await runDocumented({ ...splitCommand(line), cwd: '/opt/mcp-edge' }, state, 15_000)
+    }
+  }, 120_000)
+
+  it("the systemd unit's ExecStart, with its Environment and WorkingDirectory, serves and stops on its KillSignal within TimeoutStopSec", async () => {
+    const [unit] = codeBlocks('docs/deploy-node.md', 'ini')
+    expect(unit).toBeDefined()
+    const value = (key: string) => unit!.filter((l) => l.startsWith(`${key}=`)).map((l) => l.slice(key.length + 1))
+    const [execStart] = value('ExecStart')
+    const env: Record<string, string> = {}
+    for (const e of value('Environment')) env[e.slice(0, e.indexOf('='))] = e.slice(e.indexOf('=') + 1)
+    expect(value('KillSignal')).toEqual(['SIGTERM'])
+    const state = mkdtempSync(join(work, 'var-lib-'))
+    await runDocumented({ env, argv: execStart!.split(/\s+/), cwd: value('WorkingDirectory')[0]! }, state, Number(value('TimeoutStopSec')[0]) * 1000)
+    // StateDirectory= is where STORE_FILE points: the store was written there.
+    expect(env.STORE_FILE).toMatch(new RegExp(`^/var/lib/${value('StateDirectory')[0]}/`))
+    expect(existsSync(join(state, 'kv.json'))).toBe(true)
+  }, 120_000)
 })

@@ -44,6 +44,12 @@ const CASES: Case[] = [
   { name: 'password in a bad URL is redacted', env: { ORIGIN_URL: 'http://alice:hunter2pw@' }, says: ['ORIGIN_URL=http://alice:***@:'], never: ['hunter2pw'] },
   { name: 'ORIGINS not JSON', env: { ORIGINS: '{weather:' }, says: ['ORIGINS={weather::', 'expected a JSON object of name -> URL'] },
   {
+    name: 'ORIGINS with a trailing comma: shown as typed (no added backslashes), said to be not valid JSON',
+    env: { ORIGINS: '{"weather":"http://127.0.0.1:9/mcp",}' },
+    says: ['ORIGINS={"weather":"http://127.0.0.1:9/mcp",}: expected a JSON object', 'this is not valid JSON'],
+    never: ['\\'],
+  },
+  {
     name: 'passwords inside ORIGINS are redacted (not JSON)',
     env: { ORIGINS: '{"a":"http://alice:hunter2pw@127.0.0.1:1/mcp",' },
     says: ['ORIGINS=', 'alice:***@127.0.0.1', 'expected a JSON object'],

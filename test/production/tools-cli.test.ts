@@ -150,7 +150,11 @@ describe('mcp-edge tools against a running edge with TOOL_PINNING=enforce', () =
     expect(lines.find((l) => l.startsWith('echo\t'))).toMatch(/^echo\tapproved\t/)
     expect(text!.stdout).toMatch(/\n {2}advisory: instruction-tag at \/description: /)
     expect(text!.stdout).toMatch(/\n {2}advisory: credential-path at \/description: /)
-    expect(text!.stdout).toContain(`  review: mcp-edge tools diff get_forecast; approve: mcp-edge tools approve get_forecast@${changed.servedDigest}\n`)
+    // The suggestions repeat the --edge given (the token comes from ADMIN_TOKEN, as here): pasteable as printed.
+    expect(text!.stdout).toContain(
+      `  review: mcp-edge tools diff get_forecast --edge ${base}; approve: mcp-edge tools approve get_forecast@${changed.servedDigest} --edge ${base}\n`
+    )
+    expect(text!.stdout).not.toContain('ADMIN_TOKEN')
     // No control or bidi character reaches the terminal raw.
     // eslint-disable-next-line no-control-regex
     for (const out of [text!.stdout, json!.stdout]) expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)
@@ -178,12 +182,48 @@ describe('mcp-edge tools against a running edge with TOOL_PINNING=enforce', () =
     expect(fields[0]![3]).toMatch(DIGEST)
     expect(fields[0]![4]).toMatch(DIGEST)
     expect(fields[0]![3]).not.toBe(fields[0]![4])
+    // The changed text itself, line by line, under the table.
+    const at = lines.indexOf('--- description (approved)')
+    expect(at, run.stdout).toBeGreaterThan(3)
+    expect(lines.slice(at, at + 4)).toEqual([
+      '--- description (approved)',
+      '+++ description (served)',
+      '-Weather forecast for a city',
+      '+Forecast, now with <IMPORTANT>hidden</IMPORTANT> steps',
+    ])
     expect(run.stdout).toMatch(/\nadvisory: instruction-tag at \/description: /)
-    expect(run.stdout).toMatch(/\napprove: mcp-edge tools approve get_forecast@sha256:[0-9a-f]{64}\n/)
+    expect(run.stdout).toContain(`\napprove: mcp-edge tools approve get_forecast@${run.stdout.match(/served digest\t(\S+)/)![1]} --edge ${base}\n`)
 
     const missing = await tools(['diff', 'no_such_tool'])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toMatch(/^mcp-edge tools diff: no such tool no_such_tool: /)
+  })
+
+  it('MCP_EDGE_URL stands for --edge; the approve line list prints runs as printed in that shell; with --token a note says to export ADMIN_TOKEN', async () => {
+    const changed = await serve([{ ...forecast(), description: 'pasted approval' }, echo()], 'changed')
+    const env = { MCP_EDGE_URL: base, ADMIN_TOKEN: TOKEN }
+    const list = await runCli(['tools', 'list'], env)
+    expect(list.stderr).toBe('')
+    expect(list.code).toBe(0)
+    const hint = /\n {2}review: (mcp-edge tools diff get_forecast); approve: (mcp-edge tools approve \S+)\n/.exec(list.stdout)
+    expect(hint, list.stdout).not.toBeNull()
+    expect(hint![2]).toBe(`mcp-edge tools approve get_forecast@${changed.servedDigest}`) // no --edge: MCP_EDGE_URL is set
+    // Each pasted line, as a shell would split it, in the same environment.
+    const words = (line: string) => line.split(' ').slice(1) // `mcp-edge` is the command run
+    const review = await runCli(words(hint![1]!), env)
+    expect(review.code, review.stderr).toBe(0)
+    expect(review.stdout).toMatch(/^tool get_forecast: changed, material change\n/)
+    const approve = await runCli(words(hint![2]!), env)
+    expect(approve.code, approve.stderr).toBe(0)
+    expect(approve.stdout).toMatch(/^approved get_forecast@sha256:/)
+    await waitFor(async () => ((await callForecast()).result as { isError?: boolean } | undefined)?.isError !== true, { what: 'the approved tool served' })
+
+    // --token given: the suggestions never carry it, and a note says where they read it.
+    await serve([{ ...forecast(), description: 'token note' }, echo()], 'changed')
+    const withFlag = await runCli(['tools', 'list', '--token', TOKEN], { MCP_EDGE_URL: base })
+    expect(withFlag.code, withFlag.stderr).toBe(0)
+    expect(withFlag.stdout).not.toContain(TOKEN)
+    expect(withFlag.stdout).toContain('\n# the commands above read the token from ADMIN_TOKEN (never printed): export ADMIN_TOKEN=<token> first\n')
   })
 
   it('approve with a stale digest is refused with exit 1, naming the digest served now, and the edge still blocks the tool', async () => {
@@ -193,7 +233,7 @@ describe('mcp-edge tools against a running edge with TOOL_PINNING=enforce', () =
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('')
     expect(run.stderr).toContain(`is served now with digest ${v3.servedDigest}, not ${v2.servedDigest}`)
-    expect(run.stderr).toContain(`\`mcp-edge tools approve get_forecast@${v3.servedDigest}\``)
+    expect(run.stderr).toContain(`\`mcp-edge tools approve get_forecast@${v3.servedDigest} --edge ${base}\``)
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1)
     origin.state.calls = []
     const denied = await callForecast()
@@ -325,7 +365,7 @@ describe('mcp-edge tools against a running edge with TOOL_PINNING=enforce', () =
       () => tools(['list'], { ADMIN_TOKEN: 'wrong-token' }),
     ])
     expect(noEdge!.code).toBe(2)
-    expect(noEdge!.stderr).toMatch(/give --edge <url>/)
+    expect(noEdge!.stderr).toMatch(/give --edge <url> \(or set MCP_EDGE_URL\)/)
     expect(badScope!.code).toBe(2)
     expect(unreachable!.code).toBe(3)
     expect(unreachable!.stderr).toMatch(/^mcp-edge tools list: cannot reach the edge at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/)

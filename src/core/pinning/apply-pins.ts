@@ -661,13 +661,29 @@ export class PinBook {
     const served = def === undefined ? new Map<string, ToolDigest | null>() : await fieldDigests(def)
     const approved = pin ? fieldsMap(pin.fields) : new Map<string, ToolDigest | null>()
     const change = classifyChange(approved, served)
+    // Each changed member's value on either side, when known (a manifest pin keeps no definition
+    // until the origin serves its digest), so an operator reads the change, not only its digests.
+    const member = (d: unknown, field: string) =>
+      typeof d === 'object' && d !== null && !Array.isArray(d) && Object.hasOwn(d, field) ? { value: (d as Record<string, unknown>)[field] } : undefined
     return {
       name,
       state: e ? e.state : ('removed' as const),
       approvedDigest: pin?.digest ?? null,
       servedDigest: e?.served ?? null,
       class: pin ? change.class : ('material' as const),
-      changes: change.fields.map((f) => ({ field: f.field, change: f.change, class: f.class, approved: f.approved ?? null, served: f.served ?? null })),
+      changes: change.fields.map((f) => {
+        const a = member(pin?.definition, f.field)
+        const s = member(def, f.field)
+        return {
+          field: f.field,
+          change: f.change,
+          class: f.class,
+          approved: f.approved ?? null,
+          served: f.served ?? null,
+          ...(a ? { approvedValue: a.value } : {}),
+          ...(s ? { servedValue: s.value } : {}),
+        }
+      }),
       advisories: def === undefined ? [] : scanToolDefinition(def).findings,
     }
   }

@@ -29,7 +29,10 @@
  *
  * Hashing is Web Crypto's `crypto.subtle.digest('SHA-256')`, global on Node >= 20 and Workers;
  * JCS is the `canonicalize` package (RFC 8785 reference implementation by the RFC's authors; pure
- * ESM, no dependencies, iterative so deep schemas cannot overflow the stack). Pure; never throws.
+ * ESM, no dependencies), pinned to 4.0.0, the release whose `engines` admits Node 20 (5.x asks for
+ * 22; the output is the same, byte for byte). It recurses: a definition nested past the stack
+ * (thousands of levels, only reachable with MAX_JSON_DEPTH raised that far) gets no digest, and so
+ * is never approvable, rather than a wrong one. Pure; never throws.
  */
 import canonicalize from 'canonicalize'
 import { displayPointer, pathOf, type PathLink } from './display-text'

@@ -74,7 +74,20 @@ describe('authorization settings', () => {
       auth: { issuer: on.AUTH_ISSUER, audience: on.AUTH_AUDIENCE, jwks: '{"keys":[{"kty":"EC"}]}', toolScopes: { 'admin_*': ['mcp:admin', 'mcp:tools'] } },
     })
     expect([c.authIssuer, c.authJwks !== null, c.toolScopes.allScopes]).toEqual([on.AUTH_ISSUER, true, ['mcp:admin', 'mcp:tools']])
-    expect(message(() => resolveConfig({ origin: base.ORIGIN_URL, auth: { issuer: on.AUTH_ISSUER, jwksUrl: on.AUTH_JWKS_URL } }))).toMatch(/^AUTH_AUDIENCE is unset/)
+    // The options a caller set are named as options (the variable after), not as variables it never set.
+    expect(message(() => resolveConfig({ origin: base.ORIGIN_URL, auth: { issuer: on.AUTH_ISSUER, jwksUrl: on.AUTH_JWKS_URL } }))).toBe(
+      'auth.audience (AUTH_AUDIENCE) is unset: with auth.issuer=https://auth.example.com (AUTH_ISSUER) set (auth on), the edge needs its own resource URL, the MCP endpoint as clients call it, such as https://mcp.example.com/mcp (RFC 8707)'
+    )
+    expect(message(() => resolveConfig({ origin: base.ORIGIN_URL, auth: { toolScopes: { '*': 'mcp:tools' } } }))).toBe(
+      "auth.toolScopes (TOOL_SCOPES) is set but auth.issuer (AUTH_ISSUER) is not: without auth no token is read, so no tool would be protected; set auth.issuer (AUTH_ISSUER) (the authorization server's issuer) to turn auth on, or unset auth.toolScopes (TOOL_SCOPES)"
+    )
+    expect(message(() => resolveConfig({ origin: base.ORIGIN_URL, auth: { issuer: on.AUTH_ISSUER, audience: on.AUTH_AUDIENCE } }))).toMatch(
+      /^auth\.jwksUrl \(AUTH_JWKS_URL\) and auth\.jwks \(AUTH_JWKS\) are both unset: with auth\.issuer=/
+    )
+    // Settings the env option holds keep their variable names.
+    expect(message(() => resolveConfig({ origin: base.ORIGIN_URL, env: { AUTH_ISSUER: on.AUTH_ISSUER, AUTH_JWKS_URL: on.AUTH_JWKS_URL } }))).toMatch(
+      /^auth\.audience \(AUTH_AUDIENCE\) is unset: with AUTH_ISSUER=https:\/\/auth\.example\.com set/
+    )
     expect(message(() => resolveConfig({ origin: base.ORIGIN_URL, auth: { isuer: 'x' } as never }))).toBe('unknown option auth.isuer of mcpEdge() (did you mean auth.issuer?)')
   })
 })

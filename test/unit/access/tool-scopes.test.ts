@@ -44,8 +44,8 @@ describe('parseToolScopes', () => {
 
 describe('TOOL_SCOPES messages', () => {
   it.each([
-    ['{"*":', /^TOOL_SCOPES=\{\\"\*\\":: expected valid JSON: a JSON object from tool name or glob to a scope/],
-    ['["a"]', /^TOOL_SCOPES=\[\\"a\\"\]: expected a JSON object/],
+    ['{"*":', /^TOOL_SCOPES=\{"\*":: expected valid JSON: a JSON object from tool name or glob to a scope/],
+    ['["a"]', /^TOOL_SCOPES=\["a"\]: expected a JSON object/],
     ['{"*":"two words"}', /^TOOL_SCOPES: entry "\*" maps to "two words", which is not a scope name \(printable ASCII without spaces, quotes or backslashes, RFC 6749 §3\.3\)/],
     ['{"x":["ok",""]}', /^TOOL_SCOPES: entry "x" has scope 2 \(""\), which is not a scope name/],
     ['{"x":["ok",3]}', /^TOOL_SCOPES: entry "x" has scope 2 \(a number\), which is not a scope name/],

@@ -213,11 +213,15 @@ describe('RFC 8785 serialization', () => {
     for (const v of [null, 'x', 1, [], [{ name: 't' }]]) expect(await toolDigest(v)).toEqual({ ok: false, problem: { reason: 'not-an-object', pointer: '' } })
   })
 
-  it('a deep schema (20 000 levels) digests without overflowing the stack', async () => {
-    let schema: unknown = { type: 'string' }
-    for (let i = 0; i < 20_000; i++) schema = { items: schema }
-    const d = await toolDigest({ name: 'deep', inputSchema: schema })
-    expect(d.ok).toBe(true)
+  it('a deep schema (1 000 levels, far past the default MAX_JSON_DEPTH of 64) digests; past the stack (20 000) it gets no digest, never a wrong one', async () => {
+    const nest = (levels: number) => {
+      let schema: unknown = { type: 'string' }
+      for (let i = 0; i < levels; i++) schema = { items: schema }
+      return schema
+    }
+    expect((await toolDigest({ name: 'deep', inputSchema: nest(1_000) })).ok).toBe(true)
+    // canonicalize 4 (the release whose engines admit Node 20) recurses: such a tool stays unapprovable.
+    expect((await toolDigest({ name: 'deeper', inputSchema: nest(20_000) })).ok).toBe(false)
     let bad: unknown = '\ud800'
     for (let i = 0; i < 20_000; i++) bad = [bad]
     const e = await toolDigest({ name: 'deep', inputSchema: bad })

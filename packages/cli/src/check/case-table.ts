@@ -20,7 +20,7 @@ export { judgeMistake, type MistakeSpec } from './cases/mistakes'
 export { contentTypeRow, judgeModernRefusal, judgeNotification, judgeOrigin, judgeUnsupportedVersion, judgeVersionHeader } from './cases/transport'
 export { judgeValidCall } from './cases/valid-call'
 export { judgeBatch } from './cases/batch'
-export { handshakeRow, notCalledRow, schemaRow, toolsListRow, unlistedToolRow, type ToolListing } from './cases/rows'
+export { authorizationRow, handshakeRow, notCalledRow, schemaRow, toolsListRow, unlistedToolRow, type ToolListing } from './cases/rows'
 export { toolSetRow } from './cases/tool-set'
 
 /**

@@ -190,13 +190,17 @@ export function headOnly(a: HttpAnswer): HttpAnswer {
  * (the standalone SSE stream the client opens after `notifications/initialized`) is answered 405
  * here without being sent: check grades POST answers only, and an open stream would hold the run
  * (the SDK treats 405 as "no standalone stream", MCP Transports §Listening for Messages).
+ * @param onAnswer sees each answer's status and headers before the SDK reads it (the handshake
+ *   learns a 401's `WWW-Authenticate` this way: the SDK's error keeps only the status)
  */
-export function sdkFetch(budget: RequestBudget, timeoutMs: number): typeof fetch {
+export function sdkFetch(budget: RequestBudget, timeoutMs: number, onAnswer?: (status: number, headers: Headers) => void): typeof fetch {
   // Every body the SDK reads goes through boundedResponse.
   return async (input, init) => {
     if ((init?.method ?? 'GET').toUpperCase() === 'GET') return new Response(null, { status: 405 })
     if (!budget.take()) throw new Error('request budget spent')
     const signals = [AbortSignal.timeout(timeoutMs), ...(init?.signal ? [init.signal] : [])]
-    return boundedResponse(await fetch(input, { ...init, signal: AbortSignal.any(signals) }))
+    const r = await fetch(input, { ...init, signal: AbortSignal.any(signals) })
+    onAnswer?.(r.status, r.headers)
+    return boundedResponse(r)
   }
 }

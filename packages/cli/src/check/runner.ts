@@ -11,6 +11,7 @@ import { validArguments } from './arguments'
 import {
   buildRequest,
   contentTypeRow,
+  authorizationRow,
   handshakeRow,
   notCalledRow,
   planCases,
@@ -27,7 +28,7 @@ import { headOnly, postOnce, RequestBudget } from './http'
 import { printable, replyFor, type HttpAnswer } from './reply'
 import { safeRowText } from './safe-text'
 import { listedTools, reportSchema, type ListedTool } from './schemas'
-import { handshake, modernHandshake, sdkError, type Session } from './session'
+import { AuthorizationRequired, handshake, modernHandshake, sdkError, type Session } from './session'
 
 export { ReplyTooLargeError } from './http'
 
@@ -238,6 +239,11 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     try {
       session = isModern(version) ? await modernHandshake(opts.url, opts, budget) : await handshake(opts.url, version, opts, budget)
     } catch (err) {
+      if (err instanceof AuthorizationRequired) {
+        addRow(authorizationRow(version, err.challenge))
+        addVersion({ version, skipped: 'needs authorization (HTTP 401)' })
+        continue
+      }
       const why = budget.spent ? 'not sent: the request budget was spent' : sdkError(err)
       addRow(handshakeRow(version, { error: why }))
       addVersion({ version, skipped: why })

@@ -8,6 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
+import { EdgeError } from 'mcp-edge-validator/rules'
 import { isObject, type ProtocolVersion } from './edge-rules'
 import { sdkFetch, type RequestBudget } from './http'
 import { printable } from './reply'
@@ -59,6 +60,38 @@ export function sdkError(err: unknown): string {
   if (typeof code === 'number' && code >= 100 && code <= 599 && !msg.includes(`HTTP ${code}`))
     return printable(`HTTP ${code}: ${msg.replace(/: null$/, ': (body over 1 MiB or unreadable)')}`, 80)
   return printable(msg, 80)
+}
+
+/**
+ * A handshake the server refused with HTTP 401 (MCP Authorization: a protected server answers 401
+ * with `WWW-Authenticate` until the client sends a valid access token). Not a version problem.
+ */
+export class AuthorizationRequired extends EdgeError {
+  override readonly name = 'AuthorizationRequired'
+  override readonly code = 'EDGE_ERR_CHECK_AUTHORIZATION'
+  constructor(
+    /** The answer's `WWW-Authenticate` (server text: shown only through the report's sanitiser), or '' when it sent none. */
+    readonly challenge: string
+  ) {
+    super('the server requires authorization (HTTP 401)')
+  }
+}
+
+/**
+ * Runs a handshake, and when it fails after the server answered 401, throws
+ * {@link AuthorizationRequired} instead of the SDK's error (the v2 client reports a 401 to
+ * `server/discover` as a failed version negotiation).
+ */
+async function withAuthorizationCheck(connect: (onAnswer: (status: number, headers: Headers) => void) => Promise<Session>): Promise<Session> {
+  let challenge: string | undefined
+  try {
+    return await connect((status, headers) => {
+      if (status === 401) challenge = headers.get('www-authenticate') ?? ''
+    })
+  } catch (err) {
+    if (challenge !== undefined) throw new AuthorizationRequired(challenge)
+    throw err
+  }
 }
 
 export interface Session {
@@ -115,19 +148,23 @@ async function connectSession(client: SdkClient, transport: SdkTransport, timeou
  * modern version); otherwise it falls back to `initialize`, and the negotiated version says so.
  */
 export async function modernHandshake(url: string, opts: SessionOptions, budget: RequestBudget): Promise<Session> {
-  const client = new ModernClient({ name: 'mcp-edge-check', version: opts.clientVersion ?? '0.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } })
-  const transport = new ModernTransport(new URL(url), { requestInit: { headers: opts.headers ?? {} }, fetch: sdkFetch(budget, opts.timeoutMs) })
-  return connectSession(client, transport, opts.timeoutMs, () => client.getNegotiatedProtocolVersion())
+  return withAuthorizationCheck((onAnswer) => {
+    const client = new ModernClient({ name: 'mcp-edge-check', version: opts.clientVersion ?? '0.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } })
+    const transport = new ModernTransport(new URL(url), { requestInit: { headers: opts.headers ?? {} }, fetch: sdkFetch(budget, opts.timeoutMs, onAnswer) })
+    return connectSession(client, transport, opts.timeoutMs, () => client.getNegotiatedProtocolVersion())
+  })
 }
 
 /** The official SDK handshake, offering `version` (the SDK v1 client always offers its latest, so the offer is rewritten). */
 export async function handshake(url: string, version: ProtocolVersion, opts: SessionOptions, budget: RequestBudget): Promise<Session> {
-  const client = new Client({ name: 'mcp-edge-check', version: opts.clientVersion ?? '0.0.0' }, { capabilities: {} })
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: opts.headers ?? {} }, fetch: sdkFetch(budget, opts.timeoutMs) })
-  const send = transport.send.bind(transport)
-  transport.send = (msg, o) => {
-    if ('method' in msg && msg.method === 'initialize' && isObject(msg.params)) msg.params.protocolVersion = version
-    return send(msg, o)
-  }
-  return connectSession(client, transport, opts.timeoutMs, () => transport.protocolVersion)
+  return withAuthorizationCheck((onAnswer) => {
+    const client = new Client({ name: 'mcp-edge-check', version: opts.clientVersion ?? '0.0.0' }, { capabilities: {} })
+    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: opts.headers ?? {} }, fetch: sdkFetch(budget, opts.timeoutMs, onAnswer) })
+    const send = transport.send.bind(transport)
+    transport.send = (msg, o) => {
+      if ('method' in msg && msg.method === 'initialize' && isObject(msg.params)) msg.params.protocolVersion = version
+      return send(msg, o)
+    }
+    return connectSession(client, transport, opts.timeoutMs, () => transport.protocolVersion)
+  })
 }

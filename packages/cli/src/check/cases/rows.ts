@@ -10,6 +10,25 @@ import type { ListedTool, SchemaReport } from '../schemas'
 import { transportSection } from './requests'
 import type { CaseRow } from './types'
 
+/**
+ * The handshake row of a server that answered 401: it needs an access token (MCP Authorization),
+ * which is not a fault of the server; the row says so and how to give one.
+ * @param challenge the answer's `WWW-Authenticate` ('' when none; sanitised with the row)
+ */
+export function authorizationRow(version: ProtocolVersion, challenge: string): CaseRow {
+  return {
+    id: `${version} * handshake`,
+    version,
+    case: 'handshake',
+    sent: isModern(version) ? 'server/discover (official SDK v2 client, auto negotiation)' : `initialize offering ${version} (official SDK client)`,
+    rule: `MCP ${version} Authorization (a protected server answers HTTP 401 with WWW-Authenticate until the request carries a valid access token)`,
+    grade: 'info',
+    expected: 'an answer once authorized',
+    answered: `HTTP 401: needs authorization${challenge ? ` (WWW-Authenticate: ${challenge})` : ' (no WWW-Authenticate)'}`,
+    why: "the server requires an OAuth access token: give one with --token <access token> (or --header 'Authorization: Bearer <access token>')",
+  }
+}
+
 /** The handshake row: what `initialize` negotiated (MCP Lifecycle §Version Negotiation). */
 export function handshakeRow(version: ProtocolVersion, outcome: { negotiated?: string; server?: string; error?: string; sessionId?: string }): CaseRow {
   const modern = isModern(version)

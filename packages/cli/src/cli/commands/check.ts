@@ -20,6 +20,7 @@ interface RawOptions {
   call: string[]
   callAll?: boolean
   header: string[]
+  token?: string
   timeout: string
   maxRequests: string
   through?: string
@@ -73,6 +74,12 @@ function parseOptions(url: string, o: RawOptions): { url: string; through?: stri
     if (!TOKEN.test(name) || /[\r\n\0]/.test(value)) throw new Error(`--header must look like 'Name: value', got ${shown(h)}`)
     headers[name.toLowerCase()] = value
   }
+  if (o.token !== undefined) {
+    // The token itself is never shown: not in this message, not in the report.
+    if (headers.authorization !== undefined) throw new Error('give --token or an Authorization --header, not both')
+    if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(o.token)) throw new Error('--token must be an access token (RFC 6750 b64token: A-Z a-z 0-9 - . _ ~ + / and trailing =); value not shown')
+    headers.authorization = `Bearer ${o.token}`
+  }
   const format = o.json ? 'json' : (o.format ?? (process.stdout.isTTY ? 'table' : 'lines'))
   if (!(FORMATS as readonly string[]).includes(format)) throw new Error(`--format must be one of ${FORMATS.join(', ')}, got ${shown(format)}`)
   return {
@@ -120,6 +127,7 @@ export function addCheckCommand(program: Command): void {
     .option('--call <name>', 'tool safe to call: it gets one call with valid generated arguments (repeatable; never by default)', collect, [])
     .option('--call-all', 'call every listed tool with valid generated arguments (tools can have side effects)')
     .option('--header <header>', "request header 'Name: value' on every request, e.g. for authenticated servers (repeatable)", collect, [])
+    .option('--token <token>', 'OAuth access token for a server that requires authorization: sent as Authorization: Bearer <token> on every request (never printed)')
     .option('--timeout <ms>', 'time one request may take, in ms', String(DEFAULT_TIMEOUT_MS))
     .option('--max-requests <n>', 'upper bound of the requests sent to each URL (the SDK handshake included)', String(DEFAULT_MAX_REQUESTS))
     .option('--through <edge-url>', 'also check the same server through an mcp-edge in front of it, side by side (the exit status then follows the edge)')

@@ -1,9 +1,11 @@
 /**
  * @module cli/commands/tools
  * `mcp-edge tools list|diff|approve|reject|export|import`: the operator's side of tool pinning
- * (docs/pinning.md "Operator flow") through a running edge's admin API (`--edge <url> --token
- * <token>`, bearer `ADMIN_TOKEN`; routes `/admin/pins/:origin...`, docs/admin-api.md), per origin
- * name (`--origin`, default `default`) and caller scope (`--scope`, default `public`).
+ * (docs/pinning.md "Operator flow") through a running edge's admin API (`--edge <url>` or the
+ * `MCP_EDGE_URL` variable, `--token <token>` or `ADMIN_TOKEN`; routes `/admin/pins/:origin...`,
+ * docs/admin-api.md), per origin name (`--origin`, default `default`) and caller scope (`--scope`,
+ * default `public`). The commands it suggests (`review: ...`, `approve: ...`) run as printed in the
+ * same shell: they carry the `--edge`, `--origin` and `--scope` given as flags, never the token.
  *
  * Every string the edge relays from a tool server (names, advisory excerpts, pointers, messages)
  * reaches the terminal only through the report's sanitiser (check/safe-text.ts) in text output, or
@@ -18,8 +20,9 @@
 import { open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { Command } from 'commander'
+import { Option, type Command } from 'commander'
 import { EdgeError, isOriginName, isToolDigest, ORIGIN_NAME_EXPECTED, parseApprovalArgument, showValue } from 'mcp-edge-validator/rules'
+import { diffLines } from 'diff'
 import { safeText } from '../../check/safe-text'
 
 /** The exit status of a refusal (stale digest, invalid manifest, ...). */
@@ -52,6 +55,10 @@ interface Target {
   token?: string
   origin: string
   scope: string
+  /** Where --edge came from: `cli` (the flag, repeated in suggested commands) or `env` (MCP_EDGE_URL). */
+  edgeSource?: string
+  /** Where --token came from: `cli` means suggested commands need ADMIN_TOKEN set to run as printed. */
+  tokenSource?: string
 }
 
 const SCOPE = /^(public|u-[0-9a-f]{64})$/
@@ -94,7 +101,7 @@ interface PinDiff {
   approvedDigest: string | null
   servedDigest: string | null
   class: string
-  changes: { field: string; change: string; class: string; approved: string | null; served: string | null }[]
+  changes: { field: string; change: string; class: string; approved: string | null; served: string | null; approvedValue?: unknown; servedValue?: unknown }[]
   advisories?: Advisory[]
 }
 
@@ -140,17 +147,18 @@ Exit statuses: 0 done, 1 refused (stale or wrong digest, invalid manifest, no su
 2 bad command line, 3 edge unreachable or answering 5xx.
 
 Examples:
-  export ADMIN_TOKEN=s3cret
-  mcp-edge tools list --edge http://127.0.0.1:8787
-  mcp-edge tools diff get_forecast --edge http://127.0.0.1:8787
-  mcp-edge tools approve get_forecast@sha256:<digest served now> --edge http://127.0.0.1:8787
-  mcp-edge tools approve --all-cosmetic --edge http://127.0.0.1:8787
-  mcp-edge tools export --out pins.json --edge http://127.0.0.1:8787
-  mcp-edge tools import pins.json --edge http://127.0.0.1:8787 --origin weather`
+  export MCP_EDGE_URL=http://127.0.0.1:8787 ADMIN_TOKEN=s3cret
+  mcp-edge tools list
+  mcp-edge tools diff get_forecast
+  mcp-edge tools approve get_forecast@sha256:<digest served now>
+  mcp-edge tools approve --all-cosmetic
+  mcp-edge tools export --out pins.json
+  mcp-edge tools import pins.json --origin weather
+  mcp-edge tools list --edge http://10.0.0.5:8080      # another edge than MCP_EDGE_URL's`
   )
   const common = (cmd: Command) =>
     cmd
-      .option('--edge <url>', 'base URL of a running edge (its admin API), e.g. http://127.0.0.1:8787')
+      .addOption(new Option('--edge <url>', 'base URL of a running edge (its admin API), e.g. http://127.0.0.1:8787').env('MCP_EDGE_URL'))
       .option('--token <token>', "the edge's ADMIN_TOKEN (default: the ADMIN_TOKEN variable)")
       .option('--origin <name>', 'origin name: "default" for ORIGIN_URL, else a name of ORIGINS', 'default')
       .option('--scope <scope>', 'caller scope: "public" or a private scope "u-<64 hex>" (docs/scope.md)', 'public')
@@ -160,7 +168,8 @@ Examples:
     async (...args: unknown[]) => {
       const cmd = args[args.length - 1] as Command
       const positional = args.slice(0, -2) as (string | undefined)[]
-      process.exitCode = await runAction(cmd.name(), cmd.opts() as Target, (api) => action(api, positional, cmd.opts()))
+      const target = { ...(cmd.opts() as Target), edgeSource: cmd.getOptionValueSource('edge'), tokenSource: cmd.getOptionValueSource('token') }
+      process.exitCode = await runAction(cmd.name(), target, (api) => action(api, positional, cmd.opts()))
     }
 
   common(tools.command('list').description('per tool: state, approved digest, served digest, approved at, effective from, and advisory findings'))
@@ -248,15 +257,19 @@ function printStatus(s: PinStatus, api: PinsApi): void {
   const w = (line: string) => process.stdout.write(`${line}\n`)
   w(`# origin ${shown(s.origin)}, scope ${shown(s.scope)}, mode ${shown(s.mode)}, catalog ${shown(s.catalogDigest)}, last complete list seen ${shown(s.servedAt)}`)
   w('tool\tstate\tapproved digest\tserved digest\tapproved at\teffective from')
+  let hinted = false
   for (const t of s.tools) {
     w([t.name, t.state, t.approvedDigest, t.servedDigest, t.approvedAt, t.effectiveFrom].map((v) => shown(v)).join('\t'))
     const adv = Array.isArray(t.advisories) ? t.advisories : []
     for (const a of adv.slice(0, LIST_ADVISORIES)) w(`  ${advisoryLine(a)}`)
     if (adv.length > LIST_ADVISORIES) w(`  advisory: ${adv.length - LIST_ADVISORIES} more (mcp-edge tools diff ${shellWord(t.name)}${api.flags})`)
     if (typeof t.rejectedDigest === 'string') w(`  rejected: ${shown(t.rejectedDigest)}`)
-    if ((t.state === 'changed' || t.state === 'pending') && typeof t.servedDigest === 'string')
+    if ((t.state === 'changed' || t.state === 'pending') && typeof t.servedDigest === 'string') {
       w(`  review: mcp-edge tools diff ${shellWord(t.name)}${api.flags}; approve: mcp-edge tools approve ${shellWord(t.name)}@${shown(t.servedDigest)}${api.flags}`)
+      hinted = true
+    }
   }
+  if (hinted && api.tokenNote) w(api.tokenNote)
 }
 
 /** One advisory finding as a short line (every part sanitised; the excerpt is already bounded by the edge). */
@@ -264,7 +277,37 @@ function advisoryLine(a: Advisory): string {
   return `advisory: ${shown(a?.kind, 40)} at ${shown(a?.pointer, 120)}${a?.in === 'key' ? ' (a member name)' : ''}: ${shown(a?.reason, 120)}: ${shown(a?.excerpt, 100)}`
 }
 
-/** `diff` as text: the digests, one row per field that differs, the advisories. */
+/** Longest line of a field's text diff, in characters, and most lines shown per field. */
+const DIFF_LINE = 400
+const DIFF_LINES = 200
+
+/** A member's value as the text its diff compares: a string as itself, anything else as indented JSON. */
+function memberText(v: unknown): string {
+  return v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v, null, 2)
+}
+
+/**
+ * The text diff of one changed member (jsdiff's line diff): `--- field (approved)`, `+++ field
+ * (served)`, then each line with ` `, `-` or `+`, every line sanitised and cut, at most
+ * {@link DIFF_LINES} lines.
+ */
+function fieldTextDiff(c: PinDiff['changes'][number]): string[] {
+  const hasA = Object.hasOwn(c, 'approvedValue')
+  const hasS = Object.hasOwn(c, 'servedValue')
+  const field = shown(c.field, 80)
+  if (!hasA && c.change !== 'added') return [`${field}: the approved text is not kept (a manifest pin whose definition this edge has not been served): compare the sub-digests`]
+  const out = [`--- ${field} (approved)`, `+++ ${field} (served)`]
+  const lines: string[] = []
+  for (const part of diffLines(memberText(hasA ? c.approvedValue : undefined), memberText(hasS ? c.servedValue : undefined))) {
+    const mark = part.added ? '+' : part.removed ? '-' : ' '
+    for (const line of part.value.replace(/\n$/, '').split('\n')) lines.push(`${mark}${line === '' ? '' : safeText(line, DIFF_LINE)}`)
+  }
+  out.push(...lines.slice(0, DIFF_LINES))
+  if (lines.length > DIFF_LINES) out.push(`… ${lines.length - DIFF_LINES} more lines (the admin API's diff answer has the whole values)`)
+  return out
+}
+
+/** `diff` as text: the digests, one row per field that differs, each changed field's text diff, the advisories. */
 function printDiff(d: PinDiff, api: PinsApi): void {
   const w = (line: string) => process.stdout.write(`${line}\n`)
   w(`tool ${shown(d.name)}: ${shown(d.state)}${d.changes.length ? `, ${shown(d.class)} change` : ''}`)
@@ -274,12 +317,15 @@ function printDiff(d: PinDiff, api: PinsApi): void {
   else {
     w('field\tchange\tclass\tapproved sub-digest\tserved sub-digest')
     for (const c of d.changes) w([c.field, c.change, c.class, c.approved, c.served].map((v) => shown(v)).join('\t'))
+    for (const c of d.changes) for (const line of fieldTextDiff(c)) w(line)
   }
   const adv = Array.isArray(d.advisories) ? d.advisories : []
   if (adv.length === 0) w('advisories: none found (which does not make the definition safe)')
   for (const a of adv) w(advisoryLine(a))
-  if ((d.state === 'changed' || d.state === 'pending') && typeof d.servedDigest === 'string')
+  if ((d.state === 'changed' || d.state === 'pending') && typeof d.servedDigest === 'string') {
     w(`approve: mcp-edge tools approve ${shellWord(d.name)}@${shown(d.servedDigest)}${api.flags}`)
+    if (api.tokenNote) w(api.tokenNote)
+  }
 }
 
 /** Runs one action against the edge the options name; returns the exit status. */
@@ -300,8 +346,10 @@ async function runAction(action: string, opts: Target, body: (api: PinsApi) => P
 
 /** What the actions ask of the edge's admin API. Each method throws a {@link ToolsCommandError} with its exit status. */
 interface PinsApi {
-  /** ` --origin X --scope Y` when not the defaults, for suggested command lines. */
+  /** ` --origin X --scope Y` when not the defaults, and ` --edge URL` when given as a flag, for suggested command lines. */
   flags: string
+  /** A line saying the suggested commands read ADMIN_TOKEN (when this run had --token), else ''. */
+  tokenNote: string
   status(): Promise<PinStatus>
   diff(name: string): Promise<PinDiff>
   approve(name: string, digest: string): Promise<{ digest: string; approvedAt: string; effectiveFrom: string }>
@@ -318,7 +366,7 @@ interface PinsApi {
 function pinsApi(opts: Target): PinsApi {
   if (!isOriginName(opts.origin)) throw usage(`--origin ${showValue(opts.origin)}: expected ${ORIGIN_NAME_EXPECTED}`)
   if (!SCOPE.test(opts.scope)) throw usage(`--scope ${showValue(opts.scope)}: expected "public" or a private scope "u-" followed by 64 lower-case hex digits`)
-  if (opts.edge === undefined) throw usage('give --edge <url>, the base URL of a running edge, such as http://127.0.0.1:8787')
+  if (opts.edge === undefined) throw usage('give --edge <url> (or set MCP_EDGE_URL), the base URL of a running edge, such as http://127.0.0.1:8787')
   let base: URL
   try {
     base = new URL(opts.edge)
@@ -331,7 +379,10 @@ function pinsApi(opts: Target): PinsApi {
   if (!token) throw usage('no admin token: give --token <token> or set ADMIN_TOKEN')
   const root = `${base.origin}${base.pathname.replace(/\/(mcp)?\/?$/, '')}/admin/pins/${encodeURIComponent(opts.origin)}`
   const query = opts.scope === 'public' ? '' : `?scope=${opts.scope}`
-  const flags = `${opts.origin !== 'default' ? ` --origin ${opts.origin}` : ''}${opts.scope !== 'public' ? ` --scope ${opts.scope}` : ''}`
+  // The edge as given when it was a flag (MCP_EDGE_URL is still set in the shell that pastes the line).
+  const edgeFlag = opts.edgeSource === 'env' ? '' : ` --edge ${shellWord(opts.edge)}`
+  const flags = `${edgeFlag}${opts.origin !== 'default' ? ` --origin ${opts.origin}` : ''}${opts.scope !== 'public' ? ` --scope ${opts.scope}` : ''}`
+  const tokenNote = opts.tokenSource === 'cli' ? '# the commands above read the token from ADMIN_TOKEN (never printed): export ADMIN_TOKEN=<token> first' : ''
   const where = `the edge at ${base.origin}`
 
   /** One request; 401, the API off, a missing route and 5xx are turned into errors here. */
@@ -373,6 +424,7 @@ function pinsApi(opts: Target): PinsApi {
 
   return {
     flags,
+    tokenNote,
     status: async () => {
       const r = await call('GET', '')
       if (r.status !== 200 || !Array.isArray(r.json?.tools) || !r.json.tools.every(isNamed)) throw unexpected(r.status, r.json)
