@@ -1,10 +1,11 @@
 /**
- * What the origin call sends and reads (src/core/forwarding/origin-call.ts): the client's headers
+ * What the origin call sends and reads (src/core/forwarding/origin-call.ts, src/core/grading/origin-reply.ts): the client's headers
  * without hop-by-hop and framing ones (RFC 9110 §7.6.1), the reply headers relayed, and a refusing
  * origin's JSON-RPC error (docs/design.md D9).
  */
 import { describe, expect, it } from 'vitest'
-import { forwardHeaders, isJson, isSse, readRefusal, relayHeaders, relaySessionOnly } from '../../../src/core/forwarding/origin-call'
+import { forwardHeaders } from '../../../src/core/forwarding/origin-call'
+import { isJson, isSse, readRefusal, relayHeaders, relaySessionOnly } from '../../../src/core/grading/origin-reply'
 import type { OriginReply } from '../../../src/core/ports'
 
 /** An origin reply as the port describes it, with a body given as text. */

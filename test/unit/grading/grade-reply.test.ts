@@ -4,7 +4,8 @@
  * bytes kept, and the `MCP-Edge-Grade` header.
  */
 import { describe, expect, it } from 'vitest'
-import { gradeHeader, gradeResponse, hidesFailure, isResponse, markIsError, type ForwardedRequest, type GradeRow } from '../../../src/core/grading/grade-reply'
+import { gradeResponse, hidesFailure, isResponse, markIsError } from '../../../src/core/grading/grade-reply'
+import { gradeHeader, type ForwardedRequest, type GradeRow } from '../../../src/core/grade-table'
 import { toRawId } from '../../../src/core/jsonrpc/jsonrpc'
 
 const call: ForwardedRequest = { id: toRawId(12345678901234567890, '12345678901234567890')!, method: 'tools/call', tool: 't', unvalidated: false }
