@@ -9,7 +9,7 @@
 import { edgeResponse, type EdgeResponse, type RequestHeaders } from './edge-response'
 import { JSON_HEADERS, type Exchange, type Pending } from './exchange'
 import { callOrigin, forwardRequests } from './forwarding/forward'
-import { gradeHeader } from './grading/grade-reply'
+import { gradeHeader } from './grade-table'
 import { ErrorCode } from './jsonrpc/jsonrpc'
 import { localResponse } from './local-answer'
 

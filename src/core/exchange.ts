@@ -11,7 +11,7 @@ import type { Defer, EdgeMetrics, EdgeTracer, Logger, OriginClient, TraceSpan } 
 import type { OriginCause } from './observe/origin-cause'
 import { requestIdOf } from './observe/request-id'
 import type { RequestHeaders } from './edge-response'
-import { gradeHeader, type ForwardedRequest, type GradeRow } from './grading/grade-reply'
+import { gradeHeader, type ForwardedRequest, type GradeRow } from './grade-table'
 import type { ToolRegistry } from './validation/tool-registry'
 import type { ClientSignal } from './client-signal'
 import { OriginEras } from './protocol/origin-eras'
@@ -371,4 +371,14 @@ export class Exchange {
 /** The id as it appears in log rows: its JSON token, cut at 80 characters. */
 export function idLabel(id: RawId): string {
   return id.raw.length > 80 ? id.raw.slice(0, 80) : id.raw
+}
+
+/**
+ * True when the POST is a 2026-07-28 `subscriptions/listen`: a long-lived SSE stream that is
+ * forwarded with no timeout at all (docs/protocol-rules.md M6, vector 141); the client ends
+ * it by disconnecting, which cancels the origin request.
+ */
+export function isListen(ex: Exchange): boolean {
+  for (const p of ex.pending.values()) if (p.method === 'subscriptions/listen') return true
+  return false
 }

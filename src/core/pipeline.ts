@@ -21,7 +21,7 @@ import { answerRow, Exchange, headerMemos, idLabel, originEras, pinBook, type Ed
 import { respondToBatch } from './batch'
 import { toolsCallContext, traced } from './call-context'
 import { toWire, wireResponse, type AccessDenial, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
-import { gradeHeader } from './grading/grade-reply'
+import { gradeHeader } from './grade-table'
 import { gateRequest, gateWithoutId } from './gate/apply-access'
 import { forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { identityScopeKey, knownPrivateScope, privateScope } from './validation/caller-scope'

@@ -48,7 +48,7 @@ export { EdgeError, type EdgeErrorCode } from '../core/errors'
 export type { EdgeDeps, OriginTarget } from '../core/exchange'
 export { TextMetrics } from '../observe/text-metrics'
 export type { EdgeMetrics, EdgeTracer, PostFigures, TraceSpan } from '../core/ports'
-export type { Grade, GradeRow } from '../core/grading/grade-reply'
+export type { Grade, GradeRow } from '../core/grade-table'
 export {
   OriginReplyTooLargeError,
   OriginTimeoutError,

@@ -129,15 +129,15 @@ describe('one writer of JSON-RPC envelopes', () => {
  */
 const FLOORS: readonly (readonly string[])[] = [
   ['jsonrpc', 'errors', 'edge-response', 'client-signal', 'redact-url', 'work-slices'],
-  ['config-rules'],
+  ['config-rules', 'grade-table'],
   ['access'],
   ['settings'],
   ['config', 'local-answer', 'ports', 'sse', 'pinning'],
   ['observe', 'request', 'startup-report'],
   ['protocol', 'validation'],
-  ['grading'],
   ['exchange'],
   ['gate'],
+  ['grading'],
   ['forwarding'],
   ['batch', 'call-context', 'request-auth'],
   ['pipeline'],

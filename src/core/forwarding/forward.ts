@@ -1,19 +1,20 @@
 /**
  * @module core/forwarding/forward
- * Stages 6-8 for what the edge forwards: send the valid messages to the origin (origin-call.ts),
- * grade its reply per JSON-RPC id (reply-grader.ts; JSON in json-reply.ts, SSE event by event in
+ * Stages 6-8 for what the edge forwards: send the valid messages to the origin (forwarding/origin-call.ts),
+ * grade its reply per JSON-RPC id (core/grading: reply-grader.ts; JSON in json-reply.ts, SSE event by event in
  * sse-reply.ts), merge the local answers, and respond. Origin faults become gateway errors per id
  * (D9); every forwarded id is answered exactly once. GET and DELETE: pass-through.ts.
  */
 import { ErrorCode } from '../jsonrpc/jsonrpc'
-import { gradeHeader } from '../grading/grade-reply'
+import { gradeHeader } from '../grade-table'
 import { answerRow, type Exchange } from '../exchange'
 import { toWire, wireResponse } from '../local-answer'
 import { edgeResponse, type EdgeResponse, type RequestHeaders } from '../edge-response'
-import { callOrigin, isSse, readRefusal, relayHeaders, relaySessionOnly } from './origin-call'
-import { ReplyGrader } from './reply-grader'
-import { answerRefusedReply, clientGone, gradeJsonReply, respondJson } from './json-reply'
-import { streamReply } from './sse-reply'
+import { callOrigin } from './origin-call'
+import { isSse, readRefusal, relayHeaders, relaySessionOnly } from '../grading/origin-reply'
+import { ReplyGrader } from '../grading/reply-grader'
+import { answerRefusedReply, clientGone, gradeJsonReply, respondJson } from '../grading/json-reply'
+import { streamReply } from '../grading/sse-reply'
 
 export { callOrigin, type OriginCall } from './origin-call'
 export { handlePassThrough } from './pass-through'

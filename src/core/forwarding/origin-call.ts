@@ -2,15 +2,15 @@
  * @module core/forwarding/origin-call
  * Stage 6, the origin call: one POST to the origin with the client's headers (hop-by-hop ones
  * dropped), `ORIGIN_TIMEOUT_MS` and `MAX_REPLY_BYTES`, and what the edge reads of the reply's
- * headers (which to relay, JSON or SSE, a refusal's JSON-RPC error). A failed call is a
+ * headers is grading/origin-reply.ts. A failed call is a
  * {@link GatewayFault} (docs/design.md D9).
  */
 import { originCause } from '../observe/origin-cause'
-import { ErrorCode, isObject } from '../jsonrpc/jsonrpc'
+import { ErrorCode } from '../jsonrpc/jsonrpc'
 import { OriginTimeoutError, type OriginReply } from '../ports'
-import { isResponse } from '../grading/grade-reply'
+import { isSse } from '../grading/origin-reply'
 import { LinkSignal, type ClientSignal } from '../client-signal'
-import type { Exchange } from '../exchange'
+import { isListen, type Exchange } from '../exchange'
 import type { GatewayFault } from '../local-answer'
 import { type RequestHeaders } from '../edge-response'
 
@@ -29,8 +29,6 @@ const DROP_REQUEST = new Set([
   'accept-encoding',
   'expect',
 ])
-/** Reply headers relayed to the client. */
-const RELAY_REPLY = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'cache-control', 'www-authenticate', 'retry-after', 'allow']
 
 /**
  * The browser-context request headers: what a browser says about the page that made the request
@@ -67,16 +65,6 @@ export function forwardHeaders(headers: RequestHeaders, keepBrowserContext = fal
     if (isMirror(name) && !checkedMirrors.includes(name)) return
     out[name] = value
   })
-  return out
-}
-
-/** The origin's reply headers to relay to the client (content type, session, version, caching, auth challenge). */
-export function relayHeaders(reply: OriginReply): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const h of RELAY_REPLY) {
-    const v = reply.headers[h]
-    if (v !== undefined) out[h] = v
-  }
   return out
 }
 
@@ -164,58 +152,4 @@ export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: st
     }
     return { kind: 'gateway', code: e instanceof OriginTimeoutError ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable }
   }
-}
-
-/**
- * True when the POST is a 2026-07-28 `subscriptions/listen`: a long-lived SSE stream that is
- * forwarded with no timeout at all (docs/protocol-rules.md M6, vector 141); the client ends
- * it by disconnecting, which cancels the origin request.
- */
-export function isListen(ex: Exchange): boolean {
-  for (const p of ex.pending.values()) if (p.method === 'subscriptions/listen') return true
-  return false
-}
-
-/** True when the origin answered with an SSE stream (`text/event-stream`). */
-export function isSse(reply: OriginReply): boolean {
-  return (reply.headers['content-type'] ?? '').toLowerCase().includes('text/event-stream')
-}
-
-/** True when the origin's reply says it is JSON. */
-export function isJson(reply: OriginReply): boolean {
-  return (reply.headers['content-type'] ?? '').toLowerCase().includes('json')
-}
-
-/** Only the origin's `mcp-session-id` header, when it sent one. */
-export function relaySessionOnly(reply: OriginReply): Record<string, string> {
-  const sid = reply.headers['mcp-session-id']
-  return sid ? { 'mcp-session-id': sid } : {}
-}
-
-/**
- * A non-2xx origin answer whose body is one JSON-RPC error object (e.g. 400 -32000 "Mcp-Session-Id
- * header is required", 404 -32001 "Session not found", 2026-07-28 400 -32020..-32022): its text
- * and code. Null for anything else (HTML, empty, not JSON-RPC); the body is consumed either way.
- */
-export async function readRefusal(reply: OriginReply): Promise<{ text: string; code: number; msg: Record<string, unknown> } | null> {
-  let text = ''
-  try {
-    if (isJson(reply)) text = await reply.text()
-    else reply.discard()
-  } catch {
-    return null
-  }
-  let msg: unknown
-  try {
-    msg = text ? JSON.parse(text) : undefined
-  } catch {
-    return null
-  }
-  if (!isResponse(msg) || !isObject(msg.error)) return null
-  return { text, code: msg.error.code as number, msg }
-}
-
-/** True for the timeout errors of the origin clients (core's own, undici's body timeout by name). */
-export function isTimeout(e: unknown): boolean {
-  return e instanceof OriginTimeoutError || (e instanceof Error && /Timeout/i.test(e.name))
 }

@@ -11,7 +11,8 @@ import { unsupportedVersion } from '../protocol/protocol-refusals'
 import { pinBook, type EdgeDeps, type OriginTarget } from '../exchange'
 import { localResponse } from '../local-answer'
 import { edgeResponse, type EdgeResponse, type RequestHeaders } from '../edge-response'
-import { forwardHeaders, isSse, ORIGIN_AUTH_CAUSE, refusesEdgeCredential, relayHeaders } from './origin-call'
+import { forwardHeaders, ORIGIN_AUTH_CAUSE, refusesEdgeCredential } from './origin-call'
+import { isSse, relayHeaders } from '../grading/origin-reply'
 import { isMessageEvent } from '../sse/sse-event'
 
 /**

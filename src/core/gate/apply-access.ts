@@ -4,7 +4,7 @@
  * points, each called from one place, so other gates (tool pinning) chain next to them; access
  * runs first, so a tool it hides is invisible to everything after it:
  * - {@link filterToolsListReply}: the `tools/list` result filter, called by the reply grader
- *   (forwarding/reply-grader.ts) for every response it relays (JSON body, SSE event, batch
+ *   (grading/reply-grader.ts) for every response it relays (JSON body, SSE event, batch
  *   element, every page) before the edge learns from it;
  * - {@link gateRequest}: the request gate, called by stage 5 (pipeline.ts `decide`) for every
  *   JSON-RPC request, single or batch element, before validation and forwarding.

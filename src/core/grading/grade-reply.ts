@@ -12,23 +12,7 @@
 import { withEdgeFailure } from '../jsonrpc/edge-failure'
 import { isObject, responseText, resultText, toRawId, type RawId } from '../jsonrpc/jsonrpc'
 import { memberText, scanJsonText } from '../jsonrpc/json-scan'
-
-/** Grades of docs/design.md §6. */
-export type Grade = 'ok' | 'tool_error' | 'rpc_error' | 'rejected' | 'origin_error' | 'missing' | 'unvalidated'
-
-/** Per-id line of the grade table (one log line per POST holds them all). */
-export interface GradeRow {
-  id: string
-  method: string
-  tool?: string
-  grade: Grade
-  code?: number
-  isError?: boolean
-  answeredBy: 'edge' | 'origin'
-  originMs?: number
-  /** Set when `tool` names no tool of the origin (then counted as `_unknown` in metrics). */
-  unknownTool?: boolean
-}
+import type { ForwardedRequest, Grade } from '../grade-table'
 
 function failureFlag(o: Record<string, unknown>): boolean {
   return o.success === false || o.ok === false || o.status === 'error' || o.status === 'failed'
@@ -97,15 +81,6 @@ export function hidesFailure(result: Record<string, unknown>): boolean {
     for (const inner of [o.data, o.result]) if (isObject(inner) && failureFlag(inner)) return true
   }
   return false
-}
-
-/** What the edge knows about the request a reply answers. */
-export interface ForwardedRequest {
-  id: RawId
-  method: string
-  tool?: string
-  /** True when the call went out without a usable schema (D8, D16). */
-  unvalidated: boolean
 }
 
 /** Options that change grading (docs/design.md §8). */
@@ -211,18 +186,4 @@ function idOf(msg: Record<string, unknown>, sourceText: string, req: ForwardedRe
     return toRawId(msg.id, memberText(sourceText, el, 'id')) ?? req.id
   }
   return toRawId(msg.id) ?? req.id
-}
-
-const GRADE_ORDER: readonly Grade[] = ['ok', 'tool_error', 'rpc_error', 'rejected', 'origin_error', 'missing', 'unvalidated']
-
-/** Compact `MCP-Edge-Grade` header value, e.g. `ok=2 tool_error=1` (grades in a fixed order). */
-export function gradeHeader(rows: GradeRow[]): string {
-  if (rows.length === 1) return `${rows[0]!.grade}=1`
-  let out = ''
-  for (const g of GRADE_ORDER) {
-    let n = 0
-    for (const r of rows) if (r.grade === g) n++
-    if (n > 0) out += (out ? ' ' : '') + g + '=' + n
-  }
-  return out
 }

@@ -170,7 +170,7 @@ export class DigestMemo {
 
   /**
    * Lists already digested, by the array the reply's parse gave: the responses of one reply that
-   * carry the same list text share one parse (forwarding/reply-grader.ts), so a batch of 100
+   * carry the same list text share one parse (grading/reply-grader.ts), so a batch of 100
    * `tools/list` canonicalizes its tools once, not 100 times. Held only while the array is.
    */
   private readonly lists = new WeakMap<readonly unknown[], Promise<unknown>>()

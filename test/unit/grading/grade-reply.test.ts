@@ -4,7 +4,8 @@
  * bytes kept, and the `MCP-Edge-Grade` header.
  */
 import { describe, expect, it } from 'vitest'
-import { gradeHeader, gradeResponse, hidesFailure, isResponse, markIsError, type ForwardedRequest, type GradeRow } from '../../../src/core/grading/grade-reply'
+import { gradeResponse, hidesFailure, isResponse, markIsError } from '../../../src/core/grading/grade-reply'
+import type { ForwardedRequest } from '../../../src/core/grade-table'
 import { toRawId } from '../../../src/core/jsonrpc/jsonrpc'
 
 const call: ForwardedRequest = { id: toRawId(12345678901234567890, '12345678901234567890')!, method: 'tools/call', tool: 't', unvalidated: false }
@@ -140,13 +141,5 @@ describe('markIsError', () => {
   it('sets an existing isError member or adds one, changing nothing else', () => {
     expect(markIsError('{"jsonrpc":"2.0","id":1,"result":{"isError":false,"a":1}}')).toBe('{"jsonrpc":"2.0","id":1,"result":{"isError":true,"a":1}}')
     expect(markIsError('{"jsonrpc":"2.0","id":1,"result":{}}')).toBe('{"jsonrpc":"2.0","id":1,"result":{"isError":true}}')
-  })
-})
-
-describe('gradeHeader', () => {
-  const row = (grade: GradeRow['grade']): GradeRow => ({ id: '1', method: 'm', grade, answeredBy: 'edge' })
-  it('one row: its grade; several: counts in a fixed order', () => {
-    expect(gradeHeader([row('missing')])).toBe('missing=1')
-    expect(gradeHeader([row('unvalidated'), row('ok'), row('rejected'), row('ok')])).toBe('ok=2 rejected=1 unvalidated=1')
   })
 })

@@ -1,5 +1,5 @@
 /**
- * @module core/forwarding/sse-reply
+ * @module core/grading/sse-reply
  * Stage 7-8 for an SSE reply: the origin's stream relayed event by event (sse/sse-transform.ts),
  * each response event graded per id as it passes, local answers sent first, open ids closed when
  * the stream stops. Never buffers beyond one event.
@@ -10,9 +10,9 @@ import { nestsDeeperThan, scanJsonText } from '../jsonrpc/json-scan'
 import type { OriginReply } from '../ports'
 import { transformSse } from '../sse/sse-transform'
 import { formatEvent, isMessageEvent, type SseEvent } from '../sse/sse-event'
-import { idLabel, pinBook, type Exchange } from '../exchange'
+import { idLabel, isListen, pinBook, type Exchange } from '../exchange'
 import { edgeResponse, type ByteSource, type EdgeResponse } from '../edge-response'
-import { isListen, isTimeout, relayHeaders, relaySessionOnly } from './origin-call'
+import { isTimeout, relayHeaders, relaySessionOnly } from './origin-reply'
 import { respondJson } from './json-reply'
 import type { ReplyGrader } from './reply-grader'
 

@@ -1,5 +1,5 @@
 /**
- * @module core/forwarding/learn-from-replies
+ * @module core/grading/learn-from-replies
  * What the validation side does with the origin's replies, called from reply-grader.ts where a reply
  * to a forwarded request is graded (one call per hook, so grading stays readable):
  * - {@link onToolsListReply}: learn the schemas of every `tools/list` page that passes through
@@ -8,9 +8,9 @@
  * - {@link onToolsCallReply}: the D12 output-schema check (./output-schema).
  */
 import type { Exchange, Pending } from '../exchange'
-import type { GradedResponse } from '../grading/grade-reply'
+import type { GradedResponse } from './grade-reply'
 import { isObject } from '../jsonrpc/jsonrpc'
-import { checkOutputSchema } from '../grading/output-schema'
+import { checkOutputSchema } from './output-schema'
 import { listScope, PUBLIC_SCOPE } from '../validation/caller-scope'
 
 /**

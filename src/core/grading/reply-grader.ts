@@ -1,11 +1,12 @@
 /**
- * @module core/forwarding/reply-grader
+ * @module core/grading/reply-grader
  * Stage 7: the messages of one origin reply graded against the ids the edge forwarded (JSON body
  * or SSE events alike), each id answered exactly once; what is left open gets its gateway error.
  */
 import { ErrorCode, errorText, isObject, toRawId } from '../jsonrpc/jsonrpc'
 import { memberText, scanJsonText } from '../jsonrpc/json-scan'
-import { gradeResponse, isResponse, type GradeRow } from '../grading/grade-reply'
+import { gradeResponse, isResponse } from './grade-reply'
+import type { GradeRow } from '../grade-table'
 import type { SseEndReason } from '../sse/sse-event'
 import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
 import { idLabel, originEras, pinBook, type Exchange, type Pending } from '../exchange'
@@ -104,7 +105,7 @@ export class ReplyGrader {
     const first = key === null ? undefined : this.lists.get(key)
     if (first) msg = { ...msg, result: first }
     else if (key !== null) this.lists.set(key, msg.result as Record<string, unknown>)
-    // Validation hooks (src/core/forwarding/learn-from-replies.ts): learn tools/list pages in the background; D12 output schema.
+    // Validation hooks (src/core/grading/learn-from-replies.ts): learn tools/list pages in the background; D12 output schema.
     if (!first) onToolsListReply(ex, p, msg)
     const checked = onToolsCallReply(
       ex,

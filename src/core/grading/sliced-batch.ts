@@ -1,5 +1,5 @@
 /**
- * @module core/forwarding/sliced-batch
+ * @module core/grading/sliced-batch
  * A large JSON-array reply (an origin's answer to a batch) read in slices of a {@link WorkSlices}
  * budget, yielding to the event loop between them: UTF-8 decoding, the pass that finds each
  * element and checks the nesting bound, and one `JSON.parse` per element. Each of these, done over

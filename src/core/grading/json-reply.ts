@@ -1,15 +1,15 @@
 /**
- * @module core/forwarding/json-reply
+ * @module core/grading/json-reply
  * Stage 7-8 for a JSON reply: the origin's body read (bounded by `MAX_REPLY_BYTES` and
  * `MAX_JSON_DEPTH`), each response in it graded per id, the local answers merged in front, one
  * JSON answer with `MCP-Edge-Grade`. Also a refusing origin (non-2xx) and a client that left.
  */
 import { outlineJson } from '../jsonrpc/json-outline'
 import { OriginReplyTooLargeError, type OriginReply } from '../ports'
-import { gradeHeader } from '../grading/grade-reply'
+import { gradeHeader } from '../grade-table'
 import { idLabel, JSON_HEADERS, originEras, type Exchange } from '../exchange'
 import { edgeResponse, type EdgeResponse } from '../edge-response'
-import { isTimeout, readRefusal, relayHeaders, relaySessionOnly } from './origin-call'
+import { isTimeout, readRefusal, relayHeaders, relaySessionOnly } from './origin-reply'
 import type { ReplyGrader } from './reply-grader'
 import { readBatchInSlices, startsArray, type SlicedBatch } from './sliced-batch'
 import { SLICE_CHARS, WorkSlices } from '../work-slices'
