@@ -145,5 +145,77 @@ describe('connection bounds on node', () => {
 
   it('REQUEST_TIMEOUT_MS below HEADERS_TIMEOUT_MS is refused', () => {
     expect(() => loadConnectionBounds({ HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '1000' })).toThrow('REQUEST_TIMEOUT_MS=1000: expected at least HEADERS_TIMEOUT_MS (2000)')
+    expect(() => loadConnectionBounds({}, { headersTimeoutMs: 2000, requestTimeoutMs: 1000 })).toThrow('REQUEST_TIMEOUT_MS=1000: expected at least HEADERS_TIMEOUT_MS (2000)')
+  })
+})
+
+// startEdge's typed options (NodeServerOptions, docs/library.md) reach the server and win over the
+// variables: the variables below are the defaults' far looser bounds.
+describe('connection bounds given as startEdge options', () => {
+  let edge: RunningEdge
+  const all: SlowSocket[] = []
+  beforeAll(async () => {
+    edge = await startEdge({
+      env: {
+        ORIGIN_URL: 'http://127.0.0.1:9/mcp',
+        STORE_FILE: 'memory',
+        MAX_CONNECTIONS: '10000',
+        HEADERS_TIMEOUT_MS: '10000',
+        REQUEST_TIMEOUT_MS: '30000',
+        KEEP_ALIVE_TIMEOUT_MS: '5000',
+      },
+      port: 0,
+      maxConnections: 5,
+      headersTimeoutMs: 400,
+      requestTimeoutMs: 800,
+      keepAliveTimeoutMs: 250,
+      log: () => undefined,
+    })
+  })
+  afterAll(async () => {
+    for (const e of all) e.s.destroy()
+    await edge?.close()
+  })
+
+  it('maxConnections and headersTimeoutMs: past 5 connections closed on accept, slow headers 408 after 400 ms', async () => {
+    expect(edge.nodeConfig).toMatchObject({ maxConnections: 5, headersTimeoutMs: 400, requestTimeoutMs: 800, keepAliveTimeoutMs: 250 })
+    const slow = await Promise.all(Array.from({ length: 8 }, () => openSlow(edge.port, HEAD)))
+    all.push(...slow)
+    expect(await until(() => slow.filter((e) => e.closedAt !== undefined && e.data === '').length >= 3, 3000)).toBe(true)
+    // The held ones get the header deadline's 408 long before the variable's 10 s.
+    expect(await until(() => slow.every((e) => e.closedAt !== undefined), 3000)).toBe(true)
+    const held = slow.filter((e) => e.data !== '')
+    expect(held.length).toBe(5)
+    for (const e of held) expect(e.data).toMatch(/^HTTP\/1\.1 408 /)
+    expect(await healthz(edge)).toBe(200)
+  })
+
+  it('requestTimeoutMs: a trickling body is answered 408 after 800 ms', async () => {
+    const e = await openSlow(edge.port, `${HEAD}Content-Length: 100\r\n\r\n`)
+    all.push(e)
+    const drip = setInterval(() => e.closedAt === undefined && e.s.write('['), 100)
+    try {
+      expect(await until(() => e.closedAt !== undefined, 4000)).toBe(true)
+    } finally {
+      clearInterval(drip)
+    }
+    expect(e.data).toMatch(/^HTTP\/1\.1 408 /)
+    expect(e.closedAt! - e.opened).toBeGreaterThanOrEqual(750)
+  })
+
+  it("keepAliveTimeoutMs: an idle kept-alive connection is closed after 250 ms, not the variable's 5 s", async () => {
+    const e = await openSlow(edge.port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    all.push(e)
+    expect(await until(() => e.data.includes('\r\n\r\n'), 2000)).toBe(true)
+    expect(await until(() => e.closedAt !== undefined, 3000)).toBe(true)
+  })
+
+  it('a bad option stops the start naming the option and its variable', async () => {
+    const err = await startEdge({ env: { ORIGIN_URL: 'http://127.0.0.1:9/mcp', STORE_FILE: 'memory' }, port: 0, maxConnections: 0, log: () => undefined }).then(
+      (e) => e.close().then(() => null),
+      (e: unknown) => e
+    )
+    expect(err).toBeInstanceOf(ConfigError)
+    expect((err as Error).message).toBe('maxConnections=0 (MAX_CONNECTIONS): expected an integer >= 1 (connections)')
   })
 })
