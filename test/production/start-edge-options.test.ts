@@ -73,6 +73,15 @@ describe('startEdge: the store options', () => {
     }
   })
 
+  it('an empty STORE_PREFIX means its default, as every empty variable does (the store read it apart and refused it)', async () => {
+    const edge = await startEdge({ env: { ORIGIN_URL: ORIGIN, STORE_URL: redis.url, STORE_PREFIX: '' }, port: 0, log: () => undefined })
+    try {
+      expect(edge.storeName).toBe(`redis ${redis.url} prefix mcp-edge:`)
+    } finally {
+      await edge.close()
+    }
+  })
+
   it('storeUrl with STORE_FILE, or with storeFile, is refused naming both', async () => {
     for (const opts of [
       { env: { ORIGIN_URL: ORIGIN, STORE_FILE: join(dir, 'a.json') }, storeUrl: redis.url },
