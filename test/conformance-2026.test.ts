@@ -2,7 +2,7 @@
  * The official MCP conformance suite at the frozen requirements of 2026-07-28
  * (@modelcontextprotocol/conformance 0.2.0-alpha, the devDependency `conformance-next`:
  * `conformance server --requirements 2026-07-28`, 37 scored server scenarios plus the ones it runs
- * unscored) against the demo origin with its 2026-07-28 fixtures (demo/fixtures-2026.ts): directly,
+ * unscored) against the demo origin with its 2026-07-28 fixtures (packages/cli/demo/fixtures-2026.ts): directly,
  * through the edge on Node, and through the Worker bundle in workerd under Miniflare. The three runs
  * go at once; a target with failures runs once more on its own (a loaded 2-core machine). Every
  * scored scenario must pass on every target, every scenario (scored or not) must get the same

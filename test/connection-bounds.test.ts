@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEdge, type RunningEdge } from '../src/adapters/node/index'
 import { ConfigError } from '../src/core/config'
 import { checkingIntervalMs, loadConnectionBounds } from '../src/adapters/node/connection-bounds'
+import type { NodeServerOptions } from '../src/adapters/node/node-config'
 import { pollUntil } from './helpers/wait'
 
 const HEAD = 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n'
@@ -54,31 +55,51 @@ async function healthz(edge: RunningEdge): Promise<number> {
   }
 }
 
-describe('connection bounds on node', () => {
-  let edge: RunningEdge
+/** A POST whose body trickles a byte every 100 ms until the edge closes it (or 4 s pass). */
+async function trickledBody(port: number, all: SlowSocket[]): Promise<SlowSocket> {
+  const e = await openSlow(port, `${HEAD}Content-Length: 100\r\n\r\n`)
+  all.push(e)
+  const drip = setInterval(() => e.closedAt === undefined && e.s.write('['), 100)
+  try {
+    expect(await until(() => e.closedAt !== undefined, 4000)).toBe(true)
+  } finally {
+    clearInterval(drip)
+  }
+  expect(e.data).toMatch(/^HTTP\/1\.1 408 /)
+  return e
+}
+
+/** A kept-alive connection answered once, then idle until the edge closes it (or 3 s pass); resolves with the ms it stayed open after its answer. */
+async function idleAfterAnswer(port: number, all: SlowSocket[]): Promise<number> {
+  const e = await openSlow(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+  all.push(e)
+  expect(await until(() => e.data.includes('\r\n\r\n'), 2000)).toBe(true)
+  const answered = Date.now()
+  expect(e.data).toMatch(/^HTTP\/1\.1 200 /)
+  expect(await until(() => e.closedAt !== undefined, 3000)).toBe(true)
+  return e.closedAt! - answered
+}
+
+/** The edge of the enclosing describe: started before its tests with `env` (and `options`), closed after them with every socket in `all`. */
+function edgeFor(env: Record<string, string>, options: NodeServerOptions = {}): { edge: () => RunningEdge; all: SlowSocket[] } {
+  let edge: RunningEdge | undefined
   const all: SlowSocket[] = []
   beforeAll(async () => {
-    edge = await startEdge({
-      env: {
-        ORIGIN_URL: 'http://127.0.0.1:9/mcp',
-        STORE_FILE: 'memory',
-        MAX_CONNECTIONS: '50',
-        HEADERS_TIMEOUT_MS: '500',
-        REQUEST_TIMEOUT_MS: '1000',
-        KEEP_ALIVE_TIMEOUT_MS: '300',
-      },
-      port: 0,
-      log: () => undefined,
-    })
+    edge = await startEdge({ env: { ORIGIN_URL: 'http://127.0.0.1:9/mcp', STORE_FILE: 'memory', ...env }, port: 0, log: () => undefined, ...options })
   })
   afterAll(async () => {
     for (const e of all) e.s.destroy()
     await edge?.close()
   })
+  return { edge: () => edge!, all }
+}
+
+describe('connection bounds on node', () => {
+  const fx = edgeFor({ MAX_CONNECTIONS: '50', HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '1000', KEEP_ALIVE_TIMEOUT_MS: '300' })
 
   it('holds at most MAX_CONNECTIONS; slow headers get 408 and are closed after HEADERS_TIMEOUT_MS; then normal clients are served', async () => {
-    const slow = await Promise.all(Array.from({ length: 60 }, () => openSlow(edge.port, HEAD)))
-    all.push(...slow)
+    const slow = await Promise.all(Array.from({ length: 60 }, () => openSlow(fx.edge().port, HEAD)))
+    fx.all.push(...slow)
     // The 10 past the cap are closed on accept: with no answer at all, where the header deadline
     // answers 408 (so which bound closed them shows without timing them; 3 s only bounds a hang).
     expect(await until(() => slow.filter((e) => e.closedAt !== undefined).length >= 10, 3000)).toBe(true)
@@ -96,30 +117,16 @@ describe('connection bounds on node', () => {
       expect(e.data).toMatch(/^HTTP\/1\.1 408 /)
       expect(e.closedAt! - e.opened).toBeGreaterThanOrEqual(450)
     }
-    expect(await healthz(edge)).toBe(200)
+    expect(await healthz(fx.edge())).toBe(200)
   })
 
   it('a body that trickles is answered 408 and closed after REQUEST_TIMEOUT_MS', async () => {
-    const e = await openSlow(edge.port, `${HEAD}Content-Length: 100\r\n\r\n`)
-    all.push(e)
-    const drip = setInterval(() => e.closedAt === undefined && e.s.write('['), 100)
-    try {
-      expect(await until(() => e.closedAt !== undefined, 4000)).toBe(true)
-    } finally {
-      clearInterval(drip)
-    }
-    expect(e.data).toMatch(/^HTTP\/1\.1 408 /)
+    const e = await trickledBody(fx.edge().port, fx.all)
     expect(e.closedAt! - e.opened).toBeGreaterThanOrEqual(950)
   })
 
   it('an idle kept-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
-    const e = await openSlow(edge.port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
-    all.push(e)
-    expect(await until(() => e.data.includes('\r\n\r\n'), 2000)).toBe(true)
-    const answered = Date.now()
-    expect(e.data).toMatch(/^HTTP\/1\.1 200 /)
-    expect(await until(() => e.closedAt !== undefined, 3000)).toBe(true)
-    expect(e.closedAt! - answered).toBeGreaterThanOrEqual(250)
+    expect(await idleAfterAnswer(fx.edge().port, fx.all)).toBeGreaterThanOrEqual(250)
   })
 
   it('defaults: 10,000 connections, 10 s headers, 30 s request, 5 s keep-alive; checked every 2.5 s', () => {
@@ -145,5 +152,46 @@ describe('connection bounds on node', () => {
 
   it('REQUEST_TIMEOUT_MS below HEADERS_TIMEOUT_MS is refused', () => {
     expect(() => loadConnectionBounds({ HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '1000' })).toThrow('REQUEST_TIMEOUT_MS=1000: expected at least HEADERS_TIMEOUT_MS (2000)')
+    expect(() => loadConnectionBounds({}, { headersTimeoutMs: 2000, requestTimeoutMs: 1000 })).toThrow('REQUEST_TIMEOUT_MS=1000: expected at least HEADERS_TIMEOUT_MS (2000)')
+  })
+})
+
+// startEdge's typed options (NodeServerOptions, docs/library.md) reach the server and win over the
+// variables: the variables below are the defaults' far looser bounds.
+describe('connection bounds given as startEdge options', () => {
+  const fx = edgeFor(
+    { MAX_CONNECTIONS: '10000', HEADERS_TIMEOUT_MS: '10000', REQUEST_TIMEOUT_MS: '30000', KEEP_ALIVE_TIMEOUT_MS: '5000' },
+    { maxConnections: 5, headersTimeoutMs: 400, requestTimeoutMs: 800, keepAliveTimeoutMs: 250 }
+  )
+
+  it('maxConnections and headersTimeoutMs: past 5 connections closed on accept, slow headers 408 after 400 ms', async () => {
+    expect(fx.edge().nodeConfig).toMatchObject({ maxConnections: 5, headersTimeoutMs: 400, requestTimeoutMs: 800, keepAliveTimeoutMs: 250 })
+    const slow = await Promise.all(Array.from({ length: 8 }, () => openSlow(fx.edge().port, HEAD)))
+    fx.all.push(...slow)
+    expect(await until(() => slow.filter((e) => e.closedAt !== undefined && e.data === '').length >= 3, 3000)).toBe(true)
+    // The held ones get the header deadline's 408 long before the variable's 10 s.
+    expect(await until(() => slow.every((e) => e.closedAt !== undefined), 3000)).toBe(true)
+    const held = slow.filter((e) => e.data !== '')
+    expect(held.length).toBe(5)
+    for (const e of held) expect(e.data).toMatch(/^HTTP\/1\.1 408 /)
+    expect(await healthz(fx.edge())).toBe(200)
+  })
+
+  it("requestTimeoutMs: a trickling body is answered 408 after 800 ms, not the variable's 30 s", async () => {
+    const e = await trickledBody(fx.edge().port, fx.all)
+    expect(e.closedAt! - e.opened).toBeGreaterThanOrEqual(750)
+  })
+
+  it("keepAliveTimeoutMs: an idle kept-alive connection is closed after 250 ms, not the variable's 5 s", async () => {
+    expect(await idleAfterAnswer(fx.edge().port, fx.all)).toBeGreaterThanOrEqual(200)
+  })
+
+  it('a bad option stops the start naming the option and its variable', async () => {
+    const err = await startEdge({ env: { ORIGIN_URL: 'http://127.0.0.1:9/mcp', STORE_FILE: 'memory' }, port: 0, maxConnections: 0, log: () => undefined }).then(
+      (e) => e.close().then(() => null),
+      (e: unknown) => e
+    )
+    expect(err).toBeInstanceOf(ConfigError)
+    expect((err as Error).message).toBe('maxConnections=0 (MAX_CONNECTIONS): expected an integer >= 1 (connections)')
   })
 })

@@ -53,6 +53,17 @@ export function showValue(value: string): string {
   return v.length > 80 ? `${v.slice(0, 80)}...` : v
 }
 
+/** A caller scope as written: `public`, or a private scope `u-` and 64 lower-case hex digits (core/validation/caller-scope.ts `privateScope`). */
+const CALLER_SCOPE = /^(?:public|u-[0-9a-f]{64})$/
+
+/** What a caller scope must be, as an error says it (the admin API's `?scope=`, `mcp-edge tools --scope`). */
+export const CALLER_SCOPE_EXPECTED = '"public" or a private scope "u-" followed by 64 lower-case hex digits'
+
+/** Whether `s` is a caller scope: `public` or `u-` and 64 lower-case hex digits (what core/validation/caller-scope.ts `privateScope` gives). */
+export function isCallerScope(s: string): boolean {
+  return CALLER_SCOPE.test(s)
+}
+
 /**
  * The path rule for an origin name (the segment after the mount point): URL-unreserved
  * characters only (RFC 3986 section 2.3), and not a dot segment (`.`, `..`), which URL parsing

@@ -14,4 +14,4 @@ export { createNodeListener, responseCloseSignal, writeEdgeResponse } from '../a
 export { createUndiciOriginClient } from '../adapters/node/origin-client'
 export { classifyStoreText, FileKv, inDefaultFolder, StoreFileError, type ClassifyOptions, type FileKvOptions, type StoreText } from '../stores/file-kv'
 export { StoreLockedError } from '../stores/store-lock'
-export { openNodeStore, type NodeStore } from '../stores/node-store'
+export { openNodeStore, type NodeStore, type NodeStoreSettings } from '../stores/node-store'

@@ -22,7 +22,7 @@ export { publicIssues, type PublicIssue } from '../core/validation/error-message
 export { errorText, isObject, requestMessage, toRawId } from '../core/jsonrpc/jsonrpc'
 export { SchemaUnusableError, type KvStore, type ValidatorEngine, type CompiledValidator, type ValidationIssue } from '../core/ports'
 export { ConfigError, loadConfig, showValue } from '../core/config'
-export { isOriginName, ORIGIN_NAME_EXPECTED } from '../core/config-rules'
+export { CALLER_SCOPE_EXPECTED, isCallerScope, isOriginName, ORIGIN_NAME_EXPECTED } from '../core/config-rules'
 export { governanceOf, governanceText, unknownVariables, unknownVariableText, type Governance, type UnknownVariable } from '../core/startup-report'
 export { SETTINGS, flagHelp, flagOf, type Setting } from '../core/settings'
 export { redactUrl } from '../core/redact-url'

@@ -37,6 +37,7 @@ import { isObject } from '../core/jsonrpc/jsonrpc'
 import { ALL_VERSIONS, isKnownVersion, isModern, newestFirst, type ProtocolVersion } from '../core/jsonrpc/versions'
 import { pullOriginTools } from '../core/call-context'
 import { PUBLIC_SCOPE } from '../core/validation/caller-scope'
+import { CALLER_SCOPE_EXPECTED, isCallerScope } from '../core/config-rules'
 import type { ToolRecord } from '../core/validation/tool-record'
 import {
   deleteStoredTool,
@@ -63,8 +64,6 @@ export interface EntryProblem {
   name?: string
   problem: string
 }
-
-const SCOPE = /^(public|u-[0-9a-f]{64})$/
 
 function shortName(v: unknown): string | undefined {
   return typeof v === 'string' ? boundText(v) : undefined
@@ -171,7 +170,7 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     const origin = originOf(deps, c.req.param('origin') ?? '')
     if (origin === null) return fail(c, 404, 'unknown origin: use "default" (ORIGIN_URL) or a name of ORIGINS')
     const scope = c.req.query('scope') ?? PUBLIC_SCOPE
-    if (!SCOPE.test(scope)) return fail(c, 400, 'scope must be "public" or a private scope "u-" followed by 64 lower-case hex digits')
+    if (!isCallerScope(scope)) return fail(c, 400, `scope must be ${CALLER_SCOPE_EXPECTED}`)
     return { deps, origin, scope }
   }
 

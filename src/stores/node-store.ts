@@ -1,23 +1,41 @@
 /**
  * @module stores/node-store
- * Which store the Node entry runs on, from its variables (docs/stores.md):
- * - `STORE_URL=redis://...` (or `rediss://`): {@link RedisKv}, keys under `STORE_PREFIX`
- *   (default `mcp-edge:`), shared by every edge on that Redis;
- * - else `STORE_FILE=memory`: {@link MemoryKv}, nothing kept;
- * - else `STORE_FILE=<path>` (default `.edge-data/kv.json`): {@link FileKv}, one process per file;
- *   its folder must exist, except the default `.edge-data`, which is created.
+ * Which store the Node entry runs on, from its store settings (docs/stores.md), read once from the
+ * settings table (core/settings.ts, the `Store (Node)` rows) by the Node entry's `loadNodeConfig`
+ * and handed here:
+ * - `storeUrl` (`STORE_URL=redis://...` or `rediss://`): {@link RedisKv}, keys under
+ *   `storePrefix` (`STORE_PREFIX`), shared by every edge on that Redis;
+ * - else `storeFile` `memory`: {@link MemoryKv}, nothing kept;
+ * - else `storeFile` (`STORE_FILE=<path>`): {@link FileKv}, one process per file; its folder must
+ *   exist, except the default's (`.edge-data`), which is created.
  */
 import type { RateLimiter } from '../core/access/rate-limit'
 import { dirname, resolve } from 'node:path'
-import { ConfigError, showValue } from '../core/config'
+import { ConfigError } from '../core/config'
 import type { KvStore } from '../core/ports'
+import { settingsOf } from '../core/settings'
 import { FileKv, type FileKvOptions } from './file-kv'
-import { DEFAULT_REDIS_PREFIX } from './kv-rules'
 import { MemoryKv } from './memory-kv'
 import { redactUrl } from '../core/redact-url'
 
-/** The default `STORE_FILE`. */
-export const DEFAULT_STORE_FILE = '.edge-data/kv.json'
+/** The default `STORE_FILE`: the settings table's. */
+export const DEFAULT_STORE_FILE = settingsOf('node').find((s) => s.variable === 'STORE_FILE')!.default as string
+
+/**
+ * The store settings of the Node entry, as `loadNodeConfig` (adapters/node/node-config.ts) reads
+ * them from the settings table (their rules checked there: a `redis:`/`rediss:` URL with a host, a
+ * prefix without white space, not both a URL and a file).
+ */
+export interface NodeStoreSettings {
+  /** The embedded store's file, or `memory` (`STORE_FILE`). */
+  storeFile: string
+  /** The shared Redis store (`STORE_URL`); null: the embedded one. */
+  storeUrl: string | null
+  /** Prefix of the Redis keys (`STORE_PREFIX`). */
+  storePrefix: string
+  /** With `storeUrl`: also open the Redis rate limiter every edge on that Redis shares (`RATE_LIMIT` set). */
+  sharedRateLimit?: boolean
+}
 
 /** A store the Node entry opened: `ready` before serving, `flush`/`close` on shutdown. */
 export interface NodeStore {
@@ -35,34 +53,19 @@ export interface NodeStore {
 }
 
 /**
- * Opens the store the variables select (see the module comment). The Redis store is loaded with
+ * Opens the store the settings select (see the module comment). The Redis store is loaded with
  * `import()` only when selected: ioredis is an optional peer dependency of the package (docs/library.md).
- * @throws ConfigError naming STORE_URL or STORE_PREFIX for a bad value, or both STORE_URL and STORE_FILE set
  * @throws StoreLockedError / StoreFileError from the file store (another edge holds the file, unreadable file)
  * @throws ConfigError naming STORE_URL when ioredis (an optional peer dependency) is not installed
  */
-export async function openNodeStore(env: Record<string, string | undefined>, fileOptions: FileKvOptions = {}): Promise<NodeStore> {
-  const url = env.STORE_URL
-  if (url !== undefined && url !== '') {
-    if (env.STORE_FILE !== undefined && env.STORE_FILE !== '')
-      throw new ConfigError(
-        `STORE_URL and STORE_FILE are both set (STORE_FILE=${showValue(env.STORE_FILE)}): set STORE_URL for a shared store or STORE_FILE for the embedded one, not both`,
-        'STORE_URL'
-      )
-    const expected = 'a redis:// or rediss:// URL with a host, such as redis://127.0.0.1:6379/0'
-    let parsed: URL
-    try {
-      parsed = new URL(url)
-    } catch {
-      throw ConfigError.bad('STORE_URL', redactUrl(url), expected)
-    }
-    if ((parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || parsed.hostname === '') throw ConfigError.bad('STORE_URL', redactUrl(url), expected)
-    const prefix = env.STORE_PREFIX ?? DEFAULT_REDIS_PREFIX
-    if (prefix === '' || /\s/.test(prefix)) throw ConfigError.bad('STORE_PREFIX', prefix, 'a non-empty prefix without white space, such as mcp-edge:')
+export async function openNodeStore(settings: NodeStoreSettings, fileOptions: FileKvOptions = {}): Promise<NodeStore> {
+  const url = settings.storeUrl
+  if (url !== null) {
+    const prefix = settings.storePrefix
     const { RedisKv } = await peer('STORE_URL', 'ioredis', () => import('./redis-kv'))
     const kv = new RedisKv({ url, prefix })
     // RATE_LIMIT budgets are shared by the edges on this Redis too (one connection of its own, keys `<prefix>rl:`).
-    const limiter = env.RATE_LIMIT?.trim() ? new (await import('./redis-rate-limit')).RedisRateLimiter({ url, prefix, variable: 'STORE_URL' }) : undefined
+    const limiter = settings.sharedRateLimit ? new (await import('./redis-rate-limit')).RedisRateLimiter({ url, prefix, variable: 'STORE_URL' }) : undefined
     return {
       kv,
       ...(limiter ? { rateLimiter: limiter } : {}),
@@ -80,7 +83,7 @@ export async function openNodeStore(env: Record<string, string | undefined>, fil
       },
     }
   }
-  const file = env.STORE_FILE || DEFAULT_STORE_FILE
+  const file = settings.storeFile
   if (file === 'memory') return { kv: new MemoryKv(), description: 'memory', ready: async () => {}, flush: async () => {}, close: async () => {} }
   // Only the default folder is created (the README's `npm start` on a fresh checkout); a STORE_FILE
   // in a missing folder is a typo more often than a wish, and is refused naming both.

@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../../src/core/config'
 import { SETTINGS, readText, readTyped, settingsOf, type Setting } from '../../src/core/settings'
@@ -181,5 +182,96 @@ describe('docs/configuration.md', () => {
     const doc = readFileSync(CONFIGURATION_DOC, 'utf8')
     expect(renderSettingsDoc(doc), 'docs/configuration.md is out of date with src/core/settings.ts: run npm run docs:settings').toBe(doc)
     for (const s of ROWS) expect(doc, s.variable).toContain(`| \`${s.variable}\` |`)
+  })
+})
+
+/** Units a doc may write a default in, in the setting's own unit: ms (`_MS`), s (`_S`), bytes (`_BYTES`). */
+const UNITS: Record<string, number> = { ms: 1, s: 1000, min: 60_000, h: 3_600_000, bytes: 1, KiB: 1024, MiB: 1024 * 1024 }
+
+/** A default as a doc writes it (`` `audit` ``, `10000`, `16 MiB`, `1 h`), as the text the setting's variable would hold. */
+function docText(s: Setting, written: string): string {
+  const t = written.replace(/^`(.*)`$/, '$1')
+  const m = /^(\d+(?:,\d{3})*)\s*(ms|s|min|h|bytes|KiB|MiB)$/.exec(t)
+  if (!m) return /^\d+(?:,\d{3})*$/.test(t) ? t.replaceAll(',', '') : t
+  const n = Number(m[1]!.replaceAll(',', '')) * UNITS[m[2]!]!
+  return String(s.variable.endsWith('_S') ? n / 1000 : n)
+}
+
+/** A typed default as docs/library.md's options table writes it (`'auto'`, `true`, `{}`, `4194304`). */
+function docTyped(written: string): unknown {
+  const t = written.replace(/^`(.*)`$/, '$1').replace(/^'(.*)'$/, '"$1"')
+  try {
+    return JSON.parse(t)
+  } catch {
+    return t
+  }
+}
+
+describe('defaults restated in the docs', () => {
+  const DOCS = [...readdirSync(join(REPO, 'docs')).map((f) => `docs/${f}`), 'README.md'].filter(
+    (f) => f.endsWith('.md') && f !== 'docs/configuration.md' && f !== 'docs/api-report.md'
+  )
+  const byVariable = new Map(ROWS.map((s) => [s.variable, s]))
+  const NAMES = ROWS.map((s) => s.variable).join('|')
+  const VALUE = '(`[^`]+`|\\d+(?:,\\d{3})*(?:\\s*(?:ms|s|min|h|bytes|KiB|MiB)\\b)?|[a-z][\\w:.-]*)'
+  /** `VAR` (default X) / `VAR`, default X / the `VAR` setting (default X); `VAR=X` (the default); default `VAR=X`; `VAR` (X) in a bound column. */
+  const FORMS = [
+    new RegExp(`\`?\\b(${NAMES})\\b(?:=[^\`\\s]*)?\`?(?: setting)?\\s*(?:\\(|,\\s*)default:?\\s+${VALUE}`, 'g'),
+    new RegExp(`default \`(${NAMES})=([^\`]+)\``, 'g'),
+    new RegExp(`\`(${NAMES})=([^\`]+)\` \\(the default\\)`, 'g'),
+    new RegExp(`\`(${NAMES})\` \\((\\d+(?:,\\d{3})*(?:\\s*(?:ms|s|min|h|bytes|KiB|MiB))?)\\)`, 'g'),
+  ]
+
+  it('every default a doc states beside its variable is the table default (a doc that differs fails here)', () => {
+    const wrong: string[] = []
+    let checked = 0
+    for (const f of DOCS) {
+      readFileSync(join(REPO, f), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          for (const re of FORMS)
+            for (const m of line.matchAll(re)) {
+              const s = byVariable.get(m[1]!)!
+              checked++
+              let value: unknown
+              try {
+                value = readText(s, docText(s, m[2]!))
+              } catch {
+                value = Symbol('unreadable')
+              }
+              if (!isDeepStrictEqual(value, s.default)) wrong.push(`${f}:${i + 1}: ${m[0]} (the table: ${s.kind.show(s.default)})`)
+            }
+        })
+    }
+    expect(wrong).toEqual([])
+    // The forms above are the ones the docs use: a reworded doc that no form matches shows here.
+    expect(checked).toBeGreaterThanOrEqual(40)
+  })
+
+  it("docs/library.md's options table gives each option the table default (a literal), or the same words as the table", () => {
+    const wrong: string[] = []
+    let checked = 0
+    for (const line of readFileSync(join(REPO, 'docs/library.md'), 'utf8').split('\n')) {
+      const cells = line.split(/(?<!\\)\|/).map((c) => c.trim())
+      const s = byVariable.get(cells[4]?.replace(/^`(.*)`$/, '$1') ?? '')
+      if (!s || cells[1] !== `\`${s.option}\``) continue
+      checked++
+      const written = cells[3]!
+      if (!/^`[^`]*`$/.test(written)) {
+        if (s.defaultDoc === undefined) wrong.push(`${s.option}: "${written}" in words, but the table's default is ${s.kind.show(s.default)}`)
+        continue
+      }
+      let value: unknown
+      try {
+        value = readTyped(s, docTyped(written)) ?? s.default
+      } catch {
+        value = Symbol('unreadable')
+      }
+      if (!isDeepStrictEqual(value, s.default)) wrong.push(`${s.option}: ${written} (the table: ${s.kind.show(s.default)})`)
+    }
+    expect(wrong).toEqual([])
+    // Every option row of the page was checked.
+    expect(checked).toBe(settingsOf('all').filter((s) => readFileSync(join(REPO, 'docs/library.md'), 'utf8').includes(`| \`${s.option}\` |`)).length)
+    expect(checked).toBeGreaterThanOrEqual(30)
   })
 })

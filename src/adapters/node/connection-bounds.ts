@@ -4,12 +4,16 @@
  * (docs/reliability.md). These are `node:http` server settings, applied by
  * {@link applyConnectionBounds} in one place before `listen`:
  *
- * | variable | default | node:http setting |
- * |---|---|---|
- * | `MAX_CONNECTIONS` | 10000 | `server.maxConnections`: a connection past it is closed on accept |
- * | `HEADERS_TIMEOUT_MS` | 10000 | `headersTimeout`: the request line and headers must arrive within it |
- * | `REQUEST_TIMEOUT_MS` | 30000 | `requestTimeout`: the whole request (headers and body) must arrive within it |
- * | `KEEP_ALIVE_TIMEOUT_MS` | 5000 | `keepAliveTimeout`: an idle kept-alive connection is closed after it |
+ * | variable | node:http setting |
+ * |---|---|
+ * | `MAX_CONNECTIONS` | `server.maxConnections`: a connection past it is closed on accept |
+ * | `HEADERS_TIMEOUT_MS` | `headersTimeout`: the request line and headers must arrive within it |
+ * | `REQUEST_TIMEOUT_MS` | `requestTimeout`: the whole request (headers and body) must arrive within it |
+ * | `KEEP_ALIVE_TIMEOUT_MS` | `keepAliveTimeout`: an idle kept-alive connection is closed after it |
+ *
+ * Their defaults and rules are the rows of core/settings.ts (docs/configuration.md, "Limits"),
+ * read with the rest of the Node entry's settings by `loadNodeConfig` (node-config.ts), from the
+ * variables or from `startEdge`'s typed options.
  *
  * A client that misses a deadline gets 408 and its connection is closed. The deadlines bound
  * receiving the request only: a long SSE reply or GET stream is bounded by STREAM_IDLE_MS and
@@ -19,8 +23,7 @@
  * 5 s ({@link checkingIntervalMs}), so a deadline is enforced at most 25% late.
  */
 import type { Server } from 'node:http'
-import { ConfigError } from '../../core/config'
-import { loadNodeConfig } from './node-config'
+import { loadNodeConfig, type NodeConfig, type NodeServerOptions } from './node-config'
 
 /** The connection bounds of one Node edge, in connections and ms. */
 export interface ConnectionBounds {
@@ -31,17 +34,19 @@ export interface ConnectionBounds {
 }
 
 /**
- * Reads the four variables (unset or empty: the default).
+ * The four bounds of the Node entry's settings, read from the variables (unset or empty: the
+ * default) and the typed options by `loadNodeConfig` (node-config.ts).
  * @throws ConfigError naming the variable for a value that is not a positive integer, or for
  *   REQUEST_TIMEOUT_MS below HEADERS_TIMEOUT_MS (the request deadline includes the headers)
  */
-export function loadConnectionBounds(env: Record<string, string | undefined>): ConnectionBounds {
-  // The rules and defaults are the table's (core/settings.ts); the cross-check is this module's.
-  const { maxConnections, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = loadNodeConfig(env)
-  const b = { maxConnections, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs }
-  if (b.requestTimeoutMs < b.headersTimeoutMs)
-    throw ConfigError.bad('REQUEST_TIMEOUT_MS', String(b.requestTimeoutMs), `at least HEADERS_TIMEOUT_MS (${b.headersTimeoutMs}): the request deadline includes the headers`)
-  return b
+export function loadConnectionBounds(env: Record<string, string | undefined>, options: NodeServerOptions = {}): ConnectionBounds {
+  return boundsOf(loadNodeConfig(env, options))
+}
+
+/** The connection bounds of the Node entry's settings. */
+export function boundsOf(config: NodeConfig): ConnectionBounds {
+  const { maxConnections, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config
+  return { maxConnections, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs }
 }
 
 /** How often Node checks the header and request deadlines: a quarter of the shorter one, within 100 ms..5 s. */
@@ -53,10 +58,8 @@ export function checkingIntervalMs(b: ConnectionBounds): number {
  * Applies the bounds to a server that is not listening yet (the deadline checker starts on
  * `listen` and reads `connectionsCheckingInterval` then).
  * @returns the bounds applied
- * @throws ConfigError for a bad variable (see {@link loadConnectionBounds})
  */
-export function applyConnectionBounds(server: Server, env: Record<string, string | undefined>): ConnectionBounds {
-  const b = loadConnectionBounds(env)
+export function applyConnectionBounds(server: Server, b: ConnectionBounds): ConnectionBounds {
   server.maxConnections = b.maxConnections
   server.headersTimeout = b.headersTimeoutMs
   server.requestTimeout = b.requestTimeoutMs

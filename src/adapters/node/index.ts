@@ -15,21 +15,28 @@ import type { KvStore, LogRecord, OriginClient, ValidatorEngine } from '../../co
 import { isLoopbackHost } from '../../core/request/transport-checks'
 import { openNodeStore, type NodeStore } from '../../stores/node-store'
 import { drainServer, InFlightRequests, type StopReport } from './graceful-stop'
-import { listenError, loadNodeListenConfig } from './node-config'
+import { listenError, loadNodeConfig, type NodeConfig, type NodeServerOptions } from './node-config'
 import { nodeRuntime, stdoutLogger } from './node-edge'
 import { createUndiciOriginClient } from './origin-client'
 import { createNodeListener } from './post-listener'
 import { loadServerParts } from './server-runtime'
 import { createMcpEdge, type McpEdge } from '../../mcp-edge'
 import { startupRecords } from '../../core/startup-report'
-import { applyConnectionBounds } from './connection-bounds'
+import { applyConnectionBounds, boundsOf } from './connection-bounds'
+import { readText, settingsOf } from '../../core/settings'
+import type { RateLimits } from '../../core/access/rate-limit'
 
-/** Options of {@link startEdge}; anything unset comes from `env`. */
-export interface StartEdgeOptions {
+/**
+ * Options of {@link startEdge}: the Node entry's settings as typed options (`NodeServerOptions`:
+ * `host`, `port`, `shutdownGraceMs`, `storeFile`, `storeUrl`, `storePrefix`, `maxConnections`,
+ * `headersTimeoutMs`, `requestTimeoutMs`, `keepAliveTimeoutMs`, and `demoPort`, which only
+ * `mcp-edge serve --demo` uses), each winning over its variable in `env` (docs/configuration.md),
+ * and the server's ports. Anything unset comes from `env`.
+ */
+export interface StartEdgeOptions extends NodeServerOptions {
+  /** The variables of docs/configuration.md (default `process.env`). */
   env?: Record<string, string | undefined>
-  /** Port to listen on; 0 picks a free one. */
-  port?: number
-  host?: string
+  /** The store; default the one `storeUrl` / `storeFile` select. */
   kv?: KvStore
   engine?: ValidatorEngine
   origin?: OriginClient
@@ -44,14 +51,17 @@ export interface RunningEdge {
   deps: EdgeDeps
   /** The store, as the start-up governance line names it (`file .edge-data/kv.json`, `redis ...`, `memory`). */
   storeName: string
+  /** The Node entry's settings in force (typed options over variables over defaults). */
+  nodeConfig: NodeConfig
   /** Stops at once: every connection is closed, requests in flight are cut; then the store is closed (flushed first). */
   close(): Promise<void>
   /**
-   * Graceful stop (graceful-stop.ts): stops accepting, waits up to `graceMs` for requests and SSE
+   * Graceful stop (graceful-stop.ts): stops accepting, waits up to `graceMs` (default
+   * `shutdownGraceMs`, `SHUTDOWN_GRACE_MS`) for requests and SSE
    * streams in flight, answers what is still open with -31002, then closes the store (flushed
    * first) and flushes the log. Nothing listens once it resolves.
    */
-  stop(graceMs: number): Promise<StopReport>
+  stop(graceMs?: number): Promise<StopReport>
   /** Resolves when every acknowledged store write is durable (for a shutdown that drains first). */
   flushStore(): Promise<void>
   /** Flushes and releases the store (file lock, Redis connections); later writes reject. Idempotent. */
@@ -59,22 +69,24 @@ export interface RunningEdge {
 }
 
 /**
- * Starts the standalone edge on Node. The store is `kv` when given, else `STORE_URL` (Redis,
- * connected before listening) or `STORE_FILE` (default `.edge-data/kv.json`; `memory` for none),
- * docs/stores.md; bound to loopback, it answers loopback Host names only unless `ALLOWED_HOSTS`
- * says otherwise.
- * @throws ConfigError for a bad configuration value (STORE_URL and STORE_PREFIX included)
+ * Starts the standalone edge on Node, with the Node entry's settings read once (`loadNodeConfig`:
+ * typed options, then `env`, then the defaults of the settings table): where it listens, the
+ * store (`kv` when given, else `storeUrl`: Redis, connected before listening, or `storeFile`;
+ * `memory` for none; docs/stores.md), the connection bounds (connection-bounds.ts) and the grace of
+ * `stop()`. Bound to loopback, it answers loopback Host names only unless `ALLOWED_HOSTS` says
+ * otherwise.
+ * @throws ConfigError for a bad configuration value or option (STORE_URL and STORE_PREFIX included)
  * @throws StoreLockedError / StoreFileError (stores/) when another edge holds the store file or it cannot be read
  * @throws StoreConnectError (stores/redis-kv.ts) when Redis cannot be reached
  * @throws ListenError (node-config.ts) when the port is in use or not allowed, or the host is not local
  */
 export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdge> {
   const env = opts.env ?? process.env
-  const listen = loadNodeListenConfig(env)
-  const host = opts.host ?? listen.host
+  const node = loadNodeConfig(env, opts)
+  const host = node.host
   const store: Omit<NodeStore, 'kv'> & { kv: KvStore } = opts.kv
     ? { kv: opts.kv, description: 'given', ready: async () => {}, flush: async () => {}, close: async () => {} }
-    : await openNodeStore(env)
+    : await openNodeStore({ ...node, sharedRateLimit: !rateLimitsOf(env).empty })
   // ajv (tiered engine), prom-client and OpenTelemetry when installed (server-runtime.ts).
   const parts = await loadServerParts()
   const undiciClient = opts.origin ? null : createUndiciOriginClient()
@@ -115,13 +127,13 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
   }
   const deps = edge.deps!
   const app = createApp(edge)
-  const port = opts.port ?? listen.port
+  const port = node.port
   // POST /mcp goes straight to the edge's front door; the rest through @hono/node-server (post-listener.ts).
   const inFlight = new InFlightRequests()
   const server = createServer(inFlight.wrap(createNodeListener(app, edge, '/mcp')))
   try {
     // Connection cap and header/body deadlines (MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS).
-    applyConnectionBounds(server, env)
+    applyConnectionBounds(server, boundsOf(node))
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(port, host, () => {
@@ -143,6 +155,7 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
     port: actual,
     deps,
     storeName: store.description,
+    nodeConfig: node,
     close: async () => {
       await new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -151,7 +164,7 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
       })
       await store.close()
     },
-    stop: async (graceMs) => {
+    stop: async (graceMs = node.shutdownGraceMs) => {
       const report = await drainServer(server, inFlight, graceMs, () => undiciClient?.expire())
       deps.log({ msg: 'edge.stop', ...report })
       await closeOrigin()
@@ -162,4 +175,10 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
     flushStore: () => store.flush(),
     closeStore: () => store.close(),
   }
+}
+
+/** The `RATE_LIMIT` budgets of `env`, by the settings table's rule (the edge reads the same row). */
+function rateLimitsOf(env: Record<string, string | undefined>): RateLimits {
+  const row = settingsOf('all').find((s) => s.variable === 'RATE_LIMIT')!
+  return readText(row, env.RATE_LIMIT) as RateLimits
 }

@@ -6,6 +6,7 @@
  */
 import { readSettings, settingsOf, type SettingKey } from '../../core/settings'
 import { EdgeError } from '../../core/errors'
+import { ConfigError, showValue } from '../../core/config'
 
 /** Default of `SHUTDOWN_GRACE_MS`: how long a stop waits for requests and SSE streams in flight. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
@@ -47,11 +48,28 @@ void _everyFieldHasARow
 
 /**
  * Reads the Node entry's settings: each from its typed option when given, else its variable
- * (unset or empty: the default), by the rules of core/settings.ts.
+ * (unset or empty: the default), by the rules of core/settings.ts; then the two rules between
+ * settings: `REQUEST_TIMEOUT_MS` at least `HEADERS_TIMEOUT_MS` (the request deadline includes the
+ * headers), and not both `STORE_URL` and `STORE_FILE`.
  * @throws ConfigError naming the variable (or the option and its variable) and the value
  */
 export function loadNodeConfig(env: Record<string, unknown>, options: NodeServerOptions = {}): NodeConfig {
-  return readSettings(settingsOf('node'), env, (s) => (options as Record<string, unknown>)[s.option]) as unknown as NodeConfig
+  const given = options as Record<string, unknown>
+  const config = readSettings(settingsOf('node'), env, (s) => given[s.option]) as unknown as NodeConfig
+  if (config.requestTimeoutMs < config.headersTimeoutMs)
+    throw ConfigError.bad(
+      'REQUEST_TIMEOUT_MS',
+      String(config.requestTimeoutMs),
+      `at least HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}): the request deadline includes the headers`
+    )
+  // The file was given (as an option or a non-empty variable), not left at its default.
+  const file = typeof given.storeFile === 'string' && given.storeFile !== '' ? given.storeFile : typeof env.STORE_FILE === 'string' && env.STORE_FILE !== '' ? env.STORE_FILE : null
+  if (config.storeUrl !== null && file !== null)
+    throw new ConfigError(
+      `STORE_URL and STORE_FILE are both set (STORE_FILE=${showValue(file)}): set STORE_URL for a shared store or STORE_FILE for the embedded one, not both`,
+      'STORE_URL'
+    )
+  return config
 }
 
 /** Where and how the Node edge runs. */

@@ -27,6 +27,7 @@
 import { displayPointer, displayText } from './display-text'
 import { canonicalJson, isToolDigest, sha256Digest, type FieldDigests, type ToolDigest } from './tool-digest'
 import { catalogDigest, type ApprovedPin } from './pin-state'
+import { isCallerScope } from '../config-rules'
 
 /** The manifest version this edge writes and reads. */
 export const MANIFEST_VERSION = 1
@@ -115,7 +116,6 @@ export function manifestPins(m: PinManifest, now: string): Map<string, ApprovedP
 }
 
 const RFC3339 = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/
-const SCOPE = /^(?:public|u-[0-9a-f]{64})$/
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
@@ -201,7 +201,7 @@ export async function parseManifest(input: string | unknown): Promise<ManifestPa
   exactMembers(doc, ['version', 'origin', 'scope', 'pins', 'catalogDigest'], [], err)
   if ('version' in doc && doc.version !== MANIFEST_VERSION) err(['version'], `must be ${MANIFEST_VERSION} (the manifest version this edge reads), got ${shown(doc.version)}`)
   if ('origin' in doc) checkName(doc.origin, ['origin'], 'an origin id', err)
-  if ('scope' in doc && (typeof doc.scope !== 'string' || !SCOPE.test(doc.scope)))
+  if ('scope' in doc && (typeof doc.scope !== 'string' || !isCallerScope(doc.scope)))
     err(['scope'], `must be "public" or a caller scope "u-" followed by 64 lowercase hex digits, got ${shown(doc.scope)}`)
   if ('catalogDigest' in doc && !isToolDigest(doc.catalogDigest)) err(['catalogDigest'], `must be "sha256:" followed by 64 lowercase hex digits, got ${shown(doc.catalogDigest)}`)
   const names = new Set<string>()

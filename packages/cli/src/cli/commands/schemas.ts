@@ -16,7 +16,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import type { Command } from 'commander'
-import { openNodeStore } from 'mcp-edge-validator/node'
+import { loadNodeConfig, openNodeStore } from 'mcp-edge-validator/node'
 import { ConfigError, isOriginName, loadConfig, ORIGIN_NAME_EXPECTED, showValue } from 'mcp-edge-validator/rules'
 import type { KvStore } from 'mcp-edge-validator/rules'
 import { DEFAULT_VERSION, isKnownVersion } from 'mcp-edge-validator/rules'
@@ -278,7 +278,7 @@ function checkStoreFile(file: string, mayCreate: boolean): void {
 async function storeBackend(env: Record<string, string | undefined>, what: string, origin: string): Promise<SchemaBackend> {
   let store
   try {
-    store = await openNodeStore(env)
+    store = await openNodeStore(loadNodeConfig(env))
   } catch (e) {
     // The flag's name instead of the variable's (the value is already redacted).
     if (e instanceof ConfigError && e.variable && e.shown !== undefined && e.expected !== undefined)

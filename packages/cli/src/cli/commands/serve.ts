@@ -10,8 +10,7 @@
  */
 import { redactUrl } from 'mcp-edge-validator/rules'
 import { Option, type Command } from 'commander'
-import { startEdge, type RunningEdge } from 'mcp-edge-validator/node'
-import { loadNodeListenConfig } from 'mcp-edge-validator/node'
+import { loadNodeConfig, startEdge, type RunningEdge } from 'mcp-edge-validator/node'
 import { ConfigError, loadConfig } from 'mcp-edge-validator/rules'
 import { readiness, unreadySources } from 'mcp-edge-validator/rules'
 import { SETTINGS, flagHelp, flagOf } from 'mcp-edge-validator/rules'
@@ -69,17 +68,18 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
   let demo: { url: string; close(): Promise<void> } | null = null
   let edge: RunningEdge
   try {
-    const listen = loadNodeListenConfig(env)
+    // The Node entry's settings, read as startEdge reads them (one reader: loadNodeConfig).
+    const node = loadNodeConfig(env)
     loadConfig(env) // every policy checked before anything starts
     if (!env.ORIGIN_URL && !env.ORIGINS) {
       if (!opts.demo) throw new ConfigError('no origin: set ORIGIN_URL (or --origin <url>), or ORIGINS, or give --demo to front the bundled demo origin')
       const { startDemoOrigin } = await import('../../../demo/origin')
-      demo = await startDemoOrigin({ port: listen.demoPort, fixtures: true })
+      demo = await startDemoOrigin({ port: node.demoPort, fixtures: true })
       env.ORIGIN_URL = demo.url
       process.stderr.write(`demo origin: ${demo.url}\n`)
     }
     // A STORE_FILE that exists and is not a store would be read as empty and written over (cli/store-file-check.ts).
-    const storeFile = env.STORE_URL || env.STORE_FILE === 'memory' ? null : env.STORE_FILE || '.edge-data/kv.json'
+    const storeFile = node.storeUrl !== null || node.storeFile === 'memory' ? null : node.storeFile
     const state = storeFile === null ? null : storeFileState(storeFile)
     if (storeFile !== null && state?.kind === 'foreign')
       throw ConfigError.bad(
@@ -93,7 +93,7 @@ async function serve(opts: Record<string, string | boolean | undefined>): Promis
     process.stderr.write(`mcp-edge serve: ${startError(e, fromFlag)}\n`)
     return 1
   }
-  const graceMs = loadNodeListenConfig(env).shutdownGraceMs
+  const graceMs = edge.nodeConfig.shutdownGraceMs
   const target = env.ORIGIN_URL ? redactUrl(env.ORIGIN_URL) : 'ORIGINS'
   // The signal handlers exist before the start line is written: a supervisor that reads the line
   // and stops the edge at once must get the graceful stop, not the default exit.

@@ -21,7 +21,7 @@ import { open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Option, type Command } from 'commander'
-import { EdgeError, isOriginName, isToolDigest, ORIGIN_NAME_EXPECTED, parseApprovalArgument, showValue } from 'mcp-edge-validator/rules'
+import { CALLER_SCOPE_EXPECTED, EdgeError, isCallerScope, isOriginName, isToolDigest, ORIGIN_NAME_EXPECTED, parseApprovalArgument, showValue } from 'mcp-edge-validator/rules'
 import { diffLines } from 'diff'
 import { safeText } from '../../check/safe-text'
 
@@ -60,8 +60,6 @@ interface Target {
   /** Where --token came from: `cli` means suggested commands need ADMIN_TOKEN set to run as printed. */
   tokenSource?: string
 }
-
-const SCOPE = /^(public|u-[0-9a-f]{64})$/
 
 /** Longest server string shown in a text row, in characters (a 1 MiB tool name is not printed whole). */
 const MAX_SHOWN = 200
@@ -365,7 +363,7 @@ interface PinsApi {
  */
 function pinsApi(opts: Target): PinsApi {
   if (!isOriginName(opts.origin)) throw usage(`--origin ${showValue(opts.origin)}: expected ${ORIGIN_NAME_EXPECTED}`)
-  if (!SCOPE.test(opts.scope)) throw usage(`--scope ${showValue(opts.scope)}: expected "public" or a private scope "u-" followed by 64 lower-case hex digits`)
+  if (!isCallerScope(opts.scope)) throw usage(`--scope ${showValue(opts.scope)}: expected ${CALLER_SCOPE_EXPECTED}`)
   if (opts.edge === undefined) throw usage('give --edge <url> (or set MCP_EDGE_URL), the base URL of a running edge, such as http://127.0.0.1:8787')
   let base: URL
   try {
