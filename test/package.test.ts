@@ -308,7 +308,11 @@ describe('npm pack, installed into an empty project with hono alone', () => {
       }
       console.log(JSON.stringify({ engine: edge.DEFAULT_ENGINE, name: engine.name, mcpEdge: typeof edge.mcpEdge({ origin: 'http://127.0.0.1:1/mcp' }).fetch, failed }))`
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project.dir })
-    expect(JSON.parse(stdout)).toEqual({
+    // mcpEdge() also writes its start-up line (the governance in force) through the default logger.
+    const lines = stdout.trim().split('\n')
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(records.filter((r) => r.msg !== undefined).map((r) => r.msg)).toEqual(['edge.governance'])
+    expect(records.find((r) => r.msg === undefined)).toEqual({
       engine: 'cfworker',
       name: expect.stringContaining('cfworker') as string,
       mcpEdge: 'function',
