@@ -280,6 +280,50 @@ describe('a Redis store emptied by FLUSHDB does not re-baseline (real redis-serv
   })
 })
 
+describe('a store emptied and re-baselined by another edge does not re-trust what this edge refused (real redis-server)', () => {
+  let redis: RedisServer
+  let origin: ChangingOrigin
+  beforeAll(async () => {
+    requireRedisServer()
+    redis = await startRedisServer()
+    origin = await startChangingOrigin([forecast(), echo()])
+  })
+  afterAll(async () => {
+    await origin?.close()
+    await redis?.stop()
+  })
+
+  it('after FLUSHDB a fresh edge sets a first-use baseline of the changed tool; the edge that refused it keeps refusing and restores its pins', async () => {
+    const prefix = `rebase-${process.pid}:`
+    const logs: LogRecord[] = []
+    const env = { ORIGIN_URL: origin.url, STORE_URL: redis.url, STORE_PREFIX: prefix, TOOL_PINNING: 'enforce' }
+    const a = await startEdge({ env, port: 0, log: (r) => logs.push(r) })
+    const edgeA = { url: a.url } as EdgeUnderTest
+    const client = new Redis(redis.url)
+    let b: Awaited<ReturnType<typeof startEdge>> | undefined
+    try {
+      expect(await listNames(edgeA)).toEqual(['get_forecast', 'echo'])
+      origin.state.tools = [forecast(), pulled()]
+      expect(await listNames(edgeA)).toEqual(['get_forecast'])
+      expect(await client.flushdb()).toBe('OK')
+      // A new edge (a restart, a new replica) finds no pins and takes the changed echo on first use.
+      b = await startEdge({ env, port: 0, log: () => {} })
+      expect(await listNames({ url: b.url } as EdgeUnderTest)).toEqual(['get_forecast', 'echo'])
+      origin.state.calls = []
+      expect(await listNames(edgeA)).toEqual(['get_forecast'])
+      expect(blockedText(await call(edgeA, 'echo', { text: 'x', exfil: 'secret' }))).toMatch(/changed since an operator approved it/)
+      expect(origin.state.calls).toEqual([])
+      expect(logs.find((r) => r.msg === 'pin.store_rebaselined')).toMatchObject({ level: 'warn', origin: 'default', tools: ['echo'] })
+      const edgeB = { url: b.url } as EdgeUnderTest
+      await waitFor(async () => ((await listNames(edgeB)).includes('echo') ? null : 'held'), { what: 'the fresh edge reading the restored pins' })
+    } finally {
+      client.disconnect()
+      await b?.close()
+      await a.close()
+    }
+  })
+})
+
 describe.each(RUNTIMES)('first sight is not approval of what the advisory scan flags, on $name', ({ start }) => {
   let origin: ChangingOrigin
   beforeAll(async () => {

@@ -3,7 +3,8 @@
  * What the edge says once when it starts (the Node server at start, a Worker isolate on its first
  * request; src/mcp-edge.ts `buildEdgeDeps`, and `mcp-edge serve` on stderr):
  * - a `warn` for each variable in the edge's namespaces (`TOOL_*`, `TOOLS_*`, `AUTH_*`, `RATE_*`,
- *   `ORIGIN*`, `STORE_*`) that is no setting of the table (settings.ts), naming the setting it looks
+ *   `ORIGIN*`, `STORE_*`, in any case) that is no setting of the table (settings.ts), and for a
+ *   setting's name in another case (`admin_token`), naming the setting it looks
  *   like: `TOOL_PINING=enforce` is otherwise ignored in silence and the edge runs in `audit`, while
  *   the same typo as a flag or a typed option is refused;
  * - one line with the governance in force: pinning mode and store, auth on or off with the issuer,
@@ -30,7 +31,8 @@ export interface UnknownVariable {
 }
 
 /**
- * The string entries of `env` in the edge's namespaces that no setting (of any runtime) has, in
+ * The string entries of `env` in the edge's namespaces (any case) or spelling a setting in another
+ * case that no setting (of any runtime) has, in
  * name order. Entries that are not strings (Worker bindings) are skipped, as the settings reader skips them.
  */
 export function unknownVariables(env: Record<string, unknown>): UnknownVariable[] {
@@ -38,8 +40,12 @@ export function unknownVariables(env: Record<string, unknown>): UnknownVariable[
   const knownSet = new Set(known)
   const out: UnknownVariable[] = []
   for (const name of Object.keys(env).sort()) {
-    if (typeof env[name] !== 'string' || !NAMESPACE.test(name) || knownSet.has(name) || BINDINGS.test(name)) continue
-    const near = closest(name, known)
+    if (typeof env[name] !== 'string' || knownSet.has(name) || BINDINGS.test(name)) continue
+    // Variables are case-sensitive: `tool_pinning=enforce` sets nothing, so a name in the
+    // namespaces in any case, or a setting's name in another case, is reported too.
+    const upper = name.toUpperCase()
+    if (!NAMESPACE.test(upper) && !knownSet.has(upper)) continue
+    const near = closest(upper, known)
     out.push({ variable: showValue(name), ...(near !== undefined ? { didYouMean: near } : {}) })
   }
   return out

@@ -186,6 +186,57 @@ describe.each(RUNTIMES)('a GET stream and the expiry of its token on $name', ({ 
     )
     await eventually(() => originClosed)
   })
+
+  it("a 2026-07-28 subscriptions/listen stream (the POST that replaced the GET stream) ends at the token's exp plus the leeway too", async () => {
+    iss = await startTokenIssuer({ alg: 'ES256' })
+    origin = await startScriptedOrigin()
+    let originClosed = false
+    origin.handle((r, res) => {
+      const m = r.json as { method?: string } | undefined
+      if (r.method !== 'POST' || m?.method !== 'subscriptions/listen') return void res.writeHead(202).end()
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      let n = 0
+      const timer = setInterval(() => res.write(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${++n}}}\n\n`), 150)
+      res.on('close', () => {
+        clearInterval(timer)
+        originClosed = true
+      })
+    })
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}/mcp`
+    edge = await start({ ORIGIN_URL: origin.url, AUTH_ISSUER: iss.issuer, AUTH_AUDIENCE: url, AUTH_JWKS_URL: iss.jwksUrl }, { port })
+    const exp = Math.floor(Date.now() / 1000) - 25
+    const token = await iss.issue(url, { claims: { exp } })
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'listen-test', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    }
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { ...mcpHeaders('2026-07-28', { 'mcp-method': 'subscriptions/listen' }), authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: meta } }),
+    })
+    expect(res.status).toBe(200)
+    const reader = res.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    const guard = Date.now() + 20_000
+    for (;;) {
+      const r = await Promise.race([reader.read(), new Promise<'late'>((ok) => setTimeout(() => ok('late'), Math.max(1, guard - Date.now())))])
+      if (r === 'late') {
+        await reader.cancel()
+        throw new Error(`the listen stream was still open 20 s after it started (${text.split('\n\n').length} events)`)
+      }
+      if (r.done) break
+      text += decoder.decode(r.value, { stream: true })
+    }
+    expect(Date.now()).toBeGreaterThanOrEqual((exp + 30) * 1000)
+    const events = text.split('\n\n').filter((e) => e.trim() !== '')
+    expect(events.length).toBeGreaterThan(2)
+    expect(events[events.length - 1]).toMatch(/^event: mcp-edge-stream-end\ndata: \{"reason":"token_expired"/)
+    await eventually(() => originClosed)
+  })
 })
 
 describe('mcp-edge serve with a wrong AUTH_JWKS_URL', () => {

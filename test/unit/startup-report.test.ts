@@ -30,6 +30,25 @@ describe('unknownVariables', () => {
       { variable: 'TOOL_ZZZZZZZZZZZZZZZZZZZZZZZZZ' },
     ])
   })
+
+  it('names a setting written in the wrong case, inside the namespaces or not (variables are case-sensitive)', () => {
+    const env = {
+      tool_pinning: 'enforce',
+      Auth_Issuer: 'https://auth.example.com',
+      admin_token: 'x',
+      unknown_tool: 'reject',
+      origin_urls: 'http://x',
+      path: '/usr/bin',
+      home: '/root',
+    }
+    expect(unknownVariables(env)).toEqual([
+      { variable: 'Auth_Issuer', didYouMean: 'AUTH_ISSUER' },
+      { variable: 'admin_token', didYouMean: 'ADMIN_TOKEN' },
+      { variable: 'origin_urls', didYouMean: 'ORIGIN_URL' },
+      { variable: 'tool_pinning', didYouMean: 'TOOL_PINNING' },
+      { variable: 'unknown_tool', didYouMean: 'UNKNOWN_TOOL' },
+    ])
+  })
 })
 
 describe('the governance line', () => {

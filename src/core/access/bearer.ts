@@ -134,11 +134,12 @@ export interface TokenChallenge {
 
 /**
  * A quoted-string parameter value (RFC 9110 §5.6.4) restricted to what RFC 6750 §3 allows in
- * `error_description` and `scope` (%x20-21 / %x23-5B / %x5D-7E): `"`, `\` and anything outside
- * printable ASCII become `?`; at most 300 characters.
+ * `error_description` and `scope` (%x20-21 / %x23-5B / %x5D-7E): `"` becomes `'`; `\` and every
+ * code point outside printable ASCII are written `U+XXXX` (a tool named in fullwidth letters is
+ * still named, not `????`); at most 300 characters.
  */
 export function challengeValue(s: string): string {
-  const clean = s.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?')
+  const clean = s.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/gu, (c) => (c === '"' ? "'" : 'U+' + c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')))
   return '"' + (clean.length > 300 ? clean.slice(0, 297) + '...' : clean) + '"'
 }
 

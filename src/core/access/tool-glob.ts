@@ -40,8 +40,13 @@ export interface ToolPattern {
 /** Printable ASCII without upper-case letters and space: a name its fold leaves as it is. */
 const FOLD_STABLE = /^[\x21-\x40\x5b-\x7e]*$/
 
-/** Whitespace, control and format characters (zero-width space and joiner, BOM, bidi marks). */
-const INVISIBLE = /[\s\p{Cc}\p{Cf}]/gu
+/**
+ * Whitespace, control and format characters (zero-width space and joiner, BOM, bidi marks), and
+ * every other default-ignorable code point (combining grapheme joiner, Hangul fillers, variation
+ * selectors): NFKC_Casefold removes these, so a server that folds names that way reaches
+ * `delete_file` from `delete_file` followed by U+3164 as well.
+ */
+const INVISIBLE = /[\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu
 
 /**
  * Longest name folded, in UTF-16 code units. Folding costs about 0.2 us per character of
@@ -58,7 +63,7 @@ let lastFold: string | null = ''
 /**
  * The fold of a tool name under which two names may reach the same tool on an origin that
  * normalises names: Unicode NFKC (fullwidth `ｄ` is `d`, `ﬁ` is `fi`), full case folding
- * (upper-casing then lower-casing, so `ß` and `SS` meet), and whitespace, control and format
+ * (upper-casing then lower-casing, so `ß` and `SS` meet), and whitespace, control, format and other default-ignorable
  * characters removed. Idempotent; O(name length), and free for a plain lower-case ASCII name.
  * @returns the folded name (may be empty); null for a name past {@link MAX_FOLDED_NAME} that would
  *   need folding: the rules treat it as matching every pattern (a deny hides it, every scope and

@@ -6,7 +6,7 @@
 import { isKnownVersion, looksModern } from '../jsonrpc/versions'
 import { ErrorCode, isObject, NULL_ID } from '../jsonrpc/jsonrpc'
 import { OriginTimeoutError, type OriginReply } from '../ports'
-import { watchSse } from '../sse/sse-watch'
+import { TOKEN_EXPIRED_EVENT, watchSse } from '../sse/sse-watch'
 import { unsupportedVersion } from '../protocol/protocol-refusals'
 import { pinBook, type EdgeDeps, type OriginTarget } from '../exchange'
 import { localResponse } from '../local-answer'
@@ -87,18 +87,6 @@ export async function handlePassThrough(
       : source
   return edgeResponse(body, reply.status, relayHeaders(reply))
 }
-
-/**
- * The last event of a GET stream whose access token expired: a named event (clients reading
- * JSON-RPC `message` events skip it) whose data says why the stream ended and what to do.
- */
-export const TOKEN_EXPIRED_EVENT = {
-  event: 'mcp-edge-stream-end',
-  data: JSON.stringify({
-    reason: 'token_expired',
-    message: 'The access token this stream was opened with has expired (its exp plus the edge clock leeway); open the stream again with a new access token.',
-  }),
-} as const
 
 /** True when an SSE event's data is `notifications/tools/list_changed` (alone or inside a JSON-RPC batch). */
 function carriesListChanged(data: string): boolean {

@@ -13,6 +13,7 @@ import { formatEvent, isMessageEvent, type SseEvent } from '../sse/sse-event'
 import { idLabel, isListen, pinBook, type Exchange } from '../exchange'
 import { edgeResponse, type ByteSource, type EdgeResponse } from '../edge-response'
 import { isTimeout, relayHeaders, relaySessionOnly } from './origin-reply'
+import { TOKEN_EXPIRED_EVENT, watchSse } from '../sse/sse-watch'
 import { respondJson } from './json-reply'
 import type { ReplyGrader } from './reply-grader'
 
@@ -122,7 +123,12 @@ export function streamReply(reply: OriginReply, localTexts: string[], ex: Exchan
       maxEventChars: ex.deps.config.maxReplyBytes,
     }
   )
-  const withHead = head.length ? prepend(head, body) : body
+  // A 2026-07-28 listen stream is the GET stream of that revision: like a GET stream, it ends
+  // when the token it was opened with stops being accepted (pass-through.ts), else it would keep
+  // delivering to an expired token until STREAM_MAX_MS.
+  const until = isListen(ex) ? ex.identity?.validUntilMs : undefined
+  const bounded = until !== undefined ? watchSse(body, () => {}, 0, { atMs: until, event: TOKEN_EXPIRED_EVENT }) : body
+  const withHead = head.length ? prepend(head, bounded) : bounded
   ex.streamingAt = performance.now()
   return edgeResponse(withHead, reply.status, headers)
 }

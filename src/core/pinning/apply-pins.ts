@@ -284,6 +284,40 @@ export class PinBook {
     if (!kv) throw new Error('no store')
     const r = await readPinRecord(kv, originId, PUBLIC)
     const held = this.originRecords.get(originId)
+    if (!isEmptyRecord(r) && held?.baseline && r.baseline) {
+      // Once an origin has a baseline only an operator or a manifest adds or replaces a pin, so a
+      // first-use pin newer than the baseline this instance holds, for a name it holds no such pin
+      // for, was set by another edge that found the store empty (FLUSHDB, then a restart or a new
+      // replica): keep what is held for those names. The older baseline wins, so the edge that set
+      // the newer one adopts the restored record at its next read instead of restoring its own.
+      const heldTofu = [...held.pins.values()].filter((p) => p.source === 'tofu').map((p) => p.approvedAt)
+      const baselineAt = heldTofu.length > 0 ? heldTofu.reduce((a, b) => (a < b ? a : b)) : null
+      const rebased = [...r.pins]
+        .filter(([name, p]) => p.source === 'tofu' && held.pins.get(name)?.digest !== p.digest && baselineAt !== null && p.approvedAt > baselineAt)
+        .map(([name]) => name)
+      if (rebased.length > 0) {
+        const fixed = (now: PinRecord): PinRecord => {
+          const pins = new Map(now.pins)
+          for (const name of rebased) {
+            const mine = held.pins.get(name)
+            if (pins.get(name)?.source !== 'tofu') continue
+            if (mine) pins.set(name, mine)
+            else pins.delete(name)
+          }
+          return { baseline: true, pins, rejected: now.rejected }
+        }
+        const merged = fixed(r)
+        let rewritten = true
+        try {
+          await updatePinRecord(kv, originId, PUBLIC, fixed)
+        } catch {
+          rewritten = false
+        }
+        this.opts.log({ level: 'warn', msg: 'pin.store_rebaselined', origin: originId, tools: rebased, rewritten, mode: this.mode })
+        this.originRecords.set(originId, merged)
+        return merged
+      }
+    }
     if (!isEmptyRecord(r) || !held || isEmptyRecord(held)) {
       this.originRecords.set(originId, r)
       return r

@@ -16,6 +16,18 @@ import { formatEvent, type SseEvent } from './sse-event'
  * it the watcher's parser is reset (the relayed bytes are unaffected; only that event goes
  * unwatched), so an origin sending one endless line cannot grow the edge's memory.
  */
+/**
+ * The last event of a stream (GET, or a 2026-07-28 listen stream) whose access token expired: a named event (clients reading
+ * JSON-RPC `message` events skip it) whose data says why the stream ended and what to do.
+ */
+export const TOKEN_EXPIRED_EVENT = {
+  event: 'mcp-edge-stream-end',
+  data: JSON.stringify({
+    reason: 'token_expired',
+    message: 'The access token this stream was opened with has expired (its exp plus the edge clock leeway); open the stream again with a new access token.',
+  }),
+} as const
+
 export const MAX_WATCHED_EVENT = 1024 * 1024
 
 /** Longest delay one timer takes (setTimeout's bound, ms). */

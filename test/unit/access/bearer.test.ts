@@ -58,7 +58,7 @@ describe('challenges', () => {
   })
   it('insufficient scope: 403 challenge naming every needed scope', () => {
     expect(insufficientScopeChallenge(['mcp:admin', 'mcp:tools'], url, 'The tool "drop" needs scope mcp:admin.')).toBe(
-      `Bearer error="insufficient_scope", scope="mcp:admin mcp:tools", resource_metadata="${url}", error_description="The tool ?drop? needs scope mcp:admin."`
+      `Bearer error="insufficient_scope", scope="mcp:admin mcp:tools", resource_metadata="${url}", error_description="The tool 'drop' needs scope mcp:admin."`
     )
   })
   it('the scope every call needs is named in each 401 (RFC 6750 §3, MCP 2025-11-25 Scope Selection Strategy), never in the 503', () => {
@@ -78,9 +78,18 @@ describe('challenges', () => {
     }
     expect(bearerToken('Bearer a b')).toMatchObject({ failure: { message: expect.stringContaining('(RFC 6750 section 2.1: Bearer, one space, the token)') as unknown } })
   })
-  it('challenge values: quotes, backslashes and non-ASCII become ?, bounded', () => {
-    expect(challengeValue('a"b\\c\u00e9\n')).toBe('"a?b?c??"')
+  it('challenge values: a quote becomes an apostrophe, backslashes and non-ASCII are written as U+XXXX (never a bare ?), bounded', () => {
+    expect(challengeValue('a"b\\c\u00e9\n')).toBe('"a\'bU+005CcU+00E9U+000A"')
+    expect(challengeValue('\u{1F600}')).toBe('"U+1F600"')
     expect(challengeValue('x'.repeat(400))).toHaveLength(302)
+    // The 403 of a tool named in fullwidth letters says which tool, not "The tool ????".
+    const c = insufficientScopeChallenge(
+      ['mcp:echo'],
+      'https://edge.example/.well-known/oauth-protected-resource/mcp',
+      'The tool \uff25\uff23\uff28\uff2f needs the scope mcp:echo'
+    )
+    expect(c).toContain('error_description="The tool U+FF25U+FF23U+FF28U+FF2F needs the scope mcp:echo"')
+    expect(c).toMatch(/^[\x20-\x7e]+$/)
   })
 })
 

@@ -126,6 +126,14 @@ describe('foldToolName and matches', () => {
     ['ﬁle', 'file'],
     ['météo', 'météo'],
     ['MÉTÉO', 'météo'],
+    // Invisible characters that are not format characters (Default_Ignorable_Code_Point, which
+    // NFKC_Casefold removes): combining grapheme joiner, Hangul fillers, a variation selector, a tag
+    ['delete_file\u034f', 'delete_file'],
+    ['delete_file\u115f', 'delete_file'],
+    ['delete_\u3164file', 'delete_file'],
+    ['delete_file\uffa0', 'delete_file'],
+    ['delete\ufe0f_file', 'delete_file'],
+    ['delete_file\u{e0041}', 'delete_file'],
   ])('%j folds to %j', (name, folded) => {
     expect(foldToolName(name)).toBe(folded)
     expect(foldToolName(folded)).toBe(folded)
