@@ -31,6 +31,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server'
 import {
+  carriedFixtureResult,
   completeFixtureArgument,
   FIXTURE_PROMPTS,
   FIXTURE_RESOURCES,
@@ -86,28 +87,7 @@ export const HEADER_PARAM_TOOL = {
 } as const
 
 function carriedResult(name: string, args: Record<string, unknown>): CallToolResult {
-  switch (name) {
-    case 'test_simple_text':
-      return text('This is a simple text response for testing.')
-    case 'test_image_content':
-      return { content: [{ type: 'image', data: PNG_1X1, mimeType: 'image/png' }] }
-    case 'test_audio_content':
-      return { content: [{ type: 'audio', data: WAV_TINY, mimeType: 'audio/wav' }] }
-    case 'test_embedded_resource':
-      return { content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'Embedded resource text.' } }] }
-    case 'test_multiple_content_types':
-      return {
-        content: [
-          { type: 'text', text: 'Three content types follow.' },
-          { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
-          { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ kind: 'mixed', n: 3 }) } },
-        ],
-      }
-    case 'test_error_handling':
-      return { content: [{ type: 'text', text: 'This tool always fails: the failure is reported as an isError result.' }], isError: true }
-    default:
-      return text(`${name} called with ${JSON.stringify(args)}`)
-  }
+  return (carriedFixtureResult(name) as CallToolResult | undefined) ?? text(`${name} called with ${JSON.stringify(args)}`)
 }
 
 /** The request's `_meta` envelope (the SDK types it as an open record). */

@@ -149,15 +149,10 @@ async function elicit(extra: Extra, message: string, requestedSchema: object): P
 }
 
 /**
- * Runs one fixture tool. A failed sampling/elicitation round trip on the call's own stream
- * rejects (the SDK answers the call with an error).
- * @param name a name from {@link FIXTURE_TOOL_NAMES}
- * @param args the call's arguments (already an object)
- * @param extra the SDK request context: notifications and server-to-client requests go through it
- * @param server the session's server, for the one request sent outside the call (standalone stream)
- * @returns the tool result
+ * The answer of a fixture tool that needs no server-to-client request (the same in the 2025 and the
+ * 2026-07-28 fixtures), or undefined for any other name.
  */
-export async function callFixtureTool(name: string, args: Record<string, unknown>, extra: Extra, server: Server): Promise<CallToolResult> {
+export function carriedFixtureResult(name: string): CallToolResult | undefined {
   switch (name) {
     case 'test_simple_text':
       return text('This is a simple text response for testing.')
@@ -175,6 +170,26 @@ export async function callFixtureTool(name: string, args: Record<string, unknown
           { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ kind: 'mixed', n: 3 }) } },
         ],
       }
+    case 'test_error_handling':
+      return { content: [{ type: 'text', text: 'This tool always fails: the failure is reported as an isError result.' }], isError: true }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Runs one fixture tool. A failed sampling/elicitation round trip on the call's own stream
+ * rejects (the SDK answers the call with an error).
+ * @param name a name from {@link FIXTURE_TOOL_NAMES}
+ * @param args the call's arguments (already an object)
+ * @param extra the SDK request context: notifications and server-to-client requests go through it
+ * @param server the session's server, for the one request sent outside the call (standalone stream)
+ * @returns the tool result
+ */
+export async function callFixtureTool(name: string, args: Record<string, unknown>, extra: Extra, server: Server): Promise<CallToolResult> {
+  const carried = carriedFixtureResult(name)
+  if (carried) return carried
+  switch (name) {
     case 'test_tool_with_logging':
       for (const [i, step] of ['started', 'working', 'finished'].entries()) {
         if (i > 0) await pause(20)
@@ -191,8 +206,6 @@ export async function callFixtureTool(name: string, args: Record<string, unknown
       }
       return text(`Progress reported for token ${token === undefined ? '(none)' : String(token)}.`)
     }
-    case 'test_error_handling':
-      return { content: [{ type: 'text', text: 'This tool always fails: the failure is reported as an isError result.' }], isError: true }
     case 'test_reconnection':
       await pause(50)
       return text('Reconnection test completed.')

@@ -99,6 +99,20 @@ function readSoon<T>(read: Promise<T>): Promise<T | typeof NOT_YET> {
  */
 const WRITE_SLICE_BYTES = 1024 * 1024
 
+/** Resolves when `res` can take more bytes (`drain`) or has closed, whichever comes first. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const go = () => {
+      res.off('drain', go)
+      res.off('close', go)
+      resolve()
+    }
+    res.on('drain', go)
+    res.on('close', go)
+  })
+}
+
+/** Writes `body` to `res` in {@link WRITE_SLICE_BYTES} pieces, each after the socket drained; stops when the client goes away. */
 async function writeInSlices(body: Uint8Array, res: ServerResponse): Promise<void> {
   let closed = false
   const onClose = () => (closed = true)
@@ -110,16 +124,7 @@ async function writeInSlices(body: Uint8Array, res: ServerResponse): Promise<voi
         res.end(body.subarray(at))
         return
       }
-      if (!res.write(body.subarray(at, end)))
-        await new Promise<void>((resolve) => {
-          const go = () => {
-            res.off('drain', go)
-            res.off('close', go)
-            resolve()
-          }
-          res.on('drain', go)
-          res.on('close', go)
-        })
+      if (!res.write(body.subarray(at, end))) await drained(res)
     }
   } finally {
     res.off('close', onClose)
@@ -183,22 +188,12 @@ export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): P
     }
     return chunk === undefined || res.write(chunk)
   }
-  const drained = () =>
-    new Promise<void>((resolve) => {
-      const go = () => {
-        res.off('drain', go)
-        res.off('close', go)
-        resolve()
-      }
-      res.on('drain', go)
-      res.on('close', go)
-    })
   try {
     for (;;) {
       const read = body.read()
       let next = await readSoon(read)
       if (next === NOT_YET) {
-        if (!send(false)) await drained()
+        if (!send(false)) await drained(res)
         next = await read
       }
       if (gone) break
@@ -208,7 +203,7 @@ export async function writeEdgeResponse(r: EdgeResponse, res: ServerResponse): P
       }
       held.push(next.value)
       heldBytes += next.value.length
-      if (heldBytes >= HOLD_BYTES && !send(false)) await drained()
+      if (heldBytes >= HOLD_BYTES && !send(false)) await drained(res)
     }
   } catch {
     // The stream failed: all that is left is to cut the connection.
