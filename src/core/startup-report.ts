@@ -3,8 +3,9 @@
  * What the edge says once when it starts (the Node server at start, a Worker isolate on its first
  * request; src/mcp-edge.ts `buildEdgeDeps`, and `mcp-edge serve` on stderr):
  * - a `warn` for each variable in the edge's namespaces (`TOOL_*`, `TOOLS_*`, `AUTH_*`, `RATE_*`,
- *   `ORIGIN*`, `STORE_*`, in any case) that is no setting of the table (settings.ts), and for a
- *   setting's name in another case (`admin_token`), naming the setting it looks
+ *   `ORIGIN*`, `STORE_*`, `ADMIN_*`, `METRICS_*`, `SHUTDOWN_*`, in any case) that is no setting of
+ *   the table (settings.ts), and for a setting's name in another case (`admin_token`), naming the
+ *   setting it looks
  *   like: `TOOL_PINING=enforce` is otherwise ignored in silence and the edge runs in `audit`, while
  *   the same typo as a flag or a typed option is refused;
  * - one line with the governance in force: pinning mode and store, auth on or off with the issuer,
@@ -18,8 +19,12 @@ import { redactUrl } from './redact-url'
 import { SETTINGS } from './settings'
 import type { LogRecord } from './ports'
 
-/** The variable namespaces the edge owns: a name in them that is no setting is most likely a typo. */
-const NAMESPACE = /^(TOOLS?_|AUTH_|RATE_|ORIGIN|STORE_)/
+/**
+ * The variable namespaces the edge owns: a name in them that is no setting is most likely a typo.
+ * `ADMIN_` and `METRICS_` hold the tokens: a misspelt one leaves the admin API off or the metrics
+ * open without a word otherwise.
+ */
+const NAMESPACE = /^(TOOLS?_|AUTH_|RATE_|ORIGIN|STORE_|ADMIN_|METRICS_|SHUTDOWN_)/
 
 /** Names in those namespaces that are not settings but Workers bindings the standalone Worker reads (src/adapters/workers). */
 const BINDINGS = /^(TOOL_SCHEMAS|RATE_LIMITER_\d+_PER_\d+S)$/

@@ -64,6 +64,16 @@ describe('mcp-edge check on an OAuth-protected server', () => {
     expect(run.stdout + run.stderr).not.toContain(TOKEN)
   })
 
+  it('with a token the server refuses: the row says the token given was refused, not to give one; exit 3', async () => {
+    const { run, report } = await checkJson(guarded.url, ['--token', 'not-the-token-0123456789', '--version', '2025-06-18'])
+    expect(run.code).toBe(3)
+    const r = row(report, '2025-06-18 * handshake')
+    expect(r.grade).toBe('info')
+    expect(r.answered).toBe(`HTTP 401: needs authorization (WWW-Authenticate: Bearer resource_metadata="${metadata}")`)
+    expect(r.why).toBe('the server refused the access token given (expired, revoked, for another resource or lacking a scope): give a valid one with --token <access token>')
+    expect(run.stdout + run.stderr).not.toContain('not-the-token-0123456789')
+  })
+
   it('--token and an Authorization --header together are refused (exit 2)', async () => {
     const { runMcpEdge } = await import('../helpers/check-cli')
     const run = await runMcpEdge(['check', guarded.url, '--token', TOKEN, '--header', `Authorization: Bearer ${TOKEN}`])

@@ -13,6 +13,10 @@ describe('unknownVariables', () => {
       ORIGIN_TIMEOUT: '5000',
       STORE_PATH: '/tmp/x',
       TOOL_ZZZZZZZZZZZZZZZZZZZZZZZZZ: 'x',
+      // The tokens' and the stop's names: a typo would turn the admin API off or leave metrics open.
+      ADMIN_TOKNE: 's3cret',
+      METRICS_TOKN: 's3cret',
+      SHUTDOWN_GRACE: '1000',
       // Settings, bindings, and names outside the namespaces are left alone.
       TOOL_PINNING: 'audit',
       TOOL_SCHEMAS: 'x',
@@ -21,9 +25,12 @@ describe('unknownVariables', () => {
       TOOLS_BINDING: { get: () => null },
     }
     expect(unknownVariables(env)).toEqual([
+      { variable: 'ADMIN_TOKNE', didYouMean: 'ADMIN_TOKEN' },
       { variable: 'AUTH_ISSUR', didYouMean: 'AUTH_ISSUER' },
+      { variable: 'METRICS_TOKN', didYouMean: 'METRICS_TOKEN' },
       { variable: 'ORIGIN_TIMEOUT', didYouMean: 'ORIGIN_TIMEOUT_MS' },
       { variable: 'RATE_LIMT', didYouMean: 'RATE_LIMIT' },
+      { variable: 'SHUTDOWN_GRACE', didYouMean: 'SHUTDOWN_GRACE_MS' },
       { variable: 'STORE_PATH' },
       { variable: 'TOOLS_DENIE', didYouMean: 'TOOLS_DENY' },
       { variable: 'TOOL_PINING', didYouMean: 'TOOL_PINNING' },

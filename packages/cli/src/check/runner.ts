@@ -240,7 +240,13 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       session = isModern(version) ? await modernHandshake(opts.url, opts, budget) : await handshake(opts.url, version, opts, budget)
     } catch (err) {
       if (err instanceof AuthorizationRequired) {
-        addRow(authorizationRow(version, err.challenge))
+        addRow(
+          authorizationRow(
+            version,
+            err.challenge,
+            Object.keys(opts.headers ?? {}).some((name) => name.toLowerCase() === 'authorization')
+          )
+        )
         addVersion({ version, skipped: 'needs authorization (HTTP 401)' })
         continue
       }

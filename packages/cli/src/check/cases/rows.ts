@@ -12,10 +12,12 @@ import type { CaseRow } from './types'
 
 /**
  * The handshake row of a server that answered 401: it needs an access token (MCP Authorization),
- * which is not a fault of the server; the row says so and how to give one.
+ * which is not a fault of the server; the row says so and how to give one, or, when one was sent
+ * (`--token` or an `Authorization` `--header`), that the server refused it.
  * @param challenge the answer's `WWW-Authenticate` ('' when none; sanitised with the row)
+ * @param tokenSent whether the handshake carried an `Authorization` header
  */
-export function authorizationRow(version: ProtocolVersion, challenge: string): CaseRow {
+export function authorizationRow(version: ProtocolVersion, challenge: string, tokenSent = false): CaseRow {
   return {
     id: `${version} * handshake`,
     version,
@@ -25,7 +27,9 @@ export function authorizationRow(version: ProtocolVersion, challenge: string): C
     grade: 'info',
     expected: 'an answer once authorized',
     answered: `HTTP 401: needs authorization${challenge ? ` (WWW-Authenticate: ${challenge})` : ' (no WWW-Authenticate)'}`,
-    why: "the server requires an OAuth access token: give one with --token <access token> (or --header 'Authorization: Bearer <access token>')",
+    why: tokenSent
+      ? 'the server refused the access token given (expired, revoked, for another resource or lacking a scope): give a valid one with --token <access token>'
+      : "the server requires an OAuth access token: give one with --token <access token> (or --header 'Authorization: Bearer <access token>')",
   }
 }
 

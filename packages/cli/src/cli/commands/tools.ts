@@ -296,7 +296,10 @@ function fieldTextDiff(c: PinDiff['changes'][number]): string[] {
   if (!hasA && c.change !== 'added') return [`${field}: the approved text is not kept (a manifest pin whose definition this edge has not been served): compare the sub-digests`]
   const out = [`--- ${field} (approved)`, `+++ ${field} (served)`]
   const lines: string[] = []
-  for (const part of diffLines(memberText(hasA ? c.approvedValue : undefined), memberText(hasS ? c.servedValue : undefined))) {
+  // ignoreNewlineAtEof: a text's last line without a newline equals the same line followed by one,
+  // so a line appended after it is shown as one added line, not the last line removed and re-added.
+  const parts = diffLines(memberText(hasA ? c.approvedValue : undefined), memberText(hasS ? c.servedValue : undefined), { ignoreNewlineAtEof: true })
+  for (const part of parts) {
     const mark = part.added ? '+' : part.removed ? '-' : ' '
     for (const line of part.value.replace(/\n$/, '').split('\n')) lines.push(`${mark}${line === '' ? '' : safeText(line, DIFF_LINE)}`)
   }
