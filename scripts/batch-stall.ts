@@ -1,6 +1,6 @@
 /**
  * `node --import tsx scripts/batch-stall.ts [--tools N] [--pinning off|audit|enforce] [--batches B]
- * [--batch K] [--no-build] [--cpu-prof DIR]`: how long one POST that makes the edge grade a large
+ * [--batch K] [--vary] [--no-build] [--cpu-prof DIR]`: how long one POST that makes the edge grade a large
  * origin answer holds another client (docs/reliability.md "One POST does not hold the others").
  *
  * Builds and starts the real `mcp-edge serve` (`--from-source`, a child process on 127.0.0.1,
@@ -14,7 +14,8 @@
  * batch's time, and the probes' median, p99 and maximum, baseline and during the batches, with the
  * difference of the maxima (the bound: under 100 ms). Prints the machine's load (`os.loadavg`)
  * before and after. Bounded: a fixed number of batches, every child stopped before exit, loopback
- * only. `--cpu-prof DIR` starts the edge with `--cpu-prof --cpu-prof-dir DIR` (a profile is
+ * only. `--vary` makes every list answer differ in a few bytes: the origin writes the request id
+ * and a running count into tool 0's description (an origin defeating a memo of whole lists). `--cpu-prof DIR` starts the edge with `--cpu-prof --cpu-prof-dir DIR` (a profile is
  * written when the edge stops).
  */
 import { spawn, spawnSync } from 'node:child_process'
@@ -63,15 +64,16 @@ const once = () => new Promise((ok, fail) => {
 await main()
 
 async function main(): Promise<void> {
-  const USAGE = `usage: node --import tsx scripts/batch-stall.ts [--tools N] [--pinning off|audit|enforce] [--batches B] [--batch K] [--no-build] [--cpu-prof DIR]
+  const USAGE = `usage: node --import tsx scripts/batch-stall.ts [--tools N] [--pinning off|audit|enforce] [--batches B] [--batch K] [--vary] [--no-build] [--cpu-prof DIR]
   --tools N       tools in the origin's tools/list (default 700; 300 tools are a 58 KB list)
   --pinning MODE  TOOL_PINNING of the edge: off, audit or enforce (default off)
   --batches B     batches sent one after the other (default 5)
   --batch K       tools/list requests per batch (default 100, MAX_BATCH)
+  --vary          the origin writes the request id (and a running count) into tool 0's description, so no two lists are equal
   --no-build      reuse the edge build of an earlier run
   --cpu-prof DIR  write a CPU profile of the edge into DIR
 Exit status: 0 when every probe stayed within 100 ms of the baseline maximum, 1 when one did not, 2 for a usage error.`
-  let values: { tools: string; pinning: string; batches: string; batch: string; 'no-build': boolean; 'cpu-prof'?: string; help: boolean }
+  let values: { tools: string; pinning: string; batches: string; batch: string; vary: boolean; 'no-build': boolean; 'cpu-prof'?: string; help: boolean }
   try {
     values = parseArgs({
       options: {
@@ -79,6 +81,7 @@ Exit status: 0 when every probe stayed within 100 ms of the baseline maximum, 1 
         pinning: { type: 'string', default: 'off' },
         batches: { type: 'string', default: '5' },
         batch: { type: 'string', default: '100' },
+        vary: { type: 'boolean', default: false },
         'no-build': { type: 'boolean', default: false },
         'cpu-prof': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -108,6 +111,15 @@ Exit status: 0 when every probe stayed within 100 ms of the baseline maximum, 1 
     inputSchema: { type: 'object', properties: { city: { type: 'string', maxLength: 64 }, units: { enum: ['c', 'f'] } }, required: ['city'] },
   }))
   const resultText = JSON.stringify({ tools })
+  // With --vary: tool 0's description ends with the request id and a count of lists answered, so
+  // each list differs from every other in a few bytes (also across batches, whose ids repeat).
+  let answered = 0
+  const listText = (id: unknown): string => {
+    if (!values.vary) return resultText
+    answered++
+    const t0 = { ...tools[0]!, description: `${tools[0]!.description} (request ${JSON.stringify(id)}, answer ${answered})` }
+    return JSON.stringify({ tools: [t0, ...tools.slice(1)] })
+  }
   const origin = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (d: Buffer) => chunks.push(d))
@@ -125,7 +137,7 @@ Exit status: 0 when every probe stayed within 100 ms of the baseline maximum, 1 
           x.method === 'initialize'
             ? JSON.stringify({ protocolVersion: '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'stall-origin', version: '1' } })
             : x.method === 'tools/list'
-              ? resultText
+              ? listText(x.id)
               : JSON.stringify({ content: [{ type: 'text', text: 'ok' }] })
         return `{"jsonrpc":"2.0","id":${JSON.stringify(x.id)},"result":${result}}`
       }
@@ -198,7 +210,7 @@ Exit status: 0 when every probe stayed within 100 ms of the baseline maximum, 1 
     const f = (x: number) => x.toFixed(1).padStart(7)
     const load1 = loadavg()
     console.log(
-      `tools ${N} (list ${(resultText.length / 1024).toFixed(0)} KB), pinning ${pinning}, batch of ${K} tools/list: body ${(body.length / 1024).toFixed(1)} KB, answer ${(runs[0]!.bytes / 1024 / 1024).toFixed(1)} MB`
+      `tools ${N} (list ${(resultText.length / 1024).toFixed(0)} KB), pinning ${pinning}${values.vary ? ' (lists vary)' : ''}, batch of ${K} tools/list: body ${(body.length / 1024).toFixed(1)} KB, answer ${(runs[0]!.bytes / 1024 / 1024).toFixed(1)} MB`
     )
     console.log(`batch POST ms: ${runs.map((r) => r.ms.toFixed(0)).join(' ')}`)
     console.log(`/healthz ms      n   median     p99     max`)

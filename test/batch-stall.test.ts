@@ -8,7 +8,7 @@
  * runtimes, the large answers the sliced path reads are checked byte for byte against the
  * origin's, and its refusals against the whole-text path's.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { mcpHeaders } from './helpers/grading'
@@ -128,6 +128,8 @@ describe('one large batch on the Node edge (in this process)', () => {
   const list = JSON.stringify({ tools: toolList(200) })
   beforeAll(async () => {
     origin = await startScriptedOrigin()
+  })
+  beforeEach(() => {
     origin.handle((req, res) => {
       const ids = Array.isArray(req.json) ? (req.json as { id: unknown }[]).map((m) => m.id) : [(req.json as { id: unknown }).id]
       res.writeHead(200, { 'content-type': 'application/json' }).end(Array.isArray(req.json) ? batchAnswer(ids, list) : batchAnswer(ids, list).slice(1, -1))
@@ -160,6 +162,7 @@ describe('one large batch on the Node edge (in this process)', () => {
 
   it('pinning audit: the tools of a list repeated 30 times in one answer are digested once', async () => {
     const digest = vi.spyOn(DigestMemo.prototype, 'digest')
+    const entries = vi.spyOn(DigestMemo.prototype, 'entry')
     edge = await startEdge({ env: { STORE_FILE: 'memory', ORIGIN_URL: origin.url, TOOL_PINNING: 'audit' }, port: 0, kv, log: (r) => records.push(r) })
     const got = await postBatch(edge.url, listRequests(30))
     expect([got.status, got.grade]).toEqual([200, 'ok=30'])
@@ -167,8 +170,35 @@ describe('one large batch on the Node edge (in this process)', () => {
     await waitFor(() => digest.mock.calls.length >= 200 || null, { what: '200 tool digests' })
     const second = await postBatch(edge.url, listRequests(30))
     expect(second.grade).toBe('ok=30')
-    await waitFor(() => digest.mock.calls.length >= 400 || null, { what: '400 tool digests' })
-    // One list per answer: 200 tools, twice (the second answer's list is a new parse, its texts remembered).
-    expect(digest.mock.calls.length).toBe(400)
+    // The second answer's list is a new parse; its entries are remembered, so none is hashed again.
+    await waitFor(() => entries.mock.calls.length >= 400 || null, { what: '400 tool entries' })
+    expect(digest.mock.calls.length).toBe(200)
+  })
+
+  it('pinning audit: 30 lists in one answer that differ in one tool each are digested per tool, not per list', async () => {
+    const digest = vi.spyOn(DigestMemo.prototype, 'digest')
+    const lists = vi.spyOn(DigestMemo.prototype, 'perList')
+    const hashes = vi.spyOn(crypto.subtle, 'digest')
+    // Each id gets the list with its id in tool 0's description: 30 distinct list texts sharing 199 tools.
+    origin.handle((req, res) => {
+      const msgs = (Array.isArray(req.json) ? req.json : [req.json]) as { id: number }[]
+      const answer = msgs.map((m) => {
+        const tools = toolList(200)
+        ;(tools[0] as { description: string }).description += ` (request ${m.id})`
+        return `{"jsonrpc":"2.0","id":${m.id},"result":${JSON.stringify({ tools })}}`
+      })
+      res.writeHead(200, { 'content-type': 'application/json' }).end(Array.isArray(req.json) ? `[${answer.join(',')}]` : answer[0])
+    })
+    edge = await startEdge({ env: { STORE_FILE: 'memory', ORIGIN_URL: origin.url, TOOL_PINNING: 'audit' }, port: 0, kv, log: (r) => records.push(r) })
+    const got = await postBatch(edge.url, listRequests(30))
+    expect([got.status, got.grade]).toEqual([200, 'ok=30'])
+    // Every distinct list is digested in the background (once each): wait for all 30 to finish.
+    await waitFor(() => lists.mock.calls.length >= 30 || null, { what: '30 lists digested' })
+    await Promise.all(lists.mock.results.map((r) => r.value))
+    // Hashed: the 199 shared tools once, and tool 0 once per list (199 + 30), not 30 x 200.
+    expect(digest.mock.calls.length).toBe(199 + 30)
+    // Every SHA-256 of the process (tool digests, member sub-digests of a baseline, catalog digests):
+    // a few per tool and per list, not per tool and list (30 x 200 = 6000 for the tool digests alone).
+    expect(hashes.mock.calls.length).toBeLessThan(4 * 200 + 4 * 30)
   })
 })

@@ -13,6 +13,8 @@ import { RUNTIMES, type EdgeUnderTest } from './helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from './helpers/scripted-origin'
 import { startServe } from './helpers/cli-process'
 import { eventually } from './helpers/mcp-script'
+import { freePort, ORIGIN_CREDENTIAL } from './helpers/auth-edge'
+import { startTokenIssuer, type TokenIssuer } from './helpers/token-issuer'
 
 const readyz = async (edge: EdgeUnderTest) => {
   const res = await fetch(new URL('/readyz', edge.url))
@@ -25,12 +27,61 @@ describe('what counts as an MCP endpoint answering initialize', () => {
     [400, 'application/json', '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request"}}', 'ok'],
     [200, 'text/event-stream', null, 'ok'],
     [401, 'text/plain', null, 'ok'],
+    [403, 'text/plain', null, 'ok'],
     [404, 'text/html', null, 'answered HTTP 404 (text/html) to initialize, not a JSON-RPC response: is the path of the URL right?'],
     [404, '', null, 'answered HTTP 404 to initialize, not a JSON-RPC response: is the path of the URL right?'],
     [200, 'application/json', '{"error":"not found"}', 'answered HTTP 200 (application/json) to initialize, not a JSON-RPC response: is the path of the URL right?'],
     [503, 'text/html', null, 'answered HTTP 503'],
   ] as const)('HTTP %i %s %s: %s', (status, ct, text, verdict) => {
     expect(judgeInitializeAnswer(status, ct, text)).toBe(verdict)
+  })
+})
+
+describe.each(RUNTIMES)('readiness with ORIGIN_AUTHORIZATION on $name', ({ start }) => {
+  let iss: TokenIssuer
+  let origin: ScriptedOrigin
+  /** The credential the origin accepts (it answers 401 to any other). */
+  let accepted = ORIGIN_CREDENTIAL
+  let edge: EdgeUnderTest
+  beforeAll(async () => {
+    iss = await startTokenIssuer({ alg: 'ES256' })
+    origin = await startScriptedOrigin()
+    origin.handle((r, res) => {
+      if (r.headers.authorization !== accepted) return void res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('unauthorized')
+      const m = r.json as { id?: string; method?: string } | undefined
+      if (r.method === 'DELETE') return void res.writeHead(200).end()
+      if (m?.method === 'initialize')
+        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'c', version: '1' } } })
+      res.writeHead(202).end()
+    })
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}/mcp`
+    edge = await start({ ORIGIN_URL: origin.url, AUTH_ISSUER: iss.issuer, AUTH_AUDIENCE: url, AUTH_JWKS_URL: iss.jwksUrl, ORIGIN_AUTHORIZATION: ORIGIN_CREDENTIAL }, { port })
+  })
+  afterAll(async () => {
+    await edge?.close()
+    await origin?.close()
+    await iss?.stop()
+  })
+
+  it("the probe sends the edge's credential: accepted, ready; refused (401), not ready, naming ORIGIN_AUTHORIZATION and never the credential", async () => {
+    const ok = await readyz(edge)
+    expect(ok.body.checks['origin:default']).toBe('ok')
+    expect(ok.status).toBe(200)
+    const inits = origin.received.filter((r) => (r.json as { method?: string } | undefined)?.method === 'initialize')
+    expect(inits.length).toBeGreaterThanOrEqual(1)
+    expect(inits.every((r) => r.headers.authorization === ORIGIN_CREDENTIAL)).toBe(true)
+    // The origin rotates its credential: every request of the edge would now get 401.
+    accepted = 'Bearer rotated-elsewhere'
+    const refused = await eventually(async () => {
+      const r = await readyz(edge)
+      return r.status === 503 ? r : undefined
+    })
+    expect(refused.body.ready).toBe(false)
+    expect(refused.body.checks['origin:default']).toBe("answered HTTP 401 to initialize with ORIGIN_AUTHORIZATION: the origin refuses the edge's credential")
+    expect(JSON.stringify(refused.body)).not.toContain(ORIGIN_CREDENTIAL.slice(7))
+    expect(JSON.stringify(await edge.logs())).not.toContain(ORIGIN_CREDENTIAL.slice(7))
+    accepted = ORIGIN_CREDENTIAL
   })
 })
 

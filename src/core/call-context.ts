@@ -34,6 +34,16 @@ export function toolsCallContext(ex: Exchange, headers: RequestHeaders, scope: s
 }
 
 /**
+ * The `Authorization` the edge sends to an origin on its own behalf (its tool-list pull from the
+ * admin API, the `/readyz` probe): ORIGIN_AUTHORIZATION with auth on, else none (with auth off no
+ * credential of the edge's own is configured; ORIGIN_AUTHORIZATION needs AUTH_ISSUER).
+ * @returns the header value (a secret: never logged nor answered), or null
+ */
+export function edgeOriginCredential(deps: EdgeDeps): string | null {
+  return deps.auth?.originAuthorization ?? null
+}
+
+/**
  * The edge's own tool-list pull of one origin (D7; forwarding/tool-list-pull.ts), the one way the
  * edge asks an origin for its tools, whoever asks (a call's refresh, the admin API's refresh):
  * bounded by ORIGIN_TIMEOUT_MS, TOOL_LIST_TIMEOUT_MS, MAX_REPLY_BYTES and MAX_JSON_DEPTH, sent with

@@ -35,7 +35,7 @@ import { originTarget } from '../core/pipeline'
 import { nestsDeeperThan } from '../core/jsonrpc/json-scan'
 import { isObject } from '../core/jsonrpc/jsonrpc'
 import { ALL_VERSIONS, isKnownVersion, isModern, newestFirst, type ProtocolVersion } from '../core/jsonrpc/versions'
-import { pullOriginTools } from '../core/call-context'
+import { edgeOriginCredential, pullOriginTools } from '../core/call-context'
 import { PUBLIC_SCOPE } from '../core/validation/caller-scope'
 import { CALLER_SCOPE_EXPECTED, isCallerScope } from '../core/config-rules'
 import type { ToolRecord } from '../core/validation/tool-record'
@@ -267,7 +267,7 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     const url = t.origin === 'default' ? deps.config.originUrl : deps.config.origins[t.origin]!.url
     // The edge's own pull (core/call-context.ts): the edge's credential with auth on (never the admin
     // token, and no caller's), and the tools TOOLS_ALLOW / TOOLS_DENY hide left out.
-    const authorization = deps.auth?.originAuthorization ?? null
+    const authorization = edgeOriginCredential(deps)
     // The newest version the edge supports that has an initialize handshake (the origin may answer with another).
     const era = newestFirst(deps.config.supportedVersions).find((v) => !isModern(v)) ?? deps.config.supportedVersions[0]!
     const refused = deps.registry.stats.refreshesRefused

@@ -4,7 +4,8 @@
  * answers `initialize` within {@link READY_TIMEOUT_MS}, and the tool schema store answers a read.
  * "Answers" means a JSON-RPC response (a result, or an error such as a version it refuses), an
  * SSE stream, or a demand for credentials (401/403: the edge forwards each client's
- * `Authorization`); a 404 page or any other body that is not JSON-RPC is the endpoint not being
+ * `Authorization`), except when the probe sent the edge's own credential (ORIGIN_AUTHORIZATION, as
+ * the edge's tool-list pull does): then a 401/403 is that credential refused, and not ready; a 404 page or any other body that is not JSON-RPC is the endpoint not being
  * there (a typo in the path of `ORIGIN_URL`: before, any status below 500 counted as ready while
  * every call got -31001). With auth on and `AUTH_JWKS_URL`, the issuer's key set must be readable
  * too (check `jwks`: a wrong URL otherwise looked ready while every request got 503); it is read
@@ -21,6 +22,7 @@ import { isModern, type ProtocolVersion } from '../core/jsonrpc/versions'
 import { LinkSignal } from '../core/client-signal'
 import { OriginReplyTooLargeError, OriginTimeoutError } from '../core/ports'
 import { redactUrl } from '../core/redact-url'
+import { edgeOriginCredential } from '../core/call-context'
 
 /** Longest wait for one origin's answer, headers and body, in ms (bounded by ORIGIN_TIMEOUT_MS too). */
 export const READY_TIMEOUT_MS = 2000
@@ -44,9 +46,14 @@ function probeVersion(supported: readonly ProtocolVersion[]): ProtocolVersion {
  * Whether an answer to `initialize` comes from an MCP endpoint: `ok`, or why not (one line,
  * without the URL: /readyz answers it to anyone past the Host check).
  * @param text the body (JSON answers only), null when it was not read
+ * @param credentialSent whether the probe carried ORIGIN_AUTHORIZATION (a 401/403 is then not ready)
  */
-export function judgeInitializeAnswer(status: number, contentType: string, text: string | null): string {
+export function judgeInitializeAnswer(status: number, contentType: string, text: string | null, credentialSent = false): string {
   const essence = contentType.split(';')[0]!.trim().toLowerCase()
+  // Without a credential of the edge's own, a demand for one is the endpoint answering (each client's
+  // Authorization goes through); with ORIGIN_AUTHORIZATION sent, it is that credential refused, and
+  // every request would fail the same way.
+  if ((status === 401 || status === 403) && credentialSent) return `answered HTTP ${status} to initialize with ORIGIN_AUTHORIZATION: the origin refuses the edge's credential`
   if (status === 401 || status === 403) return 'ok'
   if (status >= 500) return `answered HTTP ${status}`
   if (status >= 200 && status < 300 && essence === 'text/event-stream') return 'ok'
@@ -71,11 +78,13 @@ async function probeOrigin(deps: EdgeDeps, url: string): Promise<string> {
   // One deadline for headers and body together: a body trickling a byte at a time must not hold /readyz.
   const signal = new LinkSignal()
   const timer = setTimeout(() => signal.abort(), timeoutMs)
+  // The credential the edge's own pull sends (core/call-context.ts), so a refused one shows here.
+  const credential = edgeOriginCredential(deps)
   try {
     const reply = await deps.origin({
       method: 'POST',
       url,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(credential ? { authorization: credential } : {}) },
       body: JSON.stringify(requestMessage('initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'mcp-edge-readyz', version: '1' } }, 'mcp-edge-readyz')),
       timeoutMs,
       signal,
@@ -93,7 +102,7 @@ async function probeOrigin(deps: EdgeDeps, url: string): Promise<string> {
       }
     } else reply.discard()
     if (sid) endSession(deps, url, sid, version)
-    return judgeInitializeAnswer(reply.status, contentType, text)
+    return judgeInitializeAnswer(reply.status, contentType, text, credential !== null)
   } catch (e) {
     if (signal.aborted || e instanceof OriginTimeoutError) return `unreachable: no answer to initialize within ${timeoutMs} ms`
     const c = originCause(e)
@@ -105,7 +114,10 @@ async function probeOrigin(deps: EdgeDeps, url: string): Promise<string> {
 
 /** Ends the session the probe's `initialize` opened (in the background, bounded like the probe). */
 function endSession(deps: EdgeDeps, url: string, sessionId: string, version: ProtocolVersion): void {
-  const done = deps.origin({ method: 'DELETE', url, headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': version }, timeoutMs: READY_TIMEOUT_MS }).then(
+  const credential = edgeOriginCredential(deps)
+  const headers: Record<string, string> = { 'mcp-session-id': sessionId, 'mcp-protocol-version': version }
+  if (credential) headers.authorization = credential
+  const done = deps.origin({ method: 'DELETE', url, headers, timeoutMs: READY_TIMEOUT_MS }).then(
     (r) => r.discard(),
     () => undefined
   )

@@ -399,7 +399,7 @@ export class PinBook {
       const tofu = new Map<string, StoredPin>()
       for (const [name, pin] of ev.newPins) {
         const def = defs.get(name)
-        tofu.set(name, { ...pin, effectiveFrom: iso(Date.parse(pin.approvedAt) + this.propagationMs), fields: fieldsObject(await fieldDigests(def)), definition: def ?? null })
+        tofu.set(name, { ...pin, effectiveFrom: iso(Date.parse(pin.approvedAt) + this.propagationMs), fields: fieldsObject(await this.memo.fields(def)), definition: def ?? null })
       }
       try {
         record = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (r) => (r.baseline || r.pins.size > 0 ? null : { baseline: true, pins: tofu, rejected: r.rejected }))

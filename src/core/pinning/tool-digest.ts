@@ -169,6 +169,82 @@ export class DigestMemo {
   }
 
   /**
+   * Digests of tool entries already seen, by the entry's `JSON.stringify` text ({@link entryKey}).
+   * Lists that differ in one tool (an origin that writes the request id into a description) are new
+   * parses, so {@link perList} cannot share them; this skips the canonicalization and hashing of
+   * every entry they share. The promise is kept at once, so lists decided side by side share the
+   * work still under way. Bounded like the texts (entries and characters, oldest dropped first).
+   */
+  private readonly entries = new Map<string, Promise<ToolDigestResult>>()
+  /** Field sub-digests ({@link fieldDigests}) of tool entries already seen, by the same key. */
+  private readonly fieldsByEntry = new Map<string, Promise<FieldDigests>>()
+  private readonly keyChars = new Map<Map<string, unknown>, number>()
+  /** Entries canonicalized and digested through {@link entry} (a miss of the per-entry memory). */
+  entriesDigested = 0
+
+  /**
+   * The key of a tool entry, or undefined when it cannot stand for the value. For parsed JSON,
+   * `JSON.stringify` writes member names in order, strings with lone surrogates escaped (`\ud800`,
+   * not U+FFFD) and numbers the way JCS does (`-0` as `0` in both), so two entries with one key have
+   * one JCS text (and equal members), except that it writes `NaN` and +-Infinity as `null`: a key
+   * holding `null` anywhere is not used (a definition with `1e400` must never borrow the digest of one
+   * with `null`), nor one longer than `maxChars`.
+   */
+  private entryKey(tool: object): string | undefined {
+    let key: string
+    try {
+      key = JSON.stringify(tool)
+    } catch {
+      return undefined // nested past the stack: canonicalize refuses it too
+    }
+    return key.includes('null') || key.length > this.maxChars ? undefined : key
+  }
+
+  /** The value kept under `key` in `map`, or `make()` kept there now (bounded, oldest dropped first). */
+  private keep<V>(map: Map<string, Promise<V>>, key: string | undefined, make: () => Promise<V>): Promise<V> {
+    if (key === undefined) return make()
+    const known = map.get(key)
+    if (known !== undefined) {
+      map.delete(key)
+      map.set(key, known)
+      return known
+    }
+    const p = make()
+    map.set(key, p)
+    // A failed computation (Web Crypto refusing) is not remembered.
+    p.catch(() => map.get(key) === p && map.delete(key))
+    let chars = (this.keyChars.get(map) ?? 0) + key.length
+    while (map.size > this.maxEntries || chars > this.maxChars) {
+      const oldest = map.keys().next().value as string
+      map.delete(oldest)
+      chars -= oldest.length
+    }
+    this.keyChars.set(map, chars)
+    return p
+  }
+
+  /**
+   * The digest of one tool entry ({@link toolDigest}), from the per-entry memory when an equal entry was seen.
+   * @param tool one element of a parsed `tools` array (an object; {@link toolDigest} refuses others before this)
+   */
+  entry(tool: object): Promise<ToolDigestResult> {
+    return this.keep(this.entries, this.entryKey(tool), async () => {
+      this.entriesDigested++
+      const c = canonicalJson(tool)
+      return c.ok ? { ok: true, digest: await this.digest(c.text), jcs: c.text } : c
+    })
+  }
+
+  /**
+   * The field sub-digests of one tool entry ({@link fieldDigests}), from the per-entry memory when
+   * an equal entry was seen: a batch of lists that each set a baseline hashes each member once.
+   */
+  fields(tool: unknown): Promise<FieldDigests> {
+    const key = typeof tool === 'object' && tool !== null && !Array.isArray(tool) ? this.entryKey(tool) : undefined
+    return this.keep(this.fieldsByEntry, key, () => fieldDigests(tool))
+  }
+
+  /**
    * Lists already digested, by the array the reply's parse gave: the responses of one reply that
    * carry the same list text share one parse (grading/reply-grader.ts), so a batch of 100
    * `tools/list` canonicalizes its tools once, not 100 times. Held only while the array is.
@@ -195,15 +271,16 @@ export class DigestMemo {
 /**
  * The tool digest (module comment): SHA-256 over the JCS of the whole `Tool` object as served.
  * @param tool one element of a `tools/list` result's `tools` array, as parsed
- * @param memo where digests of texts already seen are remembered ({@link DigestMemo}); none by default
+ * @param memo where digests of entries and texts already seen are remembered ({@link DigestMemo}); none by default
  * @returns `{ ok: true, digest, jcs }` (`jcs` is the exact text hashed), or `{ ok: false, problem }`
  *   when the definition is not an object or has no JCS form: such a tool can never be approved
  */
 export async function toolDigest(tool: unknown, memo?: DigestMemo): Promise<ToolDigestResult> {
   if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) return { ok: false, problem: { reason: 'not-an-object', pointer: '' } }
+  if (memo) return memo.entry(tool)
   const c = canonicalJson(tool)
   if (!c.ok) return c
-  return { ok: true, digest: await (memo ? memo.digest(c.text) : sha256Digest(c.text)), jcs: c.text }
+  return { ok: true, digest: await sha256Digest(c.text), jcs: c.text }
 }
 
 /**

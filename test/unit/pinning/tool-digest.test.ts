@@ -276,3 +276,34 @@ describe('field sub-digests and change classes', () => {
     expect(c).toEqual({ class: 'material', fields: [{ field: 'description', change: 'modified', class: 'material', approved: null, served: null }] })
   })
 })
+
+describe('DigestMemo per entry', () => {
+  it('an entry equal to one seen is answered from memory; member order, -0 and escapes keep their JCS meaning', async () => {
+    const memo = new DigestMemo()
+    const a = await toolDigest(JSON.parse('{"name":"t","description":"caf\\u00e9","n":-0}'), memo)
+    const b = await toolDigest(JSON.parse('{"name":"t","description":"café","n":0}'), memo)
+    const c = await toolDigest(JSON.parse('{"description":"café","name":"t","n":0}'), memo)
+    expect(a).toEqual({ ok: true, digest: sha('{"description":"café","n":0,"name":"t"}'), jcs: '{"description":"café","n":0,"name":"t"}' })
+    expect([b, c]).toEqual([a, a])
+    // The second is the same value written another way: no new canonicalization; the third's key differs (member order).
+    expect(memo.entriesDigested).toBe(2)
+  })
+
+  it('a definition with 1e400 never borrows the digest of one with null, nor a lone surrogate that of its escape', async () => {
+    const memo = new DigestMemo()
+    expect((await toolDigest(JSON.parse('{"name":"t","x":null}'), memo)).ok).toBe(true)
+    const inf = await toolDigest(JSON.parse('{"name":"t","x":1e400}'), memo)
+    expect(inf).toEqual({ ok: false, problem: { reason: 'non-finite-number', pointer: '/x' } })
+    expect((await toolDigest(JSON.parse('{"name":"t","x":"\\\\ud800"}'), memo)).ok).toBe(true)
+    expect((await toolDigest(JSON.parse('{"name":"t","x":"\\ud800"}'), memo)).ok).toBe(false)
+  })
+
+  it('keeps at most maxEntries entries', async () => {
+    const memo = new DigestMemo(3)
+    for (let i = 0; i < 5; i++) await toolDigest({ name: `t${i}` }, memo)
+    await toolDigest({ name: 't0' }, memo)
+    expect(memo.entriesDigested).toBe(6)
+    await toolDigest({ name: 't4' }, memo)
+    expect(memo.entriesDigested).toBe(6)
+  })
+})
