@@ -40,7 +40,7 @@ import os from 'node:os'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
-import { load, measure, originStats, setSettleMs, settledOriginCalls, type Run, type Target } from './bench/load'
+import { load, measure, originStats, setMinAnswers, setSettleMs, settledOriginCalls, type Run, type Target } from './bench/load'
 import { findNginx, startNginx } from './bench/nginx'
 import { ask, buildRunners, children, CORES, killAll, PINNING, pinSelf, ROOT, startChild, SUPPORT, UNDER_TEST, type Child } from './bench/processes'
 import { makeDeepTool, makeTool, SSE_EVENTS, TOOLS, type BenchTool } from './bench/schemas'
@@ -247,6 +247,8 @@ async function preflight(s: Scenario, originBase: string): Promise<void> {
 // Time plan and progress
 
 if (SMOKE) setSettleMs(40)
+// A smoke run checks that every row runs and reports: each run holds a few answers, however busy the machine.
+if (SMOKE) setMinAnswers(8)
 /** Per load run: settling the origin's counter before and after, autocannon's start. */
 const OVERHEAD_S = SMOKE ? 0.3 : 0.6
 

@@ -10,6 +10,8 @@ declare module 'autocannon' {
     url: string
     connections?: number
     duration?: number
+    /** Stop after this many requests (instead of `duration`). */
+    amount?: number
     pipelining?: number
     overallRate?: number
     timeout?: number
