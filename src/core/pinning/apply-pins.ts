@@ -30,8 +30,20 @@ import { catalogDigest, evaluatePins, servedTools, type ServedTool, type SetEval
 import { decideCall, denialText, filterToolsListResult, type CallPinVerdict, type PinDenial, type PinningMode, type PinView } from './pin-filter'
 import { decideApproval, isCosmeticOnly } from './approval'
 import { scanToolDefinition, type AdvisoryFinding } from './advisory-scan'
+import { yieldToLoop } from '../work-slices'
 import { buildManifest, manifestPins, parseManifest, type ManifestError, type PinManifest } from './manifest'
-import { parsePinKey, pinSetOf, readPinRecord, readServedSnapshot, updatePinRecord, writeServedSnapshot, type PinKv, type PinRecord, type StoredPin } from './pin-store'
+import {
+  parsePinKey,
+  pinSetOf,
+  readPinRecordReusing,
+  readServedSnapshot,
+  type DecodedPinText,
+  updatePinRecord,
+  writeServedSnapshot,
+  type PinKv,
+  type PinRecord,
+  type StoredPin,
+} from './pin-store'
 
 /** The public scope's name (core/validation caller scopes). */
 const PUBLIC = 'public'
@@ -54,6 +66,9 @@ export const PIN_PULL_MIN_MS = 1_000
 export const MAX_PIN_SCOPES = 10_000
 /** Distinct (tool, state, digest) changes remembered per (origin, scope) for logging each change once. */
 const MAX_LOGGED = 10_000
+
+/** Definitions scanned for first-sight advisories between two yields to the event loop (a scan is tens of microseconds). */
+const SCAN_SLICE = 50
 
 /** The metrics port's pin series (core/ports.ts `EdgeMetrics`); optional, as embedders' ports may lack them. */
 export interface PinMetrics {
@@ -179,6 +194,8 @@ export class PinBook {
   private readonly privateHeld = new Map<string, Set<string>>()
   /** The last pin record of each origin this instance read or wrote: what it keeps enforcing if the store comes back without it. */
   private readonly originRecords = new Map<string, PinRecord>()
+  /** Per origin, the last stored text of its record and the record decoded from it (decoded again only when the text changes). */
+  private readonly decodedRecords = new Map<string, DecodedPinText>()
   private readonly reloading = new Set<string>()
   /** Per origin, name -> digest of the definitions first sight did not approve because the advisory scan flags them. */
   private readonly firstSightFlagged = new Map<string, Map<string, ToolDigest>>()
@@ -282,7 +299,9 @@ export class PinBook {
   private async readRecord(originId: string): Promise<PinRecord> {
     const kv = this.opts.kv
     if (!kv) throw new Error('no store')
-    const r = await readPinRecord(kv, originId, PUBLIC)
+    const decoded = await readPinRecordReusing(kv, originId, PUBLIC, this.decodedRecords.get(originId))
+    this.decodedRecords.set(originId, decoded)
+    const r = decoded.record
     const held = this.originRecords.get(originId)
     if (!isEmptyRecord(r) && held?.baseline && r.baseline) {
       // Once an origin has a baseline only an operator or a manifest adds or replaces a pin, so a
@@ -392,7 +411,7 @@ export class PinBook {
       return { ok: false }
     }
     const nowIso = iso(this.now())
-    if (complete && isEmptyRecord(record)) this.flagged(originId, scope, tools, served)
+    if (complete && isEmptyRecord(record)) await this.flagged(originId, scope, tools, served)
     let ev = this.evaluate(originId, record, served, complete)
     if (ev.establishesBaseline) {
       const defs = definitionsOf(tools)
@@ -468,9 +487,12 @@ export class PinBook {
    * flags (advisory-scan.ts): first sight does not approve them. One `warn` line per such tool,
    * naming the finding kinds and where they are (never the definition's text).
    */
-  private flagged(originId: string, scope: string, tools: readonly unknown[], served: readonly ServedTool[]): void {
+  private async flagged(originId: string, scope: string, tools: readonly unknown[], served: readonly ServedTool[]): Promise<void> {
     const digests = new Map(served.map((t) => [t.name, t.digest] as const))
+    let i = 0
     for (const [name, def] of definitionsOf(tools)) {
+      // Scanning a long list in one go held the event loop for hundreds of milliseconds (700 tools).
+      if (i++ > 0 && i % SCAN_SLICE === 0) await yieldToLoop()
       const findings = scanToolDefinition(def).findings
       const digest = digests.get(name)
       if (findings.length === 0 || !digest) continue
