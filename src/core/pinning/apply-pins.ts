@@ -30,7 +30,6 @@ import { catalogDigest, evaluatePins, servedTools, type ServedTool, type SetEval
 import { decideCall, denialText, filterToolsListResult, type CallPinVerdict, type PinDenial, type PinningMode, type PinView } from './pin-filter'
 import { decideApproval, isCosmeticOnly } from './approval'
 import { scanToolDefinition, type AdvisoryFinding } from './advisory-scan'
-import { yieldToLoop } from '../work-slices'
 import { buildManifest, manifestPins, parseManifest, type ManifestError, type PinManifest } from './manifest'
 import {
   parsePinKey,
@@ -66,9 +65,6 @@ export const PIN_PULL_MIN_MS = 1_000
 export const MAX_PIN_SCOPES = 10_000
 /** Distinct (tool, state, digest) changes remembered per (origin, scope) for logging each change once. */
 const MAX_LOGGED = 10_000
-
-/** Definitions scanned for first-sight advisories between two yields to the event loop (a scan is tens of microseconds). */
-const SCAN_SLICE = 50
 
 /** The metrics port's pin series (core/ports.ts `EdgeMetrics`); optional, as embedders' ports may lack them. */
 export interface PinMetrics {
@@ -411,7 +407,7 @@ export class PinBook {
       return { ok: false }
     }
     const nowIso = iso(this.now())
-    if (complete && isEmptyRecord(record)) await this.flagged(originId, scope, tools, served)
+    if (complete && isEmptyRecord(record)) this.flagged(originId, scope, tools, served)
     let ev = this.evaluate(originId, record, served, complete)
     if (ev.establishesBaseline) {
       const defs = definitionsOf(tools)
@@ -487,12 +483,9 @@ export class PinBook {
    * flags (advisory-scan.ts): first sight does not approve them. One `warn` line per such tool,
    * naming the finding kinds and where they are (never the definition's text).
    */
-  private async flagged(originId: string, scope: string, tools: readonly unknown[], served: readonly ServedTool[]): Promise<void> {
+  private flagged(originId: string, scope: string, tools: readonly unknown[], served: readonly ServedTool[]): void {
     const digests = new Map(served.map((t) => [t.name, t.digest] as const))
-    let i = 0
     for (const [name, def] of definitionsOf(tools)) {
-      // Scanning a long list in one go held the event loop for hundreds of milliseconds (700 tools).
-      if (i++ > 0 && i % SCAN_SLICE === 0) await yieldToLoop()
       const findings = scanToolDefinition(def).findings
       const digest = digests.get(name)
       if (findings.length === 0 || !digest) continue
