@@ -231,9 +231,10 @@ describe('one large batch on the Node edge (in this process)', () => {
     const parse = vi.spyOn(JSON, 'parse')
     pinReads = 0
     await postAndDecide()
-    // Every list read the pins from the store; the stored record (`{"v":1,...}`) did not change, so
-    // it was not parsed again (it was once per list, each a few milliseconds with 700 definitions).
+    // Every list read the pins from the store; the stored record (`{"v":1,...}`) did not change, so it
+    // was parsed at most once (the text held may predate the first answer's baseline write), not once
+    // per list (each a few milliseconds with 700 definitions).
     expect(pinReads).toBeGreaterThanOrEqual(30)
-    expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('{"v":1,')).length).toBe(0)
+    expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('{"v":1,')).length).toBeLessThanOrEqual(1)
   })
 })

@@ -171,15 +171,18 @@ export interface DecodedPinText {
 
 /**
  * Reads the pins of (origin, scope) like {@link readPinRecord}, decoding the stored text again only
- * when it differs from `last`'s text (a record another edge or an operator changed is decoded anew).
- * The record returned may be `last.record`: the caller must not change it (records are replaced,
- * never changed in place; {@link updatePinRecord} decodes its own copy).
- * @returns the record and the text it was decoded from (pass it as `last` next time)
+ * when it differs from the text `last()` gives once the store answered (a record another edge or an
+ * operator changed is decoded anew). The record returned may be the one `last()` gave: the caller
+ * must not change it (records are replaced, never changed in place; {@link updatePinRecord} decodes
+ * its own copy).
+ * @returns the record and the text it was decoded from (for `last` next time)
  * @throws the store's own errors; PinRecordUnreadableError for a value that does not decode
  */
-export async function readPinRecordReusing(kv: PinKv, originId: string, scope: string, last: DecodedPinText | undefined): Promise<DecodedPinText> {
+export async function readPinRecordReusing(kv: PinKv, originId: string, scope: string, last: () => DecodedPinText | undefined): Promise<DecodedPinText> {
   const text = await kv.get(pinKey(originId, scope))
-  if (last !== undefined && last.text === text) return last
+  // Asked after the read: another read of the same record may have finished while this one waited.
+  const held = last()
+  if (held !== undefined && held.text === text) return held
   return { text, record: decodePinRecord(text) }
 }
 
