@@ -17,6 +17,7 @@ import { startEdge, type RunningEdge } from '../src/adapters/node/index'
 import type { KvStore, LogRecord } from '../src/core/ports'
 import { MemoryKv } from '../src/stores/memory-kv'
 import { DigestMemo } from '../src/core/pinning/tool-digest'
+import { PinBook } from '../src/core/pinning/apply-pins'
 
 /** A list of `n` tools, about 200 bytes each, with escapes and non-ASCII text in it. */
 function toolList(n: number): unknown[] {
@@ -200,5 +201,40 @@ describe('one large batch on the Node edge (in this process)', () => {
     // Every SHA-256 of the process (tool digests, member sub-digests of a baseline, catalog digests):
     // a few per tool and per list, not per tool and list (30 x 200 = 6000 for the tool digests alone).
     expect(hashes.mock.calls.length).toBeLessThan(4 * 200 + 4 * 30)
+  })
+
+  it('pinning audit: the pin record is read for each of 30 lists in one answer but decoded again only when its text changed', async () => {
+    // Each id gets the list with its id in tool 0's description, so every list is decided on its own.
+    origin.handle((req, res) => {
+      const msgs = (Array.isArray(req.json) ? req.json : [req.json]) as { id: number }[]
+      const answer = msgs.map((m) => {
+        const tools = toolList(200)
+        ;(tools[0] as { description: string }).description += ` (request ${m.id})`
+        return `{"jsonrpc":"2.0","id":${m.id},"result":${JSON.stringify({ tools })}}`
+      })
+      res.writeHead(200, { 'content-type': 'application/json' }).end(Array.isArray(req.json) ? `[${answer.join(',')}]` : answer[0])
+    })
+    const decided = vi.spyOn(PinBook.prototype, 'onList')
+    edge = await startEdge({ env: { STORE_FILE: 'memory', ORIGIN_URL: origin.url, TOOL_PINNING: 'audit' }, port: 0, kv, log: (r) => records.push(r) })
+    let pinReads = 0
+    onGet = (k) => void (k.startsWith('pins:') && pinReads++)
+    /** Posts 30 lists and waits until the edge has decided each (in the background). */
+    const postAndDecide = async () => {
+      decided.mockClear()
+      const got = await postBatch(edge!.url, listRequests(30))
+      expect([got.status, got.grade]).toEqual([200, 'ok=30'])
+      await waitFor(() => decided.mock.calls.length >= 30 || null, { what: '30 lists decided' })
+      await Promise.all(decided.mock.results.map((r) => r.value))
+    }
+    // The first answer sets the baseline (or finds the one stored).
+    await postAndDecide()
+    const parse = vi.spyOn(JSON, 'parse')
+    pinReads = 0
+    await postAndDecide()
+    // Every list read the pins from the store; the stored record (`{"v":1,...}`) did not change, so it
+    // was parsed at most once (the text held may predate the first answer's baseline write), not once
+    // per list (each a few milliseconds with 700 definitions).
+    expect(pinReads).toBeGreaterThanOrEqual(30)
+    expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('{"v":1,')).length).toBeLessThanOrEqual(1)
   })
 })

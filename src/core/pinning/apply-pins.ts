@@ -31,7 +31,18 @@ import { decideCall, denialText, filterToolsListResult, type CallPinVerdict, typ
 import { decideApproval, isCosmeticOnly } from './approval'
 import { scanToolDefinition, type AdvisoryFinding } from './advisory-scan'
 import { buildManifest, manifestPins, parseManifest, type ManifestError, type PinManifest } from './manifest'
-import { parsePinKey, pinSetOf, readPinRecord, readServedSnapshot, updatePinRecord, writeServedSnapshot, type PinKv, type PinRecord, type StoredPin } from './pin-store'
+import {
+  parsePinKey,
+  pinSetOf,
+  readPinRecordReusing,
+  readServedSnapshot,
+  type DecodedPinText,
+  updatePinRecord,
+  writeServedSnapshot,
+  type PinKv,
+  type PinRecord,
+  type StoredPin,
+} from './pin-store'
 
 /** The public scope's name (core/validation caller scopes). */
 const PUBLIC = 'public'
@@ -179,6 +190,8 @@ export class PinBook {
   private readonly privateHeld = new Map<string, Set<string>>()
   /** The last pin record of each origin this instance read or wrote: what it keeps enforcing if the store comes back without it. */
   private readonly originRecords = new Map<string, PinRecord>()
+  /** Per origin, the last stored text of its record and the record decoded from it (decoded again only when the text changes). */
+  private readonly decodedRecords = new Map<string, DecodedPinText>()
   private readonly reloading = new Set<string>()
   /** Per origin, name -> digest of the definitions first sight did not approve because the advisory scan flags them. */
   private readonly firstSightFlagged = new Map<string, Map<string, ToolDigest>>()
@@ -282,7 +295,9 @@ export class PinBook {
   private async readRecord(originId: string): Promise<PinRecord> {
     const kv = this.opts.kv
     if (!kv) throw new Error('no store')
-    const r = await readPinRecord(kv, originId, PUBLIC)
+    const decoded = await readPinRecordReusing(kv, originId, PUBLIC, () => this.decodedRecords.get(originId))
+    this.decodedRecords.set(originId, decoded)
+    const r = decoded.record
     const held = this.originRecords.get(originId)
     if (!isEmptyRecord(r) && held?.baseline && r.baseline) {
       // Once an origin has a baseline only an operator or a manifest adds or replaces a pin, so a

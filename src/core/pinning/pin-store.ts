@@ -159,6 +159,33 @@ export async function readPinRecord(kv: PinKv, originId: string, scope: string):
   return decodePinRecord(await kv.get(pinKey(originId, scope)))
 }
 
+/**
+ * The last stored text of a pin record and its decoded record, kept by a reader that reads the same
+ * record often (a batch answer of many lists reads it once per list): decoding a record of hundreds
+ * of definitions is milliseconds of one thread, reading and comparing its text is not.
+ */
+export interface DecodedPinText {
+  text: string | null
+  record: PinRecord
+}
+
+/**
+ * Reads the pins of (origin, scope) like {@link readPinRecord}, decoding the stored text again only
+ * when it differs from the text `last()` gives once the store answered (a record another edge or an
+ * operator changed is decoded anew). The record returned may be the one `last()` gave: the caller
+ * must not change it (records are replaced, never changed in place; {@link updatePinRecord} decodes
+ * its own copy).
+ * @returns the record and the text it was decoded from (for `last` next time)
+ * @throws the store's own errors; PinRecordUnreadableError for a value that does not decode
+ */
+export async function readPinRecordReusing(kv: PinKv, originId: string, scope: string, last: () => DecodedPinText | undefined): Promise<DecodedPinText> {
+  const text = await kv.get(pinKey(originId, scope))
+  // Asked after the read: another read of the same record may have finished while this one waited.
+  const held = last()
+  if (held !== undefined && held.text === text) return held
+  return { text, record: decodePinRecord(text) }
+}
+
 /** Writes the pins of (origin, scope). @throws the store's own errors */
 export async function writePinRecord(kv: PinKv, originId: string, scope: string, r: PinRecord): Promise<void> {
   await kv.put(pinKey(originId, scope), encodePinRecord(r))
