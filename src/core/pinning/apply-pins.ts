@@ -295,8 +295,13 @@ export class PinBook {
   private async readRecord(originId: string): Promise<PinRecord> {
     const kv = this.opts.kv
     if (!kv) throw new Error('no store')
-    const decoded = await readPinRecordReusing(kv, originId, PUBLIC, () => this.decodedRecords.get(originId))
-    this.decodedRecords.set(originId, decoded)
+    const decoded = await readPinRecordReusing(
+      kv,
+      originId,
+      PUBLIC,
+      () => this.decodedRecords.get(originId),
+      (d) => this.decodedRecords.set(originId, d)
+    )
     const r = decoded.record
     const held = this.originRecords.get(originId)
     if (!isEmptyRecord(r) && held?.baseline && r.baseline) {

@@ -174,16 +174,26 @@ export interface DecodedPinText {
  * when it differs from the text `last()` gives once the store answered (a record another edge or an
  * operator changed is decoded anew). The record returned may be the one `last()` gave: the caller
  * must not change it (records are replaced, never changed in place; {@link updatePinRecord} decodes
- * its own copy).
+ * its own copy). `keep` gets a newly decoded record in the same turn as the decode, so a read whose
+ * store answer lands just after (many lists of one answer read at once) finds it in `last()`
+ * instead of decoding the same text again.
  * @returns the record and the text it was decoded from (for `last` next time)
  * @throws the store's own errors; PinRecordUnreadableError for a value that does not decode
  */
-export async function readPinRecordReusing(kv: PinKv, originId: string, scope: string, last: () => DecodedPinText | undefined): Promise<DecodedPinText> {
+export async function readPinRecordReusing(
+  kv: PinKv,
+  originId: string,
+  scope: string,
+  last: () => DecodedPinText | undefined,
+  keep: (decoded: DecodedPinText) => void
+): Promise<DecodedPinText> {
   const text = await kv.get(pinKey(originId, scope))
   // Asked after the read: another read of the same record may have finished while this one waited.
   const held = last()
   if (held !== undefined && held.text === text) return held
-  return { text, record: decodePinRecord(text) }
+  const decoded = { text, record: decodePinRecord(text) }
+  keep(decoded)
+  return decoded
 }
 
 /** Writes the pins of (origin, scope). @throws the store's own errors */

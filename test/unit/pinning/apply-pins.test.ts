@@ -3,7 +3,7 @@
  * would never write: the kept tools must reach the client as the origin's own bytes (whitespace,
  * number spellings, escapes), with only `tools` and `_meta` edited; and the pin store codec.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { holdToolsList, PinBook } from '../../../src/core/pinning/apply-pins'
 import { decodePinRecord, encodePinRecord, PinRecordUnreadableError, pinKey } from '../../../src/core/pinning/pin-store'
 import { MemoryKv } from '../../../src/stores/memory-kv'
@@ -85,5 +85,31 @@ describe('pin-store codec', () => {
   it('refuses what is not a pin record', () => {
     for (const t of ['not json', '{}', '{"v":2,"baseline":true,"pins":[],"rejected":[]}', '{"v":1,"baseline":true,"pins":[{"name":"a","digest":"md5:x"}],"rejected":[]}'])
       expect(() => decodePinRecord(t)).toThrow(PinRecordUnreadableError)
+  })
+})
+
+describe('the pin record read by many lists at once', () => {
+  it('is decoded once when every store read answers in the same turn (not once per read)', async () => {
+    const kv = new MemoryKv()
+    const b = book('audit', kv)
+    const tools = [JSON.parse(A), JSON.parse(B)] as unknown[]
+    await b.onList('default', 'public', tools, true)
+    // Hold every read of the pins until 20 lists wait on it, then answer them all in one turn: the
+    // first to decode must leave the record where the others look, before any awaits again.
+    const gate: (() => void)[] = []
+    const get = kv.get.bind(kv)
+    kv.get = async (key: string) => {
+      const text = await get(key)
+      if (key.startsWith('pins:')) await new Promise<void>((r) => gate.push(r))
+      return text
+    }
+    const parse = vi.spyOn(JSON, 'parse')
+    const lists = Array.from({ length: 20 }, () => b.onList('default', 'public', tools, true))
+    await vi.waitFor(() => expect(gate.length).toBe(20))
+    for (const open of gate) open()
+    await Promise.all(lists)
+    const decodes = parse.mock.calls.filter(([t]) => typeof t === 'string' && t.startsWith('{"v":1,')).length
+    parse.mockRestore()
+    expect(decodes).toBe(1)
   })
 })
