@@ -137,6 +137,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['protocol', 'validation'],
   ['exchange'],
   ['gate'],
+  ['guards'],
   ['grading'],
   ['forwarding'],
   ['batch', 'call-context', 'request-auth'],

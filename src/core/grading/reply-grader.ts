@@ -16,6 +16,7 @@ import { gatewayError } from '../local-answer'
 import { isKnownVersion, isModern } from '../jsonrpc/versions'
 import { filterToolsListReply } from '../gate/apply-access'
 import { resultValueStart } from './sliced-batch'
+import { applyReplyGuards } from '../guards/apply-reply-guards'
 
 /**
  * Grades the messages of one origin reply against the open ids of an {@link Exchange} (D9, D10,
@@ -97,6 +98,13 @@ export class ReplyGrader {
     if (filtered) {
       msg = filtered.msg
       source = filtered.text
+    }
+    // The reply chain (guards/reply-chain.ts): guards that change a result, then guards that judge
+    // it, before grading and the output schema judge what the client will get.
+    const guarded = applyReplyGuards(ex, p, msg)
+    if (guarded) {
+      msg = guarded.msg
+      source = guarded.text
     }
     // A list whose text is one this reply already carried has the values of that one: the first
     // parse stands in for it, so the digests of its tools are computed once per distinct list

@@ -1,0 +1,61 @@
+/**
+ * @module core/guards/guard
+ * The shape every check of the edge takes (docs/design.md §2, "The chain of guards"): a guard is
+ * one unit that says which messages it applies to, its mode where it has one, and its verdict on
+ * one message. Request guards run on each JSON-RPC request (a single request, each batch element)
+ * before it is forwarded; reply guards run on each response the origin sends back (a JSON body,
+ * each SSE event, each batch element, the edge's own tool-list pull) before it is relayed. Guards
+ * are built once per configuration and run in one ordered list, first refusal wins; within the
+ * reply phase the guards that change a message run before the ones that only judge it, so a
+ * verdict covers the bytes the client gets (the ordering of agentgateway's guardrails and of the
+ * MCP interceptors draft, SEP-2624). Pure and runtime-neutral: types only.
+ */
+import type { ProtocolVersion } from '../jsonrpc/versions'
+
+/** A guard's mode: `off` does nothing; `audit` logs and counts, changes nothing; the rest act. */
+export type GuardMode = 'off' | 'audit' | 'enforce'
+
+/** The phase a guard runs in. */
+export type GuardPhase = 'request' | 'reply'
+
+/**
+ * What one reply guard is told about the response it checks. Names are the origin's (a virtual
+ * server's merged name never reaches a guard).
+ */
+export interface ReplyGuardContext {
+  /** `default` for `ORIGIN_URL`, else a name of `ORIGINS`. */
+  originId: string
+  /** The protocol version the exchange is answered in. */
+  era: ProtocolVersion
+  /** The method of the request this response answers (`tools/call`, `tools/list`, `initialize`, ...). */
+  method: string
+  /** The tool of a `tools/call` (the origin's name), when the request named one. */
+  tool?: string
+  /** The request id of the POST's log line (`rid`): the `correlationId` of any failure the edge writes. */
+  correlationId?: string
+}
+
+/**
+ * A reply guard's verdict on one response's `result`:
+ * - `pass`: relay as it is (the origin's bytes, when no earlier guard changed it);
+ * - `change`: relay this result instead (a mutating guard: redaction, stripping, truncation);
+ *   `meta` members are added to the result's `_meta` by the chain, the origin's kept;
+ * - `deny`: relay an `isError: true` result in its place, classified `governance` with `code`,
+ *   saying `message` (never quoting what was refused).
+ */
+export type ReplyVerdict = { kind: 'pass' } | { kind: 'change'; result: Record<string, unknown> } | { kind: 'deny'; code: string; message: string; agentGuidance?: string }
+
+/**
+ * One reply guard. `changes` is true for a guard that may return `change` (it runs before every
+ * guard that only judges). `check` must not throw and must not change `result` in place.
+ */
+export interface ReplyGuard {
+  /** A short stable name (`result_secrets`, `result_control`, `oversize_result`, `output_schema`, ...): log lines and the guard × path table name it. */
+  readonly name: string
+  readonly phase: 'reply'
+  readonly changes: boolean
+  /** True when the guard has anything to say about responses to `method` (checked before `check`). */
+  appliesTo(method: string): boolean
+  /** The verdict on one response's `result` object (a response carrying `error` never reaches a reply guard). */
+  check(result: Record<string, unknown>, ctx: ReplyGuardContext): ReplyVerdict
+}
