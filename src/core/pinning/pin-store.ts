@@ -24,7 +24,7 @@
  * `effectiveFrom` shows. Pure over the store port; errors are the store's own.
  */
 import { EdgeError } from '../errors'
-import { isToolDigest, type ToolDigest } from './tool-digest'
+import { isToolDigest, type FieldDigests, type ToolDigest } from './tool-digest'
 import type { ApprovedPin, PinSet, PinSource } from './pin-state'
 
 /** The part of the store port (core/ports.ts `KvStore`) the pin store uses. */
@@ -62,6 +62,18 @@ export interface StoredPin extends ApprovedPin {
    * definition this edge has not been served yet (it is filled in when the origin serves that digest).
    */
   definition: unknown
+}
+
+/** Field sub-digests (tool-digest.ts `fieldDigests`) as a {@link StoredPin} keeps them: a plain object, member -> digest. */
+export function storedFields(f: FieldDigests): Record<string, ToolDigest | null> {
+  const o: Record<string, ToolDigest | null> = {}
+  for (const [k, v] of f) o[k] = v
+  return o
+}
+
+/** The field sub-digests a {@link StoredPin} keeps, as tool-digest.ts compares them (a Map). */
+export function fieldDigestsOf(o: Record<string, ToolDigest | null>): FieldDigests {
+  return new Map(Object.entries(o))
 }
 
 /** An operator's rejection of a served digest (the tool stays blocked; recorded for the operator). */

@@ -66,7 +66,7 @@ const MAX_SHOWN = 200
 /** Advisory findings shown per tool by `list` (`diff` shows them all). */
 const LIST_ADVISORIES = 5
 
-/** One tool of `GET /admin/pins/:origin` (src/core/pinning/apply-pins.ts PinStatusTool). */
+/** One tool of `GET /admin/pins/:origin` (src/core/pinning/pin-operations.ts PinStatusTool). */
 interface PinStatusTool {
   name: string
   state: string
