@@ -333,6 +333,30 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
 
   admin.post('/pins/:origin/approve-cosmetic', (c) => pins(c, async (t) => c.json({ approved: await pinOperations(t.deps).approveCosmetic(t.origin, t.scope) })))
 
+  // The origin's server instructions (pinning/instructions-pin.ts): one pin per origin, whatever scope.
+  admin.get('/pins/:origin/instructions', (c) => pins(c, async (t) => c.json(await pinOperations(t.deps).instructions(t.origin))))
+
+  admin.post('/pins/:origin/approve-instructions', (c) =>
+    pins(c, async (t) => {
+      const b = await digestBody(c, t.deps)
+      if ('refusal' in b) return b.refusal
+      const r = await pinOperations(t.deps).approveInstructions(t.origin, b.digest)
+      if (r.ok) return c.json({ digest: r.digest, approvedAt: r.approvedAt, effectiveFrom: r.effectiveFrom })
+      if (r.reason === 'unknown') return fail(c, 404, `no instructions: ${r.message}`)
+      return fail(c, 409, `not approved: ${r.message}`, { servedDigest: r.servedDigest })
+    })
+  )
+
+  admin.post('/pins/:origin/reject-instructions', (c) =>
+    pins(c, async (t) => {
+      const b = await digestBody(c, t.deps)
+      if ('refusal' in b) return b.refusal
+      if (!(await pinOperations(t.deps).rejectInstructions(t.origin, b.digest)))
+        return fail(c, 404, 'no instructions: the origin has served none this edge kept, and none is pinned')
+      return c.json({ rejectedDigest: b.digest })
+    })
+  )
+
   admin.get('/pins/:origin/:tool/diff', (c) =>
     pins(c, async (t) => {
       const d = await pinOperations(t.deps).diff(t.origin, t.scope, c.req.param('tool'))

@@ -33,8 +33,11 @@ import {
   parsePinKey,
   pinSetOf,
   readPinRecordReusing,
+  readServedInstructions,
   readServedSnapshot,
   storedFields,
+  writeServedInstructions,
+  type ServedInstructions,
   type DecodedPinText,
   type ServedSnapshot,
   updatePinRecord,
@@ -133,9 +136,14 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-/** A record with neither a baseline nor a pin: what a store that lost the pins answers. */
+/** A record with neither a baseline nor a tool pin: what a store that lost the pins answers (its tools have no baseline). */
 function isEmptyRecord(r: PinRecord): boolean {
   return !r.baseline && r.pins.size === 0
+}
+
+/** A record that holds nothing at all: no baseline, no tool pin, no instructions pin. */
+function holdsNothing(r: PinRecord): boolean {
+  return isEmptyRecord(r) && r.instructions === undefined
 }
 
 /**
@@ -158,6 +166,11 @@ export class PinBook {
   /** Per origin, name -> digest of the definitions first sight did not approve because the advisory scan flags them. */
   private readonly firstSightFlagged = new Map<string, Map<string, ToolDigest>>()
   private readonly memo = new DigestMemo()
+  /**
+   * Per origin, what the instructions step (instructions-pin.ts) last logged and last wrote as served
+   * (each a `state|served digest|approved digest` signature), so each change is logged and kept once.
+   */
+  readonly instructionsSeen = new Map<string, { logged?: string; written?: string }>()
   private readonly now: () => number
   /** The store's propagation bound in ms ({@link PinBookOptions.propagationMs}): `effectiveFrom` = `approvedAt` + this. */
   readonly propagationMs: number
@@ -287,7 +300,7 @@ export class PinBook {
             if (mine) pins.set(name, mine)
             else pins.delete(name)
           }
-          return { baseline: true, pins, rejected: now.rejected }
+          return { ...now, baseline: true, pins }
         }
         const merged = fixed(r)
         let rewritten = true
@@ -301,13 +314,17 @@ export class PinBook {
         return merged
       }
     }
-    if (!isEmptyRecord(r) || !held || isEmptyRecord(held)) {
+    // Lost: the tool pins (none answered while this instance holds some), or everything (the
+    // instructions pin of an origin with no tool pins). A record holding only instructions is
+    // the store's own when this instance holds no tool pins (an operator's approval elsewhere).
+    const lost = (now: PinRecord, h: PinRecord) => (isEmptyRecord(now) && !isEmptyRecord(h)) || (h.instructions !== undefined && holdsNothing(now))
+    if (!held || !lost(r, held)) {
       this.originRecords.set(originId, r)
       return r
     }
     let rewritten = true
     try {
-      await updatePinRecord(kv, originId, PUBLIC, (now) => (isEmptyRecord(now) ? held : null))
+      await updatePinRecord(kv, originId, PUBLIC, (now) => (lost(now, held) ? held : null))
     } catch {
       rewritten = false
     }
@@ -370,6 +387,20 @@ export class PinBook {
     return readServedSnapshot(kv, originId, scope)
   }
 
+  /** The last server instructions the origin served, as the store holds them; null when none. @throws the store's errors (also when there is no store) */
+  async readServedInstructions(originId: string): Promise<ServedInstructions | null> {
+    const kv = this.opts.kv
+    if (!kv) throw new Error('no store')
+    return readServedInstructions(kv, originId)
+  }
+
+  /** Keeps the server instructions the origin serves now, for the operator (pin-store.ts `pininstructions:`). @throws the store's errors (also when there is no store) */
+  async writeServedInstructions(originId: string, served: ServedInstructions): Promise<void> {
+    const kv = this.opts.kv
+    if (!kv) throw new Error('no store')
+    await writeServedInstructions(kv, originId, served)
+  }
+
   /**
    * Changes the origin's pin record (the operator's writes: an approval, a rejection, a manifest):
    * reads it first (so a store that lost the pins gets them back, {@link readRecord}), then
@@ -424,10 +455,10 @@ export class PinBook {
         tofu.set(name, { ...pin, effectiveFrom: iso(Date.parse(pin.approvedAt) + this.propagationMs), fields: storedFields(await this.memo.fields(def)), definition: def ?? null })
       }
       try {
-        record = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (r) => (r.baseline || r.pins.size > 0 ? null : { baseline: true, pins: tofu, rejected: r.rejected }))
+        record = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (r) => (r.baseline || r.pins.size > 0 ? null : { ...r, baseline: true, pins: tofu }))
       } catch {
         // The baseline holds in memory; the next complete list writes it again.
-        record = { baseline: true, pins: tofu, rejected: record.rejected }
+        record = { ...record, baseline: true, pins: tofu }
         this.opts.log({ level: 'warn', msg: 'pin.baseline_not_stored', origin: originId, scope: scope === PUBLIC ? 'public' : 'private' })
       }
       this.originRecords.set(originId, record)

@@ -12,7 +12,8 @@ import { classifyChange, fieldDigests, type ToolDigest } from './tool-digest'
 import { catalogDigest, definitionsOf, type SetEvaluation } from './pin-state'
 import type { PinningMode } from './pin-filter'
 import { decideApproval, isCosmeticOnly } from './approval'
-import { scanToolDefinition, type AdvisoryFinding } from './advisory-scan'
+import { scanInstructions, scanToolDefinition, type AdvisoryFinding } from './advisory-scan'
+import { decideInstructions, type InstructionsState } from './instructions-pin'
 import { buildManifest, manifestPins, parseManifest, type ManifestError, type PinManifest } from './manifest'
 import { fieldDigestsOf, storedFields, type PinRecord, type StoredPin } from './pin-store'
 import type { PinBook } from './apply-pins'
@@ -28,6 +29,26 @@ export interface PinStatusTool {
   source: 'tofu' | 'manifest' | 'operator' | null
   /** The operator's rejection of a served digest, when one is recorded. */
   rejectedDigest: ToolDigest | null
+  advisories: AdvisoryFinding[]
+}
+
+/** The admin API's view of an origin's server instructions (docs/admin-api.md `GET /admin/pins/:origin/instructions`). */
+export interface InstructionsStatus {
+  origin: string
+  mode: PinningMode
+  state: InstructionsState
+  approvedDigest: ToolDigest | null
+  /** Null when none was served, or when the served text has no digest (a lone surrogate: never approvable). */
+  servedDigest: ToolDigest | null
+  approvedAt: string | null
+  effectiveFrom: string | null
+  source: 'tofu' | 'manifest' | 'operator' | null
+  rejectedDigest: ToolDigest | null
+  /** RFC 3339 time the served instructions were last kept, null when none were. */
+  servedAt: string | null
+  /** The approved text and the served text (null when none), for the operator to compare. */
+  approved: string | null
+  served: string | null
   advisories: AdvisoryFinding[]
 }
 
@@ -244,7 +265,74 @@ export class PinOperations {
       const def = e?.served === p.digest ? i.definitions.get(name) : undefined
       pins.set(name, { ...p, effectiveFrom: iso(Date.parse(now) + this.book.propagationMs), fields: { ...mp.fields }, definition: def ?? null })
     }
-    await this.book.updateRecord(originId, (rec) => ({ baseline: true, pins, rejected: rec.rejected }))
+    await this.book.updateRecord(originId, (rec) => ({ ...rec, baseline: true, pins }))
     return { ok: true, imported: [...pins.keys()] }
+  }
+
+  // ------------------------------------------------------------ server instructions
+
+  /** `GET /admin/pins/:origin/instructions`: the origin's instructions pin and the last ones served, decided. @throws the store's errors */
+  async instructions(originId: string): Promise<InstructionsStatus> {
+    const [record, served] = await Promise.all([this.book.readRecord(originId), this.book.readServedInstructions(originId)])
+    const pin = record.instructions
+    const advisories = served ? scanInstructions(served.instructions).findings : []
+    const { state } = decideInstructions(record, served ?? undefined, advisories.length > 0)
+    return {
+      origin: originId,
+      mode: this.book.mode,
+      // First sight that the scan does not flag is approved when the edge next relays them; until then they are pending here.
+      state: state === 'approved' && !pin ? 'pending' : state,
+      approvedDigest: pin?.digest ?? null,
+      servedDigest: served?.digest ?? null,
+      approvedAt: pin?.approvedAt ?? null,
+      effectiveFrom: pin ? (pin.effectiveFrom ?? pin.approvedAt) : null,
+      source: pin?.source ?? null,
+      rejectedDigest: record.instructionsRejected?.digest ?? null,
+      servedAt: served?.at ?? null,
+      approved: pin?.text ?? null,
+      served: served?.instructions ?? null,
+      advisories,
+    }
+  }
+
+  /**
+   * `POST /admin/pins/:origin/approve-instructions`: only the exact digest served now is accepted.
+   * @returns the approval, or why not: `unknown` (no instructions served), `refused` (another digest
+   *   is served now, `servedDigest`; or the served text has no digest)
+   * @throws the store's errors
+   */
+  async approveInstructions(
+    originId: string,
+    digest: ToolDigest
+  ): Promise<
+    { ok: true; digest: ToolDigest; approvedAt: string; effectiveFrom: string } | { ok: false; reason: 'unknown' | 'refused'; message: string; servedDigest: ToolDigest | null }
+  > {
+    const [record, served] = await Promise.all([this.book.readRecord(originId), this.book.readServedInstructions(originId)])
+    if (!served) return { ok: false, reason: 'unknown', message: 'the origin has served no instructions this edge kept', servedDigest: null }
+    if (served.digest === null)
+      return { ok: false, reason: 'refused', message: 'the instructions served have no digest (a lone surrogate) and cannot be approved', servedDigest: null }
+    if (served.digest !== digest)
+      return { ok: false, reason: 'refused', message: `the instructions are served with digest ${served.digest}, not ${digest}`, servedDigest: served.digest }
+    const held = record.instructions
+    if (held?.digest === digest) return { ok: true, digest, approvedAt: held.approvedAt, effectiveFrom: held.effectiveFrom ?? held.approvedAt }
+    const approvedAt = this.book.nowIso()
+    const pin = { digest, approvedAt, effectiveFrom: iso(Date.parse(approvedAt) + this.book.propagationMs), source: 'operator' as const, text: served.instructions }
+    await this.book.updateRecord(originId, (rec) => {
+      const next: PinRecord = { ...rec, instructions: pin }
+      // Approving clears a rejection, as for a tool.
+      delete next.instructionsRejected
+      return next
+    })
+    this.book.log({ level: 'info', msg: 'pin.instructions_approved', origin: originId, digest })
+    return { ok: true, digest, approvedAt, effectiveFrom: pin.effectiveFrom }
+  }
+
+  /** `POST /admin/pins/:origin/reject-instructions`: records the rejection; the instructions stay held. False when none are served or pinned. @throws the store's errors */
+  async rejectInstructions(originId: string, digest: ToolDigest): Promise<boolean> {
+    const [record, served] = await Promise.all([this.book.readRecord(originId), this.book.readServedInstructions(originId)])
+    if (!served && !record.instructions) return false
+    await this.book.updateRecord(originId, (rec) => ({ ...rec, instructionsRejected: { digest, at: this.book.nowIso() } }))
+    this.book.log({ level: 'info', msg: 'pin.instructions_rejected', origin: originId, digest })
+    return true
   }
 }
