@@ -82,7 +82,7 @@ function admin(edge: EdgeUnderTest, path: string, init: RequestInit = {}): Promi
 async function instructionsStatus(edge: EdgeUnderTest) {
   const res = await admin(edge, '/instructions')
   expect(res.status).toBe(200)
-  return (await res.json()) as { state: string; approvedDigest: string | null; servedDigest: string | null; approved: string | null; served: string | null; advisories: unknown[] }
+  return (await res.json()) as { state: string; source: string | null; approvedDigest: string | null; servedDigest: string | null; approved: string | null; served: string | null; advisories: unknown[] }
 }
 
 let nextId = 1
@@ -109,7 +109,7 @@ describe.each(RUNTIMES)('server instructions pinning with a real SDK server on $
         let id = nextId++
         // First sight: trusted on first use, the answer is the origin's.
         expect(await initialize(edge.url, id)).toBe(await initialize(origin.url, id))
-        expect((await instructionsStatus(edge)).approvedDigest).toBe(digestOf(FIRST))
+        expect(await instructionsStatus(edge)).toMatchObject({ state: 'approved', approvedDigest: digestOf(FIRST), servedDigest: digestOf(FIRST), source: 'tofu' })
 
         origin.state.instructions = SECOND
         id = nextId++

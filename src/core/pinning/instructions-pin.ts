@@ -106,6 +106,7 @@ async function decide(book: PinBook, originId: string, text: string): Promise<bo
     return false
   }
   let d = decideInstructions(record, { digest }, findings.length > 0)
+  const firstSight = d.tofu
   if (d.tofu && digest !== null) {
     const approvedAt = book.nowIso()
     const pin = { digest, approvedAt, effectiveFrom: new Date(Date.parse(approvedAt) + book.propagationMs).toISOString(), source: 'tofu' as const, text }
@@ -124,7 +125,10 @@ async function decide(book: PinBook, originId: string, text: string): Promise<bo
   const seen = book.instructionsSeen.get(originId) ?? {}
   book.instructionsSeen.set(originId, seen)
   const sig = `${d.state}|${digest ?? '-'}|${approved ?? '-'}`
-  if (d.state !== 'approved' && seen.written !== sig) {
+  // Kept as served for the operator: what is not approved, what first sight pinned, and approved
+  // instructions this instance kept another version of before (the origin went back to them).
+  const keep = d.state !== 'approved' || firstSight || seen.written !== undefined
+  if (keep && seen.written !== sig) {
     try {
       await book.writeServedInstructions(originId, { at: book.nowIso(), digest, instructions: text })
       seen.written = sig
