@@ -7,7 +7,7 @@
 import type { ProtocolVersion } from './jsonrpc/versions'
 import { ConfigError, NOT_SHOWN, parseOriginUrl, showValue } from './config-rules'
 import { readSettings, settingsOf, type OriginSetting, type SettingKey } from './settings'
-import type { ToolPattern } from './access/tool-glob'
+import type { ToolPattern } from './patterns/tool-glob'
 import type { RateLimits } from './access/rate-limit'
 import type { ToolScopes } from './access/tool-scopes'
 

@@ -11,7 +11,7 @@
  * Every code an {@link EdgeError} carries. Stable: a code is never reused for another meaning.
  * - `EDGE_ERR_CONFIG`: a setting is missing or has a bad value (start-up, {@link ConfigError} in ./config.ts)
  * - `EDGE_ERR_SCHEMA_UNUSABLE`: a validator engine cannot use a schema (ports.ts `SchemaUnusableError`)
- * - `EDGE_ERR_PATTERN_UNUSABLE`: a `pattern` the linear-time engine cannot run (validation/linear-pattern.ts)
+ * - `EDGE_ERR_PATTERN_UNUSABLE`: a `pattern` the linear-time engine cannot run (patterns/linear-pattern.ts)
  * - `EDGE_ERR_ORIGIN_TIMEOUT`: the origin did not answer within ORIGIN_TIMEOUT_MS (ports.ts)
  * - `EDGE_ERR_ORIGIN_REPLY_TOO_LARGE`: the origin's body exceeded MAX_REPLY_BYTES (ports.ts)
  * - `EDGE_ERR_ORIGIN_READ_STOPPED`: the edge stopped reading an origin body (Node origin client, internal)

@@ -30,7 +30,7 @@ import { EdgeError } from './errors'
 import { B64TOKEN, B64TOKEN_EXPECTED, ConfigError, INTEGER_TEXT, NOT_SHOWN, ORIGIN_URL_EXPECTED, csvList, isOriginName, originUrlOf, showValue } from './config-rules'
 import { parseToolPatterns } from './access/tool-filter'
 import { parseRateLimits, rateLimits, type RateLimits } from './access/rate-limit'
-import type { ToolPattern } from './access/tool-glob'
+import type { ToolPattern } from './patterns/tool-glob'
 import { ASYMMETRIC_ALGORITHMS, checkResourceUrl } from './access/bearer'
 import { parseToolScopes, toolScopes, type ToolScopes } from './access/tool-scopes'
 

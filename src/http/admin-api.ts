@@ -30,6 +30,7 @@ import { bearerAuth } from 'hono/bearer-auth'
 import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
 import { pinBook, type EdgeDeps } from '../core/exchange'
+import { PinOperations } from '../core/pinning/pin-operations'
 import { isToolDigest, type ToolDigest } from '../core/pinning/tool-digest'
 import { originTarget } from '../core/pipeline'
 import { nestsDeeperThan } from '../core/jsonrpc/json-scan'
@@ -288,6 +289,8 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
 
   // ---------------------------------------------------------- tool pins (docs/pinning.md)
 
+  /** The operator's actions over this instance's pin book (pinning/pin-operations.ts). */
+  const pinOperations = (deps: EdgeDeps) => new PinOperations(pinBook(deps))
   /** A pins route's target, with the pin book; a store failure answers 503. */
   const pins = async (c: Context, run: (t: { deps: EdgeDeps; origin: string; scope: string }) => Promise<Response>): Promise<Response> => {
     const t = target(c)
@@ -308,11 +311,11 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     return { digest: b.digest }
   }
 
-  admin.get('/pins/:origin', (c) => pins(c, async (t) => c.json(await pinBook(t.deps).status(t.origin, t.scope))))
+  admin.get('/pins/:origin', (c) => pins(c, async (t) => c.json(await pinOperations(t.deps).status(t.origin, t.scope))))
 
   admin.get('/pins/:origin/manifest', (c) =>
     pins(c, async (t) => {
-      const m = await pinBook(t.deps).manifest(t.origin, t.scope)
+      const m = await pinOperations(t.deps).manifest(t.origin, t.scope)
       if (!m) return fail(c, 409, 'the stored pins hold a name that has no canonical JSON form; no manifest can be written')
       return c.json(m)
     })
@@ -322,17 +325,41 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
     pins(c, async (t) => {
       const text = await c.req.text()
       if (nestsDeeperThan(text, t.deps.config.maxJsonDepth)) return fail(c, 400, `the body nests deeper than MAX_JSON_DEPTH (${t.deps.config.maxJsonDepth})`)
-      const r = await pinBook(t.deps).importManifest(t.origin, t.scope, text)
+      const r = await pinOperations(t.deps).importManifest(t.origin, t.scope, text)
       if (!r.ok) return fail(c, 400, 'the manifest is not valid; nothing was imported', { errors: r.errors })
       return c.json({ imported: r.imported })
     })
   )
 
-  admin.post('/pins/:origin/approve-cosmetic', (c) => pins(c, async (t) => c.json({ approved: await pinBook(t.deps).approveCosmetic(t.origin, t.scope) })))
+  admin.post('/pins/:origin/approve-cosmetic', (c) => pins(c, async (t) => c.json({ approved: await pinOperations(t.deps).approveCosmetic(t.origin, t.scope) })))
+
+  // The origin's server instructions (pinning/instructions-pin.ts): one pin per origin, whatever scope.
+  admin.get('/pins/:origin/instructions', (c) => pins(c, async (t) => c.json(await pinOperations(t.deps).instructions(t.origin))))
+
+  admin.post('/pins/:origin/approve-instructions', (c) =>
+    pins(c, async (t) => {
+      const b = await digestBody(c, t.deps)
+      if ('refusal' in b) return b.refusal
+      const r = await pinOperations(t.deps).approveInstructions(t.origin, b.digest)
+      if (r.ok) return c.json({ digest: r.digest, approvedAt: r.approvedAt, effectiveFrom: r.effectiveFrom })
+      if (r.reason === 'unknown') return fail(c, 404, `no instructions: ${r.message}`)
+      return fail(c, 409, `not approved: ${r.message}`, { servedDigest: r.servedDigest })
+    })
+  )
+
+  admin.post('/pins/:origin/reject-instructions', (c) =>
+    pins(c, async (t) => {
+      const b = await digestBody(c, t.deps)
+      if ('refusal' in b) return b.refusal
+      if (!(await pinOperations(t.deps).rejectInstructions(t.origin, b.digest)))
+        return fail(c, 404, 'no instructions: the origin has served none this edge kept, and none is pinned')
+      return c.json({ rejectedDigest: b.digest })
+    })
+  )
 
   admin.get('/pins/:origin/:tool/diff', (c) =>
     pins(c, async (t) => {
-      const d = await pinBook(t.deps).diff(t.origin, t.scope, c.req.param('tool'))
+      const d = await pinOperations(t.deps).diff(t.origin, t.scope, c.req.param('tool'))
       if (!d) return fail(c, 404, 'no such tool: it is neither served (in the last tools/list relayed) nor pinned for this origin and scope')
       return c.json(d)
     })
@@ -343,7 +370,7 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
       const b = await digestBody(c, t.deps)
       if ('refusal' in b) return b.refusal
       const name = c.req.param('tool')
-      const r = await pinBook(t.deps).approve(t.origin, t.scope, name, b.digest)
+      const r = await pinOperations(t.deps).approve(t.origin, t.scope, name, b.digest)
       if (r.ok) return c.json({ name: shortName(r.name), digest: r.digest, approvedAt: r.approvedAt, effectiveFrom: r.effectiveFrom })
       if (r.reason === 'unknown') return fail(c, 404, `no such tool: ${r.message}`)
       return fail(c, 409, `not approved: ${r.message}`, { servedDigest: r.servedDigest })
@@ -355,7 +382,7 @@ export function createAdminApi(getDeps: AdminDeps): Hono {
       const b = await digestBody(c, t.deps)
       if ('refusal' in b) return b.refusal
       const name = c.req.param('tool')
-      if (!(await pinBook(t.deps).reject(t.origin, t.scope, name, b.digest))) return fail(c, 404, 'no such tool: it is neither served nor pinned for this origin and scope')
+      if (!(await pinOperations(t.deps).reject(t.origin, t.scope, name, b.digest))) return fail(c, 404, 'no such tool: it is neither served nor pinned for this origin and scope')
       return c.json({ name: shortName(name), rejectedDigest: b.digest })
     })
   )

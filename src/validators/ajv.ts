@@ -25,12 +25,12 @@ import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type
 import { STRING_FORMATS } from './formats'
 import { normaliseSchema } from '../core/validation/schema-normal-form'
 import { isMultipleOf } from './numbers'
-import { compilePattern, schemaPatternProblem } from '../core/validation/linear-pattern'
-import { firstDuplicate } from '../core/validation/unique-items'
+import { compilePattern, schemaPatternProblem } from '../core/patterns/linear-pattern'
+import { firstDuplicate } from '../core/patterns/unique-items'
 
 /**
  * ajv's regular-expression engine for `pattern` and `patternProperties`: the linear-time engine
- * shared with the Workers engine (core/validation/linear-pattern, re2js), so both give one
+ * shared with the Workers engine (core/patterns/linear-pattern, re2js), so both give one
  * verdict and no caller's string can make matching backtrack. `code` names it for ajv's
  * standalone code output, which the edge does not use.
  */

@@ -6,9 +6,9 @@
  * validation costs time linear in the call's size. The library has no hook for either; the rest of
  * it (dereference, formats, pointers) is used from the package as it is.
  * - `pattern` and `patternProperties` match through the linear-time engine shared with ajv
- *   (core/validation/linear-pattern, re2js) instead of `new RegExp(pattern, 'u')` per call: the
+ *   (core/patterns/linear-pattern, re2js) instead of `new RegExp(pattern, 'u')` per call: the
  *   library's backtracking held the event loop 986 ms for `^(\w|\d)*$` against 26 characters.
- * - `uniqueItems` keys each item once (core/validation/unique-items) instead of comparing every pair:
+ * - `uniqueItems` keys each item once (core/patterns/unique-items) instead of comparing every pair:
  *   20,000 strings took 7.7 s, 5,000 objects 3.7-4.5 s.
  * - `multipleOf` uses the exact decimal check shared with ajv (./numbers), which never builds the
  *   library's powers of ten: `1.797e308` against `multipleOf: 5e-324` built 10^632 per number
@@ -24,8 +24,8 @@
  * Any other line is the library's, so its behaviour and the JSON-Schema-Test-Suite figures stay.
  */
 import { deepCompareStrict, dereference, format, encodePointer, ucs2length } from '@cfworker/json-schema'
-import { compilePattern } from '../core/validation/linear-pattern'
-import { firstDuplicate } from '../core/validation/unique-items'
+import { compilePattern } from '../core/patterns/linear-pattern'
+import { firstDuplicate } from '../core/patterns/unique-items'
 import { isMultipleOf } from './numbers'
 /** Member names that `encodePointer` returns unchanged (no `~`, `/`, `#` or character encodeURI escapes). */
 const PLAIN_TOKEN = /^[A-Za-z0-9_.-]*$/

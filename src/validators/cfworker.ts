@@ -23,7 +23,7 @@
  */
 import { dereference, format as cfFormats, type OutputUnit, type Schema, type ValidationResult } from '@cfworker/json-schema'
 import { validate as boundedValidate } from './cfworker-validate'
-import { schemaPatternProblem } from '../core/validation/linear-pattern'
+import { schemaPatternProblem } from '../core/patterns/linear-pattern'
 import type { Dialect } from '../core/jsonrpc/versions'
 import { fragmentToPointer, normaliseIssues } from '../core/validation/issue-normal-form'
 import { SchemaUnusableError, type CompiledValidator, type ValidationIssue, type ValidatorEngine } from '../core/ports'

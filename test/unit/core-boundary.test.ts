@@ -129,7 +129,7 @@ describe('one writer of JSON-RPC envelopes', () => {
  */
 const FLOORS: readonly (readonly string[])[] = [
   ['jsonrpc', 'errors', 'edge-response', 'client-signal', 'redact-url', 'work-slices'],
-  ['config-rules', 'grade-table'],
+  ['patterns', 'config-rules', 'grade-table'],
   ['access'],
   ['settings'],
   ['config', 'local-answer', 'ports', 'sse', 'pinning'],

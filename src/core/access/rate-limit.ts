@@ -10,7 +10,7 @@
  *   origin (each batch element on its own; requests, notifications and responses alike: a caller
  *   over its budget reaches the origin with nothing; gate/apply-access.ts).
  * - A tool budget counts the caller's `tools/call` requests to tools its pattern matches, as
- *   written or by the name's fold (./tool-glob.ts `foldToolName`), so `SEARCH` is charged to
+ *   written or by the name's fold (core/patterns/tool-glob.ts `foldToolName`), so `SEARCH` is charged to
  *   `search=10/min`. Every
  *   budget that applies to a call is charged (the default one and each matching tool budget), in
  *   the order written; the first that refuses refuses the call, and budgets charged before it
@@ -27,7 +27,7 @@
  * Pure and runtime-neutral (the clock is passed in).
  */
 import { ConfigError, showValue } from '../config-rules'
-import { compilePattern, foldToolName, patternProblem, type ToolPattern } from './tool-glob'
+import { compilePattern, foldToolName, patternProblem, type ToolPattern } from '../patterns/tool-glob'
 
 /** One budget: at most `limit` units per `windowMs`. */
 export interface RateBudget {

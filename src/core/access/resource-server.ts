@@ -6,7 +6,7 @@
  * scopes, and the credential sent to the origin instead of the client's. Pure.
  */
 import { protectedResourceMetadata, protectedResourceMetadataPaths, protectedResourceMetadataUrl, type SigningKeys, type TokenVerifier } from './bearer'
-import { patternCovers, patternsMeet, type ToolPattern } from './tool-glob'
+import { patternCovers, patternsMeet, type ToolPattern } from '../patterns/tool-glob'
 import type { ToolScopes } from './tool-scopes'
 import type { CachedVerifier } from './verified-token-cache'
 
@@ -100,7 +100,7 @@ const HIDDEN_CHECK_BUDGET = 20_000_000
 
 /**
  * Does every origin's filter hide every tool `pattern` matches? True only when the patterns show
- * it (./tool-glob.ts patternCovers / patternsMeet): some deny pattern covers it, or an allow list
+ * it (core/patterns/tool-glob.ts patternCovers / patternsMeet): some deny pattern covers it, or an allow list
  * none of whose patterns meets it, on every origin.
  */
 function hiddenEverywhere(pattern: string, origins: readonly FilterLayers[], budget: { left: number }): boolean {

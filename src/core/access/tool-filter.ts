@@ -1,7 +1,7 @@
 /**
  * @module core/access/tool-filter
  * Which tools of an origin clients may see and call: `TOOLS_ALLOW` and `TOOLS_DENY`, each a
- * comma-separated list of tool names or globs (./tool-glob.ts: `*` and `?`). A tool is visible when
+ * comma-separated list of tool names or globs (core/patterns/tool-glob.ts: `*` and `?`). A tool is visible when
  * no deny pattern matches it and, if an allow list is set, an allow pattern does (deny wins over
  * allow; an empty or unset allow list allows every tool). A hidden tool is absent from `tools/list`
  * results and a call to it is answered as an unknown tool, so a denied tool and a missing one look
@@ -14,7 +14,7 @@
  * written only (a variant of an allowed name is not itself allowed). Pure and runtime-neutral.
  */
 import { ConfigError, showValue } from '../config-rules'
-import { compilePattern, foldToolName, patternProblem, type ToolPattern } from './tool-glob'
+import { compilePattern, foldToolName, patternProblem, type ToolPattern } from '../patterns/tool-glob'
 
 /** Most entries in one list (a list longer than this is a mistake, and matching is linear in it). */
 export const MAX_PATTERNS = 1000

@@ -1,18 +1,18 @@
 /**
  * @module core/access/tool-scopes
- * Per-tool scopes: `TOOL_SCOPES`, a JSON object from tool name or glob (./tool-glob.ts) to the
+ * Per-tool scopes: `TOOL_SCOPES`, a JSON object from tool name or glob (core/patterns/tool-glob.ts) to the
  * OAuth scope a token needs to call it, or a list of scopes it needs all of:
  * `{"*":"mcp:tools","admin_*":["mcp:tools","mcp:admin"]}`.
  *
  * Every entry whose pattern matches a tool applies, and the tool needs the union of their scopes:
  * the order of the entries does not matter and adding an entry never lowers what a tool needs. A
  * tool no entry matches needs no scope beyond a valid token. A pattern matches a name as written
- * or by its fold (./tool-glob.ts `foldToolName`: NFKC, case, whitespace), so `ADMIN_DROP` needs
+ * or by its fold (core/patterns/tool-glob.ts `foldToolName`: NFKC, case, whitespace), so `ADMIN_DROP` needs
  * what `admin_*` needs (an origin that normalises names runs `admin_drop` for it). Scope names follow RFC 6749 §3.3
  * (`scope-token`: printable ASCII without space, `"` and `\`). Pure and runtime-neutral.
  */
 import { ConfigError, showValue } from '../config-rules'
-import { compilePattern, foldToolName, patternProblem, type ToolPattern } from './tool-glob'
+import { compilePattern, foldToolName, patternProblem, type ToolPattern } from '../patterns/tool-glob'
 
 /** Most entries in TOOL_SCOPES (matching is linear in them). */
 export const MAX_SCOPE_ENTRIES = 1000

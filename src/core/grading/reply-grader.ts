@@ -11,6 +11,7 @@ import type { SseEndReason } from '../sse/sse-event'
 import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
 import { idLabel, originEras, pinBook, type Exchange, type Pending } from '../exchange'
 import { holdToolsList } from '../pinning/apply-pins'
+import { holdInstructions } from '../pinning/instructions-pin'
 import { listScope } from '../validation/caller-scope'
 import { gatewayError } from '../local-answer'
 import { isKnownVersion, isModern } from '../jsonrpc/versions'
@@ -54,7 +55,8 @@ export class ReplyGrader {
   /**
    * One message of the reply (a parsed value and its exact text).
    * @returns the text to relay (the origin's, or the edge's rewrite), a promise of it for a
-   *   tools/list answer held for its tool digests (tool pinning, `enforce`), or null when dropped
+   *   tools/list answer held for its tool digests or an initialize / server/discover answer held
+   *   for its instructions' digest (tool pinning, `enforce`), or null when dropped
    */
   message(msg: unknown, source: string): string | Promise<string> | null {
     const ex = this.ex
@@ -130,8 +132,11 @@ export class ReplyGrader {
     if (ex.originMs !== undefined) row.originMs = ex.originMs
     ex.row(row)
     const text = g.text ?? source
+    if (!hold) return text
+    // Server instructions pinning (pinning/instructions-pin.ts): the one place an initialize or server/discover answer's instructions are held.
+    if (p.method === 'initialize' || p.method === 'server/discover') return holdInstructions(pinBook(ex.deps), { originId: ex.target.id, msg, source: text })
     // Tool pinning (pinning/apply-pins.ts): after the access filter, the one place a relayed list is filtered.
-    if (!hold || p.method !== 'tools/list') return text
+    if (p.method !== 'tools/list') return text
     // `audit` relays every list as it came and decides it in the background: once per distinct list.
     if (first && pinBook(ex.deps).mode === 'audit') return text
     return holdToolsList(pinBook(ex.deps), {

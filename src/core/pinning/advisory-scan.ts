@@ -190,3 +190,12 @@ export function scanToolDefinition(tool: unknown): AdvisoryReport {
   }
   return { findings, truncated }
 }
+
+/**
+ * Scans an origin's server `instructions` (the text of an `initialize` or `server/discover`
+ * result) with the same rules as a tool definition: the findings' pointer is `""` (the text itself).
+ * @param text the `instructions` string as served
+ */
+export function scanInstructions(text: string): AdvisoryReport {
+  return scanToolDefinition(text)
+}

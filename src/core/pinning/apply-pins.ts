@@ -25,18 +25,21 @@
 import { errorText, responseText, type RawId } from '../jsonrpc/jsonrpc'
 import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../jsonrpc/versions'
 import { scanJsonText, type JsonScan } from '../jsonrpc/json-scan'
-import { classifyChange, DigestMemo, fieldDigests, type FieldDigests, type ToolDigest } from './tool-digest'
-import { catalogDigest, evaluatePins, servedTools, type ServedTool, type SetEvaluation } from './pin-state'
+import { DigestMemo, type ToolDigest } from './tool-digest'
+import { catalogDigest, definitionsOf, evaluatePins, servedTools, type ServedTool, type SetEvaluation } from './pin-state'
 import { decideCall, denialText, filterToolsListResult, type CallPinVerdict, type PinDenial, type PinningMode, type PinView } from './pin-filter'
-import { decideApproval, isCosmeticOnly } from './approval'
-import { scanToolDefinition, type AdvisoryFinding } from './advisory-scan'
-import { buildManifest, manifestPins, parseManifest, type ManifestError, type PinManifest } from './manifest'
+import { scanToolDefinition } from './advisory-scan'
 import {
   parsePinKey,
   pinSetOf,
   readPinRecordReusing,
+  readServedInstructions,
   readServedSnapshot,
+  storedFields,
+  writeServedInstructions,
+  type ServedInstructions,
   type DecodedPinText,
+  type ServedSnapshot,
   updatePinRecord,
   writeServedSnapshot,
   type PinKv,
@@ -125,29 +128,6 @@ interface ScopeState {
   compiled: Map<string, { digest: ToolDigest; value: unknown }>
 }
 
-/** One tool in the admin API's status (docs/admin-api.md `GET /admin/pins/:origin`). */
-export interface PinStatusTool {
-  name: string
-  state: 'approved' | 'changed' | 'pending' | 'removed'
-  approvedDigest: ToolDigest | null
-  servedDigest: ToolDigest | null
-  approvedAt: string | null
-  effectiveFrom: string | null
-  source: 'tofu' | 'manifest' | 'operator' | null
-  /** The operator's rejection of a served digest, when one is recorded. */
-  rejectedDigest: ToolDigest | null
-  advisories: AdvisoryFinding[]
-}
-
-/** What the admin API reads of one (origin, scope): the pins and the last served list, decided. */
-interface Inspection {
-  record: PinRecord
-  /** RFC 3339 time of the last complete list served, null when none was seen. */
-  servedAt: string | null
-  definitions: Map<string, unknown>
-  evaluation: SetEvaluation
-}
-
 function iso(ms: number): string {
   return new Date(ms).toISOString()
 }
@@ -156,32 +136,22 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-/** name -> the first definition served under it. */
-function definitionsOf(tools: readonly unknown[]): Map<string, unknown> {
-  const out = new Map<string, unknown>()
-  for (const t of tools) if (isRecord(t) && typeof t.name === 'string' && !out.has(t.name)) out.set(t.name, t)
-  return out
-}
-
-function fieldsObject(f: FieldDigests): Record<string, ToolDigest | null> {
-  const o: Record<string, ToolDigest | null> = {}
-  for (const [k, v] of f) o[k] = v
-  return o
-}
-
-function fieldsMap(o: Record<string, ToolDigest | null>): FieldDigests {
-  return new Map(Object.entries(o))
-}
-
-/** A record with neither a baseline nor a pin: what a store that lost the pins answers. */
+/** A record with neither a baseline nor a tool pin: what a store that lost the pins answers (its tools have no baseline). */
 function isEmptyRecord(r: PinRecord): boolean {
   return !r.baseline && r.pins.size === 0
 }
 
+/** A record that holds nothing at all: no baseline, no tool pin, no instructions pin. */
+function holdsNothing(r: PinRecord): boolean {
+  return isEmptyRecord(r) && r.instructions === undefined
+}
+
 /**
- * The pins this edge instance holds and the operator's operations on them. The pins are the
- * origin's (one record, `pins:<origin>:public`), whatever scope a list comes in; what is held per
- * (origin, scope) is the list that scope was served and the decision over it.
+ * The pins this edge instance holds, on the data path. The pins are the origin's (one record,
+ * `pins:<origin>:public`), whatever scope a list comes in; what is held per (origin, scope) is the
+ * list that scope was served and the decision over it. The operator's actions (approve, reject,
+ * manifests, the admin API's views) are pin-operations.ts, over the public methods of this class
+ * ({@link PinBook.readRecord}, {@link PinBook.updateRecord}, {@link PinBook.evaluate}, ...).
  */
 export class PinBook {
   readonly mode: PinningMode
@@ -196,8 +166,14 @@ export class PinBook {
   /** Per origin, name -> digest of the definitions first sight did not approve because the advisory scan flags them. */
   private readonly firstSightFlagged = new Map<string, Map<string, ToolDigest>>()
   private readonly memo = new DigestMemo()
+  /**
+   * Per origin, what the instructions step (instructions-pin.ts) last logged and last wrote as served
+   * (each a `state|served digest|approved digest` signature), so each change is logged and kept once.
+   */
+  readonly instructionsSeen = new Map<string, { logged?: string; written?: string }>()
   private readonly now: () => number
-  private readonly propagationMs: number
+  /** The store's propagation bound in ms ({@link PinBookOptions.propagationMs}): `effectiveFrom` = `approvedAt` + this. */
+  readonly propagationMs: number
   private readonly maxPrivate: number
 
   constructor(private readonly opts: PinBookOptions) {
@@ -292,7 +268,7 @@ export class PinBook {
    * new baseline from what the origin serves now (that would re-trust what the edge refused).
    * @throws the store's errors; PinRecordUnreadableError
    */
-  private async readRecord(originId: string): Promise<PinRecord> {
+  async readRecord(originId: string): Promise<PinRecord> {
     const kv = this.opts.kv
     if (!kv) throw new Error('no store')
     const decoded = await readPinRecordReusing(
@@ -324,7 +300,7 @@ export class PinBook {
             if (mine) pins.set(name, mine)
             else pins.delete(name)
           }
-          return { baseline: true, pins, rejected: now.rejected }
+          return { ...now, baseline: true, pins }
         }
         const merged = fixed(r)
         let rewritten = true
@@ -338,13 +314,17 @@ export class PinBook {
         return merged
       }
     }
-    if (!isEmptyRecord(r) || !held || isEmptyRecord(held)) {
+    // Lost: the tool pins (none answered while this instance holds some), or everything (the
+    // instructions pin of an origin with no tool pins). A record holding only instructions is
+    // the store's own when this instance holds no tool pins (an operator's approval elsewhere).
+    const lost = (now: PinRecord, h: PinRecord) => (isEmptyRecord(now) && !isEmptyRecord(h)) || (h.instructions !== undefined && holdsNothing(now))
+    if (!held || !lost(r, held)) {
       this.originRecords.set(originId, r)
       return r
     }
     let rewritten = true
     try {
-      await updatePinRecord(kv, originId, PUBLIC, (now) => (isEmptyRecord(now) ? held : null))
+      await updatePinRecord(kv, originId, PUBLIC, (now) => (lost(now, held) ? held : null))
     } catch {
       rewritten = false
     }
@@ -385,6 +365,59 @@ export class PinBook {
     this.opts.defer(p)
   }
 
+  /** Writes one line to the edge's log (the entry's `log`). */
+  log(record: Record<string, unknown>): void {
+    this.opts.log(record)
+  }
+
+  /** The time now as RFC 3339 UTC (the book's clock). */
+  nowIso(): string {
+    return iso(this.now())
+  }
+
+  /** Digests the tools of a list (pin-state.ts `servedTools`, with this book's memo of digests already computed). */
+  servedOf(tools: readonly unknown[]): Promise<ServedTool[]> {
+    return servedTools(tools, this.memo)
+  }
+
+  /** The last complete list served in (origin, scope) as the store holds it; null when none. @throws the store's errors (also when there is no store) */
+  async readServed(originId: string, scope: string): Promise<ServedSnapshot | null> {
+    const kv = this.opts.kv
+    if (!kv) throw new Error('no store')
+    return readServedSnapshot(kv, originId, scope)
+  }
+
+  /** The last server instructions the origin served, as the store holds them; null when none. @throws the store's errors (also when there is no store) */
+  async readServedInstructions(originId: string): Promise<ServedInstructions | null> {
+    const kv = this.opts.kv
+    if (!kv) throw new Error('no store')
+    return readServedInstructions(kv, originId)
+  }
+
+  /** Keeps the server instructions the origin serves now, for the operator (pin-store.ts `pininstructions:`). @throws the store's errors (also when there is no store) */
+  async writeServedInstructions(originId: string, served: ServedInstructions): Promise<void> {
+    const kv = this.opts.kv
+    if (!kv) throw new Error('no store')
+    await writeServedInstructions(kv, originId, served)
+  }
+
+  /**
+   * Changes the origin's pin record (the operator's writes: an approval, a rejection, a manifest):
+   * reads it first (so a store that lost the pins gets them back, {@link readRecord}), then
+   * read-change-write in the store (pin-store.ts `updatePinRecord`), then holds the record written
+   * and decides every held list of the origin with it.
+   * @returns the record written
+   * @throws the store's errors (also when there is no store); PinRecordUnreadableError
+   */
+  async updateRecord(originId: string, change: (r: PinRecord) => PinRecord | null): Promise<PinRecord> {
+    await this.readRecord(originId)
+    const kv = this.opts.kv
+    if (!kv) throw new Error('no store')
+    const r = await updatePinRecord(kv, originId, PUBLIC, change)
+    this.adopt(originId, r)
+    return r
+  }
+
   /** `notifications/tools/list_changed` from an origin: the next call of each of its scopes re-checks the list first. */
   listChanged(originId: string): void {
     if (this.mode === 'off') return
@@ -419,13 +452,13 @@ export class PinBook {
       const tofu = new Map<string, StoredPin>()
       for (const [name, pin] of ev.newPins) {
         const def = defs.get(name)
-        tofu.set(name, { ...pin, effectiveFrom: iso(Date.parse(pin.approvedAt) + this.propagationMs), fields: fieldsObject(await this.memo.fields(def)), definition: def ?? null })
+        tofu.set(name, { ...pin, effectiveFrom: iso(Date.parse(pin.approvedAt) + this.propagationMs), fields: storedFields(await this.memo.fields(def)), definition: def ?? null })
       }
       try {
-        record = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (r) => (r.baseline || r.pins.size > 0 ? null : { baseline: true, pins: tofu, rejected: r.rejected }))
+        record = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (r) => (r.baseline || r.pins.size > 0 ? null : { ...r, baseline: true, pins: tofu }))
       } catch {
         // The baseline holds in memory; the next complete list writes it again.
-        record = { baseline: true, pins: tofu, rejected: record.rejected }
+        record = { ...record, baseline: true, pins: tofu }
         this.opts.log({ level: 'warn', msg: 'pin.baseline_not_stored', origin: originId, scope: scope === PUBLIC ? 'public' : 'private' })
       }
       this.originRecords.set(originId, record)
@@ -476,7 +509,7 @@ export class PinBook {
   }
 
   /** {@link evaluatePins} over the origin's pins, with the definitions first sight did not approve (flagged) named. */
-  private evaluate(originId: string, record: PinRecord, served: readonly ServedTool[], complete: boolean): SetEvaluation {
+  evaluate(originId: string, record: PinRecord, served: readonly ServedTool[], complete: boolean): SetEvaluation {
     const flagged = this.firstSightFlagged.get(originId)
     let untrusted: Set<string> | undefined
     if (flagged) for (const t of served) if (t.digest !== null && flagged.get(t.name) === t.digest) (untrusted ??= new Set()).add(t.name)
@@ -654,214 +687,6 @@ export class PinBook {
     const value = compile(def)
     s.compiled.set(name, { digest, value })
     return value
-  }
-
-  // ------------------------------------------------------------ the operator's side (admin API)
-
-  /** Reads the pins and the last served list of (origin, scope) from the store and decides them (nothing written). @throws the store's errors */
-  private async inspect(originId: string, scope: string): Promise<Inspection> {
-    const kv = this.opts.kv
-    if (!kv) throw new Error('no store')
-    // The pins are the origin's; the scope chooses the served list they are held against.
-    const [record, snapshot] = await Promise.all([this.readRecord(originId), readServedSnapshot(kv, originId, scope)])
-    const tools = snapshot?.tools ?? []
-    const served = await servedTools(tools, this.memo)
-    const evaluation = this.evaluate(originId, record, served, snapshot !== null)
-    return { record, servedAt: snapshot?.at ?? null, definitions: definitionsOf(tools), evaluation }
-  }
-
-  private toolStatus(i: Inspection, name: string): PinStatusTool {
-    const e = i.evaluation.tools.get(name)
-    const pin = i.record.pins.get(name) ?? (e?.pin as StoredPin | undefined)
-    const def = i.definitions.get(name)
-    return {
-      name,
-      state: e ? e.state : 'removed',
-      approvedDigest: pin?.digest ?? null,
-      servedDigest: e?.served ?? null,
-      approvedAt: pin?.approvedAt ?? null,
-      effectiveFrom: pin ? (pin.effectiveFrom ?? pin.approvedAt) : null,
-      source: pin?.source ?? null,
-      rejectedDigest: i.record.rejected.get(name)?.digest ?? null,
-      advisories: def === undefined ? [] : scanToolDefinition(def).findings,
-    }
-  }
-
-  /** `GET /admin/pins/:origin`: every served and every pinned name. @throws the store's errors */
-  async status(
-    originId: string,
-    scope: string
-  ): Promise<{ origin: string; scope: string; mode: PinningMode; catalogDigest: ToolDigest | null; servedAt: string | null; tools: PinStatusTool[] }> {
-    const i = await this.inspect(originId, scope)
-    const names = [...i.evaluation.tools.keys()]
-    for (const n of [...i.record.pins.keys()].sort()) if (!i.evaluation.tools.has(n)) names.push(n)
-    return {
-      origin: originId,
-      scope,
-      mode: this.mode,
-      catalogDigest: i.record.pins.size > 0 || i.record.baseline ? await catalogDigest(i.record.pins) : null,
-      servedAt: i.servedAt,
-      tools: names.map((n) => this.toolStatus(i, n)),
-    }
-  }
-
-  /** `GET /admin/pins/:origin/:tool/diff`; null for a name neither served nor pinned. @throws the store's errors */
-  async diff(originId: string, scope: string, name: string) {
-    const i = await this.inspect(originId, scope)
-    const e = i.evaluation.tools.get(name)
-    const pin = i.record.pins.get(name)
-    if (!e && !pin) return null
-    const def = i.definitions.get(name)
-    const served = def === undefined ? new Map<string, ToolDigest | null>() : await fieldDigests(def)
-    const approved = pin ? fieldsMap(pin.fields) : new Map<string, ToolDigest | null>()
-    const change = classifyChange(approved, served)
-    // Each changed member's value on either side, when known (a manifest pin keeps no definition
-    // until the origin serves its digest), so an operator reads the change, not only its digests.
-    const member = (d: unknown, field: string) =>
-      typeof d === 'object' && d !== null && !Array.isArray(d) && Object.hasOwn(d, field) ? { value: (d as Record<string, unknown>)[field] } : undefined
-    return {
-      name,
-      state: e ? e.state : ('removed' as const),
-      approvedDigest: pin?.digest ?? null,
-      servedDigest: e?.served ?? null,
-      class: pin ? change.class : ('material' as const),
-      changes: change.fields.map((f) => {
-        const a = member(pin?.definition, f.field)
-        const s = member(def, f.field)
-        return {
-          field: f.field,
-          change: f.change,
-          class: f.class,
-          approved: f.approved ?? null,
-          served: f.served ?? null,
-          ...(a ? { approvedValue: a.value } : {}),
-          ...(s ? { servedValue: s.value } : {}),
-        }
-      }),
-      advisories: def === undefined ? [] : scanToolDefinition(def).findings,
-    }
-  }
-
-  /** Writes pins (an approval) and holds the record written. */
-  private async writePins(originId: string, scope: string, pins: Map<string, StoredPin>): Promise<PinRecord> {
-    await this.readRecord(originId)
-    const r = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (rec) => {
-      for (const [n, p] of pins) {
-        rec.pins.set(n, p)
-        rec.rejected.delete(n)
-      }
-      rec.baseline = true
-      return rec
-    })
-    this.adopt(originId, r)
-    return r
-  }
-
-  private async storedPin(i: Inspection, name: string, digest: ToolDigest, approvedAt: string): Promise<StoredPin> {
-    const def = i.definitions.get(name)
-    return {
-      digest,
-      approvedAt,
-      effectiveFrom: iso(Date.parse(approvedAt) + this.propagationMs),
-      source: 'operator',
-      fields: fieldsObject(await fieldDigests(def)),
-      definition: def ?? null,
-    }
-  }
-
-  /**
-   * `POST /admin/pins/:origin/:tool/approve`: only the exact digest served now is accepted.
-   * @returns the approval, or why not: `unknown` (not served now), `refused` (stale or wrong digest,
-   *   or a definition without a digest; `servedDigest` the current one)
-   * @throws the store's errors
-   */
-  async approve(
-    originId: string,
-    scope: string,
-    name: string,
-    digest: ToolDigest
-  ): Promise<
-    | { ok: true; name: string; digest: ToolDigest; approvedAt: string; effectiveFrom: string }
-    | { ok: false; reason: 'unknown' | 'refused'; message: string; servedDigest: ToolDigest | null }
-  > {
-    const i = await this.inspect(originId, scope)
-    const d = decideApproval(i.evaluation, name, digest, iso(this.now()))
-    if (!d.ok) return { ok: false, reason: d.reason === 'not-served' ? 'unknown' : 'refused', message: d.message, servedDigest: d.servedDigest ?? null }
-    if (d.unchanged) {
-      const p = i.record.pins.get(name)
-      const at = p?.approvedAt ?? d.pin.approvedAt
-      return { ok: true, name, digest, approvedAt: at, effectiveFrom: p?.effectiveFrom ?? at }
-    }
-    const pin = await this.storedPin(i, name, digest, d.pin.approvedAt)
-    await this.writePins(originId, scope, new Map([[name, pin]]))
-    this.opts.log({ level: 'info', msg: 'pin.approved', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', tool: name.slice(0, 64), digest })
-    return { ok: true, name, digest, approvedAt: pin.approvedAt, effectiveFrom: pin.effectiveFrom! }
-  }
-
-  /** `POST /admin/pins/:origin/approve-cosmetic`: every `changed` tool whose change is cosmetic only, at its served digest. @throws the store's errors */
-  async approveCosmetic(originId: string, scope: string): Promise<string[]> {
-    const i = await this.inspect(originId, scope)
-    const pins = new Map<string, StoredPin>()
-    const now = iso(this.now())
-    for (const e of i.evaluation.tools.values()) {
-      const pin = i.record.pins.get(e.name)
-      const def = i.definitions.get(e.name)
-      if (e.state !== 'changed' || e.served === null || !pin || def === undefined) continue
-      if (!isCosmeticOnly(fieldsMap(pin.fields), await fieldDigests(def))) continue
-      pins.set(e.name, await this.storedPin(i, e.name, e.served, now))
-    }
-    if (pins.size > 0) await this.writePins(originId, scope, pins)
-    return [...pins.keys()]
-  }
-
-  /** `POST /admin/pins/:origin/:tool/reject`: records the rejection; the tool stays blocked. False for a name neither served nor pinned. @throws the store's errors */
-  async reject(originId: string, scope: string, name: string, digest: ToolDigest): Promise<boolean> {
-    const i = await this.inspect(originId, scope)
-    if (!i.evaluation.tools.has(name) && !i.record.pins.has(name)) return false
-    await this.readRecord(originId)
-    const r = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (rec) => {
-      rec.rejected.set(name, { digest, at: iso(this.now()) })
-      return rec
-    })
-    this.adopt(originId, r)
-    this.opts.log({ level: 'info', msg: 'pin.rejected', origin: originId, scope: scope === PUBLIC ? 'public' : 'private', tool: name.slice(0, 64), digest })
-    return true
-  }
-
-  /** `GET /admin/pins/:origin/manifest`. @throws the store's errors */
-  async manifest(originId: string, scope: string): Promise<PinManifest | null> {
-    const i = await this.inspect(originId, scope)
-    return buildManifest(originId, scope, new Map([...i.record.pins].map(([n, p]) => [n, { digest: p.digest, approvedAt: p.approvedAt, fields: fieldsMap(p.fields) }])))
-  }
-
-  /**
-   * `PUT /admin/pins/:origin/manifest`: replaces the pins of (origin, scope) with the manifest's
-   * (source `manifest`, approved now). A pin whose digest is the one served keeps that definition
-   * for validation; the others get it when the origin serves their digest.
-   * @returns the names imported, or the manifest's errors (also for another origin or scope)
-   * @throws the store's errors
-   */
-  async importManifest(originId: string, scope: string, input: unknown): Promise<{ ok: true; imported: string[] } | { ok: false; errors: ManifestError[] }> {
-    const parsed = await parseManifest(input)
-    if (!parsed.ok) return parsed
-    const m = parsed.manifest
-    const errors: ManifestError[] = []
-    if (m.origin !== originId) errors.push({ path: '/origin', message: 'the manifest is for another origin than the path names' })
-    if (m.scope !== scope) errors.push({ path: '/scope', message: 'the manifest is for another scope than the query names' })
-    if (errors.length) return { ok: false, errors }
-    const i = await this.inspect(originId, scope)
-    const now = iso(this.now())
-    const pins = new Map<string, StoredPin>()
-    for (const [name, p] of manifestPins(m, now)) {
-      const mp = m.pins.find((x) => x.name === name)!
-      const e = i.evaluation.tools.get(name)
-      const def = e?.served === p.digest ? i.definitions.get(name) : undefined
-      pins.set(name, { ...p, effectiveFrom: iso(Date.parse(now) + this.propagationMs), fields: { ...mp.fields }, definition: def ?? null })
-    }
-    await this.readRecord(originId)
-    const r = await updatePinRecord(this.opts.kv!, originId, PUBLIC, (rec) => ({ baseline: true, pins, rejected: rec.rejected }))
-    this.adopt(originId, r)
-    return { ok: true, imported: [...pins.keys()] }
   }
 }
 

@@ -3,7 +3,7 @@
  * An operator's approval, decided against what the origin serves now (docs/pinning.md "Operator
  * flow"): only the exact served digest is accepted, so a definition swapped between the diff and
  * the approval is never approved by accident (a stale digest is refused and names the current one).
- * Used by the admin API (pinning/apply-pins.ts); `mcp-edge tools approve <tool>@<digest>` is to use it through that API. Pure; never throws.
+ * Used by the admin API (pinning/pin-operations.ts); `mcp-edge tools approve <tool>@<digest>` is to use it through that API. Pure; never throws.
  */
 import { classifyChange, isToolDigest, type FieldDigests, type ToolDigest } from './tool-digest'
 import type { ApprovedPin, PinSource, SetEvaluation } from './pin-state'

@@ -69,6 +69,21 @@ export async function servedTools(tools: readonly unknown[], memo?: DigestMemo):
   return memo ? memo.perList(tools, () => digestTools(tools, memo)) : digestTools(tools)
 }
 
+/**
+ * Tool name -> the first definition served under it, for each entry of a `tools` array that is an
+ * object with a string `name` (a name served twice keeps its first definition). A Map: names come
+ * from the origin (`__proto__` is a name like any other).
+ */
+export function definitionsOf(tools: readonly unknown[]): Map<string, unknown> {
+  const out = new Map<string, unknown>()
+  for (const t of tools)
+    if (typeof t === 'object' && t !== null && !Array.isArray(t) && typeof (t as { name?: unknown }).name === 'string') {
+      const name = (t as { name: string }).name
+      if (!out.has(name)) out.set(name, t)
+    }
+  return out
+}
+
 /** Tools canonicalized between two yields to the event loop (about 10-30 us each on Node 20): a 700-tool list is 14 slices. */
 const DIGEST_SLICE = 50
 

@@ -13,10 +13,17 @@
  *   manifest import is one write (Workers KV allows one write per second per key; operators approve
  *   far less often). What an operator approves is theirs: the origin never writes this key except
  *   for the first-sight baseline (trust on first use) of an origin that has none.
+ *   The same record holds the origin's server instructions pin when one is set (members
+ *   `instructions: { digest, approvedAt, effectiveFrom, source, text }` and `instructionsRejected:
+ *   { digest, at }`, each written only when present, so a record without them is the text an earlier
+ *   edge wrote and reads back unchanged): one record per origin, one write per approval.
  * - `pinserved:<originId>:<scope>` -> `{ at, tools: [definition...] }`: the last complete `tools/list`
  *   an edge relayed in that scope, as served; what the admin API shows, diffs and approves against
  *   (the digest "served now"), and what an edge that has not relayed a list yet decides calls with.
  *   A private scope's is written only when it holds a tool to review, with the scope's TTL.
+ * - `pininstructions:<originId>` -> `{ at, digest, instructions }`: the last server instructions an
+ *   edge relayed (or held) from the origin's `initialize` or `server/discover` answer, as served;
+ *   what the admin API shows and approves against.
  *
  * Both are plain `get`/`put` of JSON text, so they work on every store of the edge (file, memory,
  * Redis, Workers KV). Redis publishes each put on its change channel, and edges sharing it reload
@@ -24,7 +31,7 @@
  * `effectiveFrom` shows. Pure over the store port; errors are the store's own.
  */
 import { EdgeError } from '../errors'
-import { isToolDigest, type ToolDigest } from './tool-digest'
+import { isToolDigest, type FieldDigests, type ToolDigest } from './tool-digest'
 import type { ApprovedPin, PinSet, PinSource } from './pin-state'
 
 /** The part of the store port (core/ports.ts `KvStore`) the pin store uses. */
@@ -43,6 +50,11 @@ export function pinKey(originId: string, scope: string): string {
 /** The key of the last complete tool list served for (origin, scope). */
 export function pinServedKey(originId: string, scope: string): string {
   return `pinserved:${originId}:${scope}`
+}
+
+/** The key of the last server instructions served by an origin (`initialize` or `server/discover`). */
+export function pinInstructionsKey(originId: string): string {
+  return `pininstructions:${originId}`
 }
 
 /** The origin and scope a {@link pinKey} names (the scope is `public` or `u-<hex>`, never holding `:`), or null for another key. */
@@ -64,6 +76,18 @@ export interface StoredPin extends ApprovedPin {
   definition: unknown
 }
 
+/** Field sub-digests (tool-digest.ts `fieldDigests`) as a {@link StoredPin} keeps them: a plain object, member -> digest. */
+export function storedFields(f: FieldDigests): Record<string, ToolDigest | null> {
+  const o: Record<string, ToolDigest | null> = {}
+  for (const [k, v] of f) o[k] = v
+  return o
+}
+
+/** The field sub-digests a {@link StoredPin} keeps, as tool-digest.ts compares them (a Map). */
+export function fieldDigestsOf(o: Record<string, ToolDigest | null>): FieldDigests {
+  return new Map(Object.entries(o))
+}
+
 /** An operator's rejection of a served digest (the tool stays blocked; recorded for the operator). */
 export interface Rejection {
   digest: ToolDigest
@@ -71,11 +95,21 @@ export interface Rejection {
   at: string
 }
 
+/** The approved server instructions of an origin (pinning/instructions-pin.ts): the approval and the text approved. */
+export interface InstructionsPin extends ApprovedPin {
+  /** The approved `instructions` text, as served when it was approved. */
+  text: string
+}
+
 /** The pins of one (origin, scope). Maps: names come from the origin (`__proto__` is a name like any other). */
 export interface PinRecord {
   baseline: boolean
   pins: Map<string, StoredPin>
   rejected: Map<string, Rejection>
+  /** The origin's approved server instructions; absent when none was approved (a record written before instructions were pinned). */
+  instructions?: InstructionsPin
+  /** The operator's rejection of served instructions, when one is recorded. */
+  instructionsRejected?: Rejection
 }
 
 /** The stored pins are not readable (not JSON, wrong shape): treated like a store failure (enforce fails closed). */
@@ -125,6 +159,15 @@ export function decodePinRecord(text: string | null): PinRecord {
   }
   for (const r of v.rejected)
     if (isRecord(r) && typeof r.name === 'string' && isToolDigest(r.digest) && typeof r.at === 'string') out.rejected.set(r.name, { digest: r.digest, at: r.at })
+  if (v.instructions !== undefined) {
+    const p = v.instructions
+    if (!isRecord(p) || !isToolDigest(p.digest) || typeof p.approvedAt !== 'string' || typeof p.source !== 'string' || !SOURCES.has(p.source) || typeof p.text !== 'string')
+      throw new PinRecordUnreadableError()
+    out.instructions = { digest: p.digest, approvedAt: p.approvedAt, source: p.source as PinSource, text: p.text }
+    if (typeof p.effectiveFrom === 'string') out.instructions.effectiveFrom = p.effectiveFrom
+  }
+  const r = v.instructionsRejected
+  if (isRecord(r) && isToolDigest(r.digest) && typeof r.at === 'string') out.instructionsRejected = { digest: r.digest, at: r.at }
   return out
 }
 
@@ -143,7 +186,13 @@ export function encodePinRecord(r: PinRecord): string {
     }
   })
   const rejected = [...r.rejected.keys()].sort().map((name) => ({ name, ...r.rejected.get(name)! }))
-  return JSON.stringify({ v: 1, baseline: r.baseline, pins, rejected })
+  // The instructions members only when set: a record without them is byte for byte what an earlier edge wrote.
+  const i = r.instructions
+  const instructions = i
+    ? { instructions: { digest: i.digest, approvedAt: i.approvedAt, ...(i.effectiveFrom ? { effectiveFrom: i.effectiveFrom } : {}), source: i.source, text: i.text } }
+    : {}
+  const instructionsRejected = r.instructionsRejected ? { instructionsRejected: { digest: r.instructionsRejected.digest, at: r.instructionsRejected.at } } : {}
+  return JSON.stringify({ v: 1, baseline: r.baseline, pins, rejected, ...instructions, ...instructionsRejected })
 }
 
 /** The decision input (pin-state.ts {@link PinSet}) of a record. */
@@ -241,4 +290,32 @@ export async function readServedSnapshot(kv: PinKv, originId: string, scope: str
  */
 export async function writeServedSnapshot(kv: PinKv, originId: string, scope: string, s: ServedSnapshot, options?: { expirationTtl: number }): Promise<void> {
   await kv.put(pinServedKey(originId, scope), JSON.stringify(s), options)
+}
+
+/** The last server instructions an origin served, as the store keeps them ({@link pinInstructionsKey}). */
+export interface ServedInstructions {
+  /** RFC 3339 UTC: when an edge relayed (or held) them. */
+  at: string
+  /** Their digest (pinning/instructions-pin.ts); null when the text has none (a lone surrogate): such instructions can never be approved. */
+  digest: ToolDigest | null
+  instructions: string
+}
+
+/** Reads the last served instructions of an origin; null when there are none or they do not decode. @throws the store's own errors */
+export async function readServedInstructions(kv: PinKv, originId: string): Promise<ServedInstructions | null> {
+  const text = await kv.get(pinInstructionsKey(originId))
+  if (text === null) return null
+  try {
+    const v = JSON.parse(text) as unknown
+    return isRecord(v) && typeof v.at === 'string' && (v.digest === null || isToolDigest(v.digest)) && typeof v.instructions === 'string'
+      ? { at: v.at, digest: v.digest, instructions: v.instructions }
+      : null
+  } catch {
+    return null
+  }
+}
+
+/** Writes the last served instructions of an origin. @throws the store's own errors */
+export async function writeServedInstructions(kv: PinKv, originId: string, s: ServedInstructions): Promise<void> {
+  await kv.put(pinInstructionsKey(originId), JSON.stringify({ at: s.at, digest: s.digest, instructions: s.instructions }))
 }

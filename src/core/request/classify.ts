@@ -15,14 +15,14 @@ import { ErrorCode, NULL_ID, isObject, toRawId, type RawId } from '../jsonrpc/js
 import type { InvalidMessage } from '../local-answer'
 import { MCP_REQUEST_METHODS } from '../jsonrpc/mcp-methods'
 import { boundText } from '../jsonrpc/bound-text'
-import { foldToolName } from '../access/tool-glob'
+import { foldToolName } from '../patterns/tool-glob'
 import type { ParsedItem } from './parse-body'
 
 /** Unknown methods without an id stay notifications (forwarded, vectors 6, 21). */
 const REQUEST_METHODS = MCP_REQUEST_METHODS
 
 /**
- * The MCP request method whose fold (access/tool-glob.ts `foldToolName`) `method` shares, if any;
+ * The MCP request method whose fold (patterns/tool-glob.ts `foldToolName`) `method` shares, if any;
  * `tools/call` for a method too long to fold (past 1024 characters and not plain lower-case ASCII):
  * it could hide any of them, and no MCP method looks like it.
  */

@@ -22,7 +22,7 @@
  * made an issue (a failing call's issues are most of its cost: about 2-6 us each).
  */
 import { COST_WEIGHTS, dataNodes, IN_PLACE, makeResolver, rootDoc, SCHEMA_LIMITS } from './schema-portability'
-import { patternProgram } from './linear-pattern'
+import { patternProgram } from '../patterns/linear-pattern'
 
 /**
  * CPU time in ns per unit of work at call time. The per-character rates and `applied` (a

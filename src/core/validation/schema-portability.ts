@@ -12,7 +12,7 @@
  * "Composition-Keyword Resource Use"): it runs once when a schema is compiled, never per call.
  */
 
-import { patternProblem, patternProgram } from './linear-pattern'
+import { patternProblem, patternProgram } from '../patterns/linear-pattern'
 
 /**
  * Upper bounds of a schema the edge validates with (docs/validation.md "Cost bounds" gives the

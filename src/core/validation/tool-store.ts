@@ -16,7 +16,8 @@
  *   digests, sub-digests and definitions; one record per origin, whatever scope a list comes in) and
  *   the last complete list each scope was served (a private scope's expires and goes with the scope);
  *   their keys and codec are delegated to core/pinning/pin-store.ts (a lower layer, so the data
- *   path's pin step can use them) and re-exported here
+ *   path's pin step can use them) and re-exported here; the pin record also holds the origin's
+ *   approved server instructions, and `pininstructions:<originId>` the last ones served
  * Keys of a private scope are written with `expirationTtl` (`PRIVATE_SCOPE_TTL_S`) by the registry.
  * `scope` is `public`, or `u-<SHA-256 of the caller's Authorization>` for a private list
  * (caller-scope.ts). The registry's memory cache uses the same keys. Pure over the {@link KvStore} port.
@@ -27,8 +28,8 @@ import { isObject } from '../jsonrpc/jsonrpc'
 import { putEntries, type KvStore } from '../ports'
 import type { ToolRecord } from './tool-record'
 import { EdgeError } from '../errors'
-import { pinKey, pinServedKey } from '../pinning/pin-store'
-export { pinKey, pinServedKey }
+import { pinInstructionsKey, pinKey, pinServedKey } from '../pinning/pin-store'
+export { pinInstructionsKey, pinKey, pinServedKey }
 
 // ---------------------------------------------------------------- layout
 

@@ -1,6 +1,8 @@
 /**
  * @module cli/commands/tools
  * `mcp-edge tools list|diff|approve|reject|export|import`: the operator's side of tool pinning
+ * (and of the origin's server instructions, pinned like tools: a `(instructions)` row in `list`,
+ * `diff --instructions`, `approve --instructions <digest>`, `reject --instructions <digest>`)
  * (docs/pinning.md "Operator flow") through a running edge's admin API (`--edge <url>` or the
  * `MCP_EDGE_URL` variable, `--token <token>` or `ADMIN_TOKEN`; routes `/admin/pins/:origin...`,
  * docs/admin-api.md), per origin name (`--origin`, default `default`) and caller scope (`--scope`,
@@ -66,7 +68,7 @@ const MAX_SHOWN = 200
 /** Advisory findings shown per tool by `list` (`diff` shows them all). */
 const LIST_ADVISORIES = 5
 
-/** One tool of `GET /admin/pins/:origin` (src/core/pinning/apply-pins.ts PinStatusTool). */
+/** One tool of `GET /admin/pins/:origin` (src/core/pinning/pin-operations.ts PinStatusTool). */
 interface PinStatusTool {
   name: string
   state: string
@@ -102,6 +104,22 @@ interface PinDiff {
   changes: { field: string; change: string; class: string; approved: string | null; served: string | null; approvedValue?: unknown; servedValue?: unknown }[]
   advisories?: Advisory[]
 }
+
+/** `GET /admin/pins/:origin/instructions` (src/core/pinning/pin-operations.ts InstructionsStatus). */
+interface InstructionsStatus {
+  state: string
+  approvedDigest: string | null
+  servedDigest: string | null
+  approvedAt: string | null
+  effectiveFrom: string | null
+  rejectedDigest?: string | null
+  approved?: string | null
+  served?: string | null
+  advisories?: Advisory[]
+}
+
+/** The name of the instructions row in `list` (a tool name never has parentheses in 2025-11-25 and later). */
+const INSTRUCTIONS_ROW = '(instructions)'
 
 /** Server text for one cell of a text row: sanitised, cut; `-` for null or a non-string. */
 function shown(v: unknown, max = MAX_SHOWN): string {
@@ -175,13 +193,26 @@ Examples:
     .action(
       run(async (api, _args, opts) => {
         const s = await api.status()
-        if (opts.json) return void process.stdout.write(safeJson(s))
-        printStatus(s, api)
+        const i = await api.instructions()
+        const shownInstructions = i !== null && i.state !== 'none' ? i : null
+        if (opts.json) return void process.stdout.write(safeJson(shownInstructions ? { ...s, instructions: shownInstructions } : s))
+        printStatus(s, api, shownInstructions)
       })
     )
-  common(
-    tools.command('diff').argument('<tool>', 'tool name').description('field by field: material or cosmetic, the approved and served sub-digests, and the advisory findings')
-  ).action(run(async (api, [name]) => printDiff(await api.diff(name!), api)))
+  common(tools.command('diff').argument('[tool]', 'tool name').description('field by field: material or cosmetic, the approved and served sub-digests, and the advisory findings'))
+    .option('--instructions', "the origin's server instructions instead of a tool: the approved and the served text, line by line")
+    .action(
+      run(async (api, [name], opts) => {
+        if (opts.instructions) {
+          if (name !== undefined) throw usage('give either <tool> or --instructions, not both')
+          const i = await api.instructions()
+          if (i === null) throw refused('the edge has no server instructions pinning (/admin/pins/<origin>/instructions)')
+          return printInstructionsDiff(i, api)
+        }
+        if (name === undefined) throw usage('give <tool> (a name from `mcp-edge tools list`), or --instructions')
+        printDiff(await api.diff(name), api)
+      })
+    )
   common(
     tools
       .command('approve')
@@ -189,8 +220,17 @@ Examples:
       .description('approve the exact digest served now (a stale or wrong digest is refused, exit 1)')
   )
     .option('--all-cosmetic', 'approve every changed tool whose change is cosmetic only (title, icons), each at its served digest')
+    .option('--instructions', "approve the origin's server instructions: the argument is the digest they are served with now (sha256:<64 hex>)")
     .action(
       run(async (api, [arg], opts) => {
+        if (opts.instructions) {
+          if (opts.allCosmetic) throw usage('give either --instructions or --all-cosmetic, not both')
+          if (!isToolDigest(arg)) throw usage('give --instructions sha256:<64 hex>: the digest the instructions are served with now (from `mcp-edge tools list`)')
+          const r = await api.approveInstructions(arg)
+          return void process.stdout.write(
+            `approved the server instructions @${r.digest}: approved at ${shown(r.approvedAt)}, effective from ${shown(r.effectiveFrom)} on every edge\n`
+          )
+        }
         if (opts.allCosmetic) {
           if (arg !== undefined) throw usage('give either <tool>@<digest> or --all-cosmetic, not both')
           const names = await api.approveCosmetic()
@@ -209,14 +249,21 @@ Examples:
       .command('reject')
       .argument('<tool@digest>', 'the tool and the served digest to reject, e.g. get_forecast@sha256:<64 hex>')
       .description('record a rejection of a served definition: the tool stays blocked, the approved pin (if any) stays in force')
-  ).action(
-    run(async (api, [arg]) => {
-      const a = parseApprovalArgument(arg!)
-      if (!a.ok) throw usage(a.message)
-      await api.reject(a.name, a.digest)
-      process.stdout.write(`rejected ${shown(a.name)}@${a.digest}: it stays blocked; the approved pin, if any, stays in force\n`)
-    })
   )
+    .option('--instructions', "reject the origin's server instructions: the argument is the served digest (sha256:<64 hex>)")
+    .action(
+      run(async (api, [arg], opts) => {
+        if (opts.instructions) {
+          if (!isToolDigest(arg)) throw usage('give --instructions sha256:<64 hex>: the served digest of the instructions (from `mcp-edge tools list`)')
+          await api.rejectInstructions(arg)
+          return void process.stdout.write(`rejected the server instructions @${arg}: they stay held; the approved ones, if any, stay in force\n`)
+        }
+        const a = parseApprovalArgument(arg!)
+        if (!a.ok) throw usage(a.message)
+        await api.reject(a.name, a.digest)
+        process.stdout.write(`rejected ${shown(a.name)}@${a.digest}: it stays blocked; the approved pin, if any, stays in force\n`)
+      })
+    )
   common(tools.command('export').description('write the manifest of every pin of the origin and scope (for review in version control)'))
     .option('--out <file>', 'file to write (default: stdout); replaced atomically, and only when it already holds a manifest')
     .option('--force', 'replace --out even when the file there is not a manifest')
@@ -250,8 +297,8 @@ Examples:
   )
 }
 
-/** `list` as text: a heading, one tab-separated row per tool, its advisories and what to run next. */
-function printStatus(s: PinStatus, api: PinsApi): void {
+/** `list` as text: a heading, one tab-separated row per tool, its advisories and what to run next; then the server instructions' row, when there is one. */
+function printStatus(s: PinStatus, api: PinsApi, instructions: InstructionsStatus | null = null): void {
   const w = (line: string) => process.stdout.write(`${line}\n`)
   w(`# origin ${shown(s.origin)}, scope ${shown(s.scope)}, mode ${shown(s.mode)}, catalog ${shown(s.catalogDigest)}, last complete list seen ${shown(s.servedAt)}`)
   w('tool\tstate\tapproved digest\tserved digest\tapproved at\teffective from')
@@ -267,7 +314,48 @@ function printStatus(s: PinStatus, api: PinsApi): void {
       hinted = true
     }
   }
+  const i = instructions
+  if (i) {
+    w([INSTRUCTIONS_ROW, i.state, i.approvedDigest, i.servedDigest, i.approvedAt, i.effectiveFrom].map((v) => shown(v)).join('\t'))
+    const adv = Array.isArray(i.advisories) ? i.advisories : []
+    for (const a of adv.slice(0, LIST_ADVISORIES)) w(`  ${advisoryLine(a)}`)
+    if (adv.length > LIST_ADVISORIES) w(`  advisory: ${adv.length - LIST_ADVISORIES} more (mcp-edge tools diff --instructions${api.flags})`)
+    if (typeof i.rejectedDigest === 'string') w(`  rejected: ${shown(i.rejectedDigest)}`)
+    if ((i.state === 'changed' || i.state === 'pending') && typeof i.servedDigest === 'string') {
+      w(`  review: mcp-edge tools diff --instructions${api.flags}; approve: mcp-edge tools approve --instructions ${shown(i.servedDigest)}${api.flags}`)
+      hinted = true
+    }
+  }
   if (hinted && api.tokenNote) w(api.tokenNote)
+}
+
+/** `diff --instructions` as text: the state, the digests, the approved and served texts line by line, the advisories. */
+function printInstructionsDiff(i: InstructionsStatus, api: PinsApi): void {
+  const w = (line: string) => process.stdout.write(`${line}\n`)
+  w(`server instructions: ${shown(i.state)}`)
+  w(`approved digest\t${shown(i.approvedDigest)}`)
+  w(`served digest\t${shown(i.servedDigest)}`)
+  const approved = typeof i.approved === 'string' ? i.approved : null
+  const served = typeof i.served === 'string' ? i.served : null
+  if (approved === served) w('no line differs')
+  else
+    for (const line of fieldTextDiff({
+      field: 'instructions',
+      change: approved === null ? 'added' : 'modified',
+      class: 'material',
+      approved: null,
+      served: null,
+      approvedValue: approved ?? '',
+      servedValue: served ?? '',
+    }))
+      w(line)
+  const adv = Array.isArray(i.advisories) ? i.advisories : []
+  if (adv.length === 0) w('advisories: none found (which does not make the instructions safe)')
+  for (const a of adv) w(advisoryLine(a))
+  if ((i.state === 'changed' || i.state === 'pending') && typeof i.servedDigest === 'string') {
+    w(`approve: mcp-edge tools approve --instructions ${shown(i.servedDigest)}${api.flags}`)
+    if (api.tokenNote) w(api.tokenNote)
+  }
 }
 
 /** One advisory finding as a short line (every part sanitised; the excerpt is already bounded by the edge). */
@@ -358,6 +446,10 @@ interface PinsApi {
   reject(name: string, digest: string): Promise<void>
   manifest(): Promise<unknown>
   importManifest(text: string): Promise<string[]>
+  /** The server instructions' status; null when the edge has no such route (an edge from before instructions were pinned). */
+  instructions(): Promise<InstructionsStatus | null>
+  approveInstructions(digest: string): Promise<{ digest: string; approvedAt: string; effectiveFrom: string }>
+  rejectInstructions(digest: string): Promise<void>
 }
 
 /**
@@ -467,6 +559,38 @@ function pinsApi(opts: Target): PinsApi {
       if (r.status === 409) throw refused(`no manifest: ${shown(typeof r.json?.error === 'string' ? r.json.error : 'the edge cannot write one')}`)
       if (r.status !== 200 || !Array.isArray(r.json?.pins)) throw unexpected(r.status, r.json)
       return r.json
+    },
+    instructions: async () => {
+      let r: { status: number; json: Record<string, unknown> | null }
+      try {
+        r = await call('GET', '/instructions')
+      } catch (e) {
+        // An edge without the route answers 404 "no such admin route": it pins no instructions.
+        if (e instanceof ToolsCommandError && e.message.includes('has no tool pinning routes')) return null
+        throw e
+      }
+      if (r.status !== 200 || typeof r.json?.state !== 'string') throw unexpected(r.status, r.json)
+      return r.json as unknown as InstructionsStatus
+    },
+    approveInstructions: async (digest) => {
+      const r = await call('POST', '/approve-instructions', JSON.stringify({ digest }))
+      if (r.status === 404) throw refused(`no server instructions to approve: ${where} has kept none served by the origin`)
+      if (r.status === 409) {
+        const served = r.json?.servedDigest
+        if (isToolDigest(served))
+          throw refused(
+            `not approved: the server instructions are served now with digest ${served}, not ${digest}. ` +
+              `Review them with \`mcp-edge tools diff --instructions${flags}\`, then run \`mcp-edge tools approve --instructions ${served}${flags}\``
+          )
+        throw refused(`not approved: ${shown(typeof r.json?.error === 'string' ? r.json.error.replace(/^not approved: /, '') : 'the edge refused the digest')}`)
+      }
+      if (r.status !== 200 || !isToolDigest(r.json?.digest)) throw unexpected(r.status, r.json)
+      return r.json as { digest: string; approvedAt: string; effectiveFrom: string }
+    },
+    rejectInstructions: async (digest) => {
+      const r = await call('POST', '/reject-instructions', JSON.stringify({ digest }))
+      if (r.status === 404) throw refused(`no server instructions to reject: ${where} has kept none served by the origin, and none is pinned`)
+      if (r.status !== 200) throw unexpected(r.status, r.json)
     },
     importManifest: async (text) => {
       const r = await call('PUT', '/manifest', text)

@@ -1,5 +1,5 @@
 /**
- * @module core/validation/linear-pattern
+ * @module core/patterns/linear-pattern
  * `pattern` and `patternProperties` run on one linear-time engine on every runtime: re2js (the
  * JavaScript port of RE2, pure JS, so it runs in workerd too). ECMAScript's backtracking RegExp can
  * take exponential time on a caller's string (`^(\w|\d)*$` against 25 digits and `!` held the event

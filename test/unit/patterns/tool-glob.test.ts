@@ -1,7 +1,7 @@
-/** src/core/access/tool-glob.ts: `*` and `?` only, case-sensitive, no other special character; agrees with a regex reference on random input; bounded work on hostile patterns. */
+/** src/core/patterns/tool-glob.ts: `*` and `?` only, case-sensitive, no other special character; agrees with a regex reference on random input; bounded work on hostile patterns. */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compilePattern, foldToolName, MAX_FOLDED_NAME, MAX_PATTERN_LENGTH, patternCovers, patternProblem, patternsMeet } from '../../../src/core/access/tool-glob'
+import { compilePattern, foldToolName, MAX_FOLDED_NAME, MAX_PATTERN_LENGTH, patternCovers, patternProblem, patternsMeet } from '../../../src/core/patterns/tool-glob'
 
 /** Reference: the same glob as an anchored RegExp (test-only; the matcher itself uses none). */
 function reference(pattern: string): RegExp {

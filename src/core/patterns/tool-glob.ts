@@ -1,5 +1,5 @@
 /**
- * @module core/access/tool-glob
+ * @module core/patterns/tool-glob
  * Tool-name patterns for the access settings (TOOLS_ALLOW, TOOLS_DENY, TOOL_SCOPES, RATE_LIMIT):
  * a name, or a glob where `*` matches any run of characters (none included) and `?` exactly one.
  * No other character is special: tool names are not paths, so `/`, `.` and `\` match themselves.
