@@ -51,8 +51,7 @@ export function edgeOriginCredential(deps: EdgeDeps): string | null {
  * The edge's own tool-list pull of one origin (D7; forwarding/tool-list-pull.ts), the one way the
  * edge asks an origin for its tools, whoever asks (a call's refresh, the admin API's refresh):
  * bounded by ORIGIN_TIMEOUT_MS, TOOL_LIST_TIMEOUT_MS, MAX_REPLY_BYTES and MAX_JSON_DEPTH, sent with
- * `authorization`, and with the tools the filters hide removed (apply-access.ts
- * guards/request/tool-filter.ts
+ * `authorization`, and with the tools the filters hide removed (guards/request/tool-filter.ts
  * `filterPulledTools`: the edge never learns a hidden tool).
  * @param authorization the `Authorization` to send: the caller's with auth off, ORIGIN_AUTHORIZATION
  *   with auth on; null: none

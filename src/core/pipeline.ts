@@ -223,7 +223,7 @@ function toDecision(c: Extract<Classified, { kind: 'request' }>, ctx: RequestGua
 }
 
 /**
- * The access gate of a notification or response (gate/apply-access.ts `gateWithoutId`: the
+ * The access gate of a notification or response (guards/request/rate-budget.ts `gateWithoutId`: the
  * caller's budget), with the caller found as for a request. Null when rate limiting is off.
  */
 function gateNoId(c: Extract<Classified, { kind: 'notification' | 'response' }>, headers: RequestHeaders, ex: Exchange): AccessDenial | null | Promise<AccessDenial | null> {
