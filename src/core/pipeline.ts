@@ -19,7 +19,8 @@ import { toWire, wireResponse, type AccessDenial, type CallAnswer, type LocalAns
 import { gradeHeader } from './grade-table'
 import { gateWithoutId } from './guards/request/rate-budget'
 import { messageChain, runRequestGuards } from './guards/request-chain'
-import type { RequestGuardContext, RequestVerdict } from './guards/guard'
+import type { ForwardInfo, RequestGuardContext, RequestVerdict } from './guards/guard'
+import type { CallVerdict, ValidateContext } from './validation/tools-call'
 import { forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { identityScopeKey, knownPrivateScope, privateScope } from './validation/caller-scope'
 import type { AccessIdentity } from './access/bearer'
@@ -198,16 +199,26 @@ function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHea
 
 /** {@link decide} once the caller scope is known: the chain, then its verdict as a decision. */
 function guarded(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, scope: string): Decision | Promise<Decision> {
-  const ctx: RequestGuardContext = {
-    ex,
-    headers,
-    scope,
-    tools: (s) => callContext(ex, headers, s),
-    traced: (run) => traced(ex, c, run),
-    info: {},
-  }
+  const ctx = new GuardContext(ex, headers, scope, c)
   const v = runRequestGuards(messageChain(ex.deps.config), c, ctx)
   return v instanceof Promise ? v.then((r) => toDecision(c, ctx, r)) : toDecision(c, ctx, v)
+}
+
+/** What the request guards of one request are told (guards/guard.ts); methods, not closures: one allocation per request. */
+class GuardContext implements RequestGuardContext {
+  info: ForwardInfo = {}
+  constructor(
+    readonly ex: Exchange,
+    readonly headers: RequestHeaders,
+    readonly scope: string,
+    private readonly c: Extract<Classified, { kind: 'request' }>
+  ) {}
+  tools(scope: string): ValidateContext {
+    return callContext(this.ex, this.headers, scope)
+  }
+  traced(run: () => CallVerdict | Promise<CallVerdict>): CallVerdict | Promise<CallVerdict> {
+    return traced(this.ex, this.c, run)
+  }
 }
 
 function toDecision(c: Extract<Classified, { kind: 'request' }>, ctx: RequestGuardContext, v: RequestVerdict): Decision {

@@ -4,7 +4,7 @@
  * JSON-RPC request (docs/design.md §2, "The chain of guards"). The order is the order of effects:
  * 1. `token` (auth on): the bearer token, once per HTTP request at the front door (`at: 'http'`);
  * 2. `rate_budget` (`RATE_LIMIT`): the caller's budgets, charged for every message;
- * 3. `tool_filter` (`TOOLS_ALLOW` / `TOOLS_DENY`): a hidden tool reads as unknown; after the charge,
+ * 3. `tool_filter` (`TOOLS_ALLOW` / `TOOLS_DENY`, global or an origin's): a hidden tool reads as unknown; after the charge,
  *    so a hidden tool costs what a missing one costs;
  * 4. `tool_scopes` (`TOOL_SCOPES`, auth on): after the filter, so a hidden tool is never "out of scope";
  * 5. `tool_pins` (`TOOL_PINNING=enforce`): an unapproved definition is never called;
@@ -28,11 +28,17 @@ import { argumentsGuard } from './request/arguments'
 const requestGuardFactories: readonly ((config: Config) => RequestGuard | null)[] = [
   (config) => (config.authIssuer ? tokenGuard : null),
   rateBudgetGuard,
-  () => toolFilterGuard,
+  (config) => (hasToolFilter(config) ? toolFilterGuard : null),
   (config) => (config.authIssuer ? toolScopesGuard : null),
   toolPinsGuard,
   () => argumentsGuard,
 ]
+
+/** True when a tool filter is set, globally or for an origin (else the tool filter guard has nothing to hide). */
+function hasToolFilter(config: Config): boolean {
+  if (config.toolsAllow.length > 0 || config.toolsDeny.length > 0) return true
+  return Object.values(config.origins).some((o) => (o.toolsAllow?.length ?? 0) > 0 || (o.toolsDeny?.length ?? 0) > 0)
+}
 
 const chains = new WeakMap<Config, readonly RequestGuard[]>()
 const messageChains = new WeakMap<Config, readonly RequestGuard[]>()

@@ -35,7 +35,8 @@ describe('the request chain of a configuration', () => {
 
   it('leaves out the guards whose settings are off, and builds one list per configuration object', () => {
     const config = loadConfig(ORIGIN)
-    expect(requestChain(config).map((g) => g.name)).toEqual(['tool_filter', 'arguments'])
+    expect(requestChain(config).map((g) => g.name)).toEqual(['arguments'])
+    expect(requestChain(loadConfig({ ...ORIGIN, ORIGINS: '{"a":{"url":"http://127.0.0.1:9/a","toolsDeny":["x"]}}' })).map((g) => g.name)).toEqual(['tool_filter', 'arguments'])
     expect(requestChain(config)).toBe(requestChain(config))
     expect(requestChain(loadConfig({ ...ORIGIN, TOOL_PINNING: 'audit' })).map((g) => g.name)).not.toContain('tool_pins')
   })
