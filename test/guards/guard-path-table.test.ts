@@ -9,7 +9,8 @@
  *
  * Paths: a single request; one element of a 2025-03-26 batch; a request whose origin answers as an
  * SSE stream; the edge's own tool-list pull (stage 5 pulling a tool it does not know); the admin
- * API's refresh; the GET stream (its notifications).
+ * API's refresh; the GET stream (its notifications: a `tools/list_changed` there makes the pin guard
+ * decide the next call on a fresh pull, without the client listing again).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
@@ -17,6 +18,9 @@ import { startChangingOrigin, type ChangingOrigin, type Tool } from '../helpers/
 import { freePort, ORIGIN_CREDENTIAL } from '../helpers/auth-edge'
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer'
 import { mcpHeaders } from '../helpers/mcp'
+import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { waitFor } from '../helpers/wait'
+import type { ServerResponse } from 'node:http'
 import { loadConfig } from '../../src/core/config'
 import { requestChain } from '../../src/core/guards/request-chain'
 import { replyChain } from '../../src/core/guards/reply-chain'
@@ -51,6 +55,8 @@ interface World {
   json: ChangingOrigin
   sse: ChangingOrigin
   pulled: ChangingOrigin
+  /** An origin with a GET stream (`streamed`): its tools, the calls it received, its open GET stream. */
+  streamed: { tools: Tool[]; calls: string[]; stream: ServerResponse | null }
   /** The MCP URL of an origin by name (`json`, `sse`, `pulled`). */
   at(origin: string): string
   /** A token for `sub` with `mcp:tools` (and the extra scopes). */
@@ -295,7 +301,32 @@ const TABLE: Record<string, Record<Path, Cell>> = {
     refresh: {
       na: "the refresh fills the validation registry; pins are decided on what clients are served and on the pin guard's own pull (column pull), and an operator's refresh approves nothing",
     },
-    getStream: { na: 'a notification carries no definition; its tools/list_changed makes the pin guard pull again before the next call (column pull)' },
+    getStream: {
+      async acts(w) {
+        const t = await w.token(`pins-get-${w.runtime}`)
+        // The baseline: the first complete list of `streamed`.
+        expect(toolNames((await w.post('streamed', list(1), t)).json)).toContain('drifting')
+        const controller = new AbortController()
+        const res = await fetch(w.at('streamed'), {
+          method: 'GET',
+          headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18', authorization: t },
+          signal: controller.signal,
+        })
+        expect(res.status).toBe(200)
+        const reader = res.body!.getReader()
+        const decoder = new TextDecoder()
+        const stream = await waitFor(() => w.streamed.stream, { what: 'the GET stream at the origin' })
+        // The origin changes a definition and says so on the GET stream only: the client lists nothing.
+        w.streamed.tools = w.streamed.tools.map((x) => (x.name === 'drifting' ? { ...x, description: 'the second definition' } : x))
+        stream.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n')
+        let text = ''
+        while (!text.includes('list_changed')) text += decoder.decode((await reader.read()).value, { stream: true })
+        const a = await w.post('streamed', call(2, 'drifting'), t)
+        expect(a.json.error.data.reason).toBe('changed')
+        expect(w.streamed.calls).not.toContain('drifting')
+        controller.abort()
+      },
+    },
   },
   arguments: {
     single: {
@@ -331,6 +362,8 @@ describe.each(RUNTIMES)('the guard × path table on $name', ({ name, start }) =>
   let json: ChangingOrigin
   let sse: ChangingOrigin
   let pulled: ChangingOrigin
+  let scripted: ScriptedOrigin
+  const streamed: World['streamed'] = { tools: TOOLS.map((t) => ({ ...t })), calls: [], stream: null }
   let edge: EdgeUnderTest
   let url: string
   let w: World
@@ -342,12 +375,34 @@ describe.each(RUNTIMES)('the guard × path table on $name', ({ name, start }) =>
     sse = await startChangingOrigin(copy(), false)
     pulled = await startChangingOrigin(copy(), true)
     for (const o of [json, sse, pulled]) o.state.recordArgs = true
+    scripted = await startScriptedOrigin()
+    scripted.handle((r, res) => {
+      if (r.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        res.write(': open\n\n')
+        streamed.stream = res
+        return
+      }
+      const m = r.json as { id?: number; method?: string; params?: { name?: string } }
+      if (m.method === 'initialize')
+        return sendJson(res, {
+          jsonrpc: '2.0',
+          id: m.id,
+          result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'streamed', version: '1' } },
+        })
+      if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: streamed.tools } })
+      if (m.method === 'tools/call') {
+        streamed.calls.push(m.params!.name!)
+        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'ok' }] } })
+      }
+      res.writeHead(202).end()
+    })
     const port = await freePort()
     url = `http://127.0.0.1:${port}/mcp`
     env = {
       ...SETTINGS,
       ORIGIN_URL: json.url,
-      ORIGINS: JSON.stringify({ json: json.url, sse: sse.url, pulled: pulled.url }),
+      ORIGINS: JSON.stringify({ json: json.url, sse: sse.url, pulled: pulled.url, streamed: scripted.url }),
       AUTH_ISSUER: iss.issuer,
       AUTH_AUDIENCE: url,
       AUTH_JWKS_URL: iss.jwksUrl,
@@ -359,6 +414,7 @@ describe.each(RUNTIMES)('the guard × path table on $name', ({ name, start }) =>
       json,
       sse,
       pulled,
+      streamed,
       at: (o) => `${url}/${o}`,
       token: async (sub, scope = 'mcp:tools') => `Bearer ${await iss.issue(url, { claims: { sub, scope } })}`,
       async post(origin, body, authorization) {
@@ -394,8 +450,9 @@ describe.each(RUNTIMES)('the guard × path table on $name', ({ name, start }) =>
     expect(messages(first.text)[0].result).toBeDefined()
   })
   afterAll(async () => {
+    streamed.stream?.end()
     await edge?.close()
-    await Promise.all([json?.close(), sse?.close(), pulled?.close()])
+    await Promise.all([json?.close(), sse?.close(), pulled?.close(), scripted?.close()])
     await iss?.stop()
   })
 
