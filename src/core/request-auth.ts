@@ -1,8 +1,9 @@
 /**
  * @module core/request-auth
  * The token check of the MCP endpoint (POST, GET and DELETE at `<mount>[/<name>]`) with auth on,
- * before any body is read (the token guard, first of the chain: guards/request/token.ts): the bearer token (RFC 6750 §2.1) verified for the edge's own audience,
- * a refusal answered 401 with the challenge that names the protected resource metadata (RFC 6750
+ * before any body is read, where the token guard (guards/request/token.ts, first of the chain)
+ * runs: the bearer token (RFC 6750 §2.1) verified for the edge's own audience, a refusal answered
+ * 401 with the challenge that names the protected resource metadata (RFC 6750
  * §3, RFC 9728 §5.1; MCP 2025-06-18 and 2025-11-25 Authorization), or 503 when the signing keys
  * could not be read; and, once accepted, the request headers as the origin is to see them: the
  * client's `Authorization` replaced by the edge's own credential (`ORIGIN_AUTHORIZATION`) or

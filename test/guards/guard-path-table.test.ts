@@ -17,7 +17,7 @@ import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startChangingOrigin, type ChangingOrigin, type Tool } from '../helpers/changing-origin'
 import { freePort, ORIGIN_CREDENTIAL } from '../helpers/auth-edge'
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer'
-import { mcpHeaders } from '../helpers/mcp'
+import { answerMessages as messages, mcpHeaders } from '../helpers/mcp'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { waitFor } from '../helpers/wait'
 import type { ServerResponse } from 'node:http'
@@ -74,22 +74,6 @@ type Cell = { acts: (w: World) => Promise<void> } | { na: string }
 
 const call = (id: number, name: string, args: Record<string, unknown> = { text: 'hi' }) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
 const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' })
-/** The JSON-RPC messages of a JSON or SSE answer. */
-function messages(text: string): any[] {
-  const t = text.trimStart()
-  if (t.startsWith('{') || t.startsWith('[')) return ([] as any[]).concat(JSON.parse(t))
-  return text
-    .split(/\n\n/)
-    .map((ev) =>
-      ev
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trimStart())
-        .join('\n')
-    )
-    .filter((d) => d.startsWith('{'))
-    .map((d) => JSON.parse(d))
-}
 /** How many calls of `tool` the origin received (its calls are recorded as `name(argument names)`). */
 const called = (o: ChangingOrigin, tool: string) => o.state.calls.filter((c) => c.startsWith(tool + '(')).length
 const toolNames = (msg: any): string[] => (msg?.result?.tools ?? []).map((t: { name: string }) => t.name)

@@ -110,7 +110,7 @@ export type RequestVerdict = { kind: 'pass'; info?: ForwardInfo } | { kind: 'den
 /**
  * One request guard. `at: 'http'` is the token check: it runs once per HTTP request (POST, GET and
  * DELETE) at the front door, before the body is read, so it is listed in the chain but run by
- * request-auth.ts, not by {@link RequestGuard.check}'s runner; `at: 'message'` guards run on each
+ * request-auth.ts, and the message runner passes over it; `at: 'message'` guards run on each
  * JSON-RPC request, a single one or each batch element (guards/request-chain.ts). `check` is
  * synchronous unless it has to await (a remote rate limiter, a store read, a pull): the pipeline
  * decides most calls without a microtask.
