@@ -61,8 +61,7 @@ const gate = (n: number): number => {
     era: '2025-06-18' as const,
     id: { raw: '1', key: 'n:1' },
     name: 'weather',
-    invalidArgs: 'auto' as const,
-    taskAugmented: false,
+    asToolError: false,
     pull: () => Promise.reject(new Error('no pull')),
   }
   const t0 = process.cpuUsage()

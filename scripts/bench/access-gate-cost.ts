@@ -14,7 +14,8 @@ import { buildEdgeDeps } from '../../src/mcp-edge'
 import { nodeRuntime } from '../../src/adapters/node/node-edge'
 import { createCfworkerEngine } from '../../src/validators/cfworker'
 import { Exchange } from '../../src/core/exchange'
-import { gateRequest } from '../../src/core/gate/apply-access'
+import { messageChain, runRequestGuards } from '../../src/core/guards/request-chain'
+import type { RequestGuardContext } from '../../src/core/guards/guard'
 import type { Classified } from '../../src/core/request/classify'
 
 const TOOLS = ['search_docs', 'get_weather', 'drop_table', 'echo'].map((name) => ({
@@ -80,7 +81,7 @@ for (let r = 0; r < 9; r++) {
 }
 const diffs = rounds.plain!.map((p, i) => rounds.gated![i]! - p)
 
-/** The gate alone (no pipeline around it): one call to gateRequest, as stage 5 makes it. */
+/** The access guards alone (no pipeline around it): the rate budget and the tool filter of the request chain, as stage 5 runs them. */
 function gateOnly(d: EdgeDeps, n: number): number {
   const ex = new Exchange(d, originTarget(d.config, undefined)!, '2025-06-18')
   const c = {
@@ -91,8 +92,13 @@ function gateOnly(d: EdgeDeps, n: number): number {
     text: callBody,
   } as unknown as Extract<Classified, { kind: 'request' }>
   const caller = 'k6JmQ0m1yE2Qd0m3QnOQ8Zx2kqf0wE5YxR1a9Lq3c0s'
+  const chain = messageChain(d.config).filter((g) => g.name === 'rate_budget' || g.name === 'tool_filter')
+  const ctx = { ex, headers: { get: () => null, forEach: () => undefined }, scope: caller, info: {} } as unknown as RequestGuardContext
   const t = process.cpuUsage()
-  for (let i = 0; i < n; i++) if (gateRequest(ex, c, caller) !== null) throw new Error('refused')
+  for (let i = 0; i < n; i++) {
+    const v = runRequestGuards(chain, c, ctx)
+    if (v instanceof Promise || v.kind !== 'pass') throw new Error('refused')
+  }
   const u = process.cpuUsage(t)
   return (u.user + u.system) / n
 }
@@ -107,8 +113,8 @@ console.log(
         'tools/call, no access settings': median(rounds.plain!).toFixed(2),
         'tools/call, TOOLS_ALLOW + TOOLS_DENY + RATE_LIMIT (2 budgets, memory)': median(rounds.gated!).toFixed(2),
         'gate cost per call (median of the per-round differences)': median(diffs).toFixed(2),
-        'gateRequest alone, TOOLS_ALLOW + TOOLS_DENY + RATE_LIMIT (2 budgets)': gateAlone.toFixed(3),
-        'gateRequest alone, no access settings': gateOff.toFixed(3),
+        'rate_budget + tool_filter guards alone, TOOLS_ALLOW + TOOLS_DENY + RATE_LIMIT (2 budgets)': gateAlone.toFixed(3),
+        'rate_budget + tool_filter guards alone, no access settings': gateOff.toFixed(3),
         'tools/list page, no filter': median(rounds.listPlain!).toFixed(2),
         'tools/list page, one hidden tool removed (rewritten)': median(rounds.listFiltered!).toFixed(2),
       },

@@ -11,7 +11,11 @@ import type { EdgeDeps, Exchange, OriginTarget } from './exchange'
 import type { ProtocolVersion } from './jsonrpc/versions'
 import type { RequestHeaders } from './edge-response'
 import { boundText } from './jsonrpc/bound-text'
-import { filterPulledTools } from './gate/apply-access'
+import { filterPulledTools } from './guards/request/tool-filter'
+import { replyChain, runReplyGuards } from './guards/reply-chain'
+import { recordDenial } from './guards/denial'
+import { requestIdOf } from './observe/request-id'
+import { PullError } from './errors'
 
 /**
  * Stage 5's view of the registry for one caller: its scope (own private list, then public) and a
@@ -47,7 +51,7 @@ export function edgeOriginCredential(deps: EdgeDeps): string | null {
  * The edge's own tool-list pull of one origin (D7; forwarding/tool-list-pull.ts), the one way the
  * edge asks an origin for its tools, whoever asks (a call's refresh, the admin API's refresh):
  * bounded by ORIGIN_TIMEOUT_MS, TOOL_LIST_TIMEOUT_MS, MAX_REPLY_BYTES and MAX_JSON_DEPTH, sent with
- * `authorization`, and with the tools the filters hide removed (apply-access.ts
+ * `authorization`, and with the tools the filters hide removed (guards/request/tool-filter.ts
  * `filterPulledTools`: the edge never learns a hidden tool).
  * @param authorization the `Authorization` to send: the caller's with auth off, ORIGIN_AUTHORIZATION
  *   with auth on; null: none
@@ -63,7 +67,24 @@ export function pullOriginTools(deps: EdgeDeps, target: OriginTarget, era: Proto
     deadlineMs: deps.config.toolListTimeoutMs,
     maxReplyBytes: deps.config.maxReplyBytes,
     maxJsonDepth: deps.config.maxJsonDepth,
-  }).then((r) => ({ ...r, tools: filterPulledTools(deps.config, target.id, r.tools) }))
+  }).then((r) => guardedList(deps, target, r))
+}
+
+/**
+ * The list guards on the edge's own pull, as on a relayed `tools/list`: the tool filter, then the
+ * reply chain (guards/reply-chain.ts) for method `tools/list`. A reply guard's refusal fails the
+ * pull (`PullError` `refused`; callers fail open, D16), recorded as a denial.
+ */
+function guardedList(deps: EdgeDeps, target: OriginTarget, r: PulledToolList): PulledToolList {
+  const tools = filterPulledTools(deps.config, target.id, r.tools)
+  const chain = replyChain(deps.config)
+  if (chain.length === 0) return { ...r, tools }
+  const out = runReplyGuards(chain, { tools }, { originId: target.id, era: r.era, method: 'tools/list' })
+  if (out.kind === 'deny') {
+    recordDenial(deps, requestIdOf(undefined), target.id, { reason: out.verdict.code, method: 'tools/list', guard: out.guard })
+    throw new PullError('refused')
+  }
+  return { ...r, tools: Array.isArray(out.result.tools) ? out.result.tools : tools }
 }
 
 /**

@@ -78,6 +78,7 @@ export const PULL_STEPS = {
   initialize: 'initialize failed',
   'tools-list': 'tools/list failed',
   'private-without-scope': 'a private tool list without a caller scope',
+  refused: 'a reply guard refused the list',
 } as const
 
 /** One step of the tool-list pull, see {@link PULL_STEPS}. */

@@ -55,41 +55,6 @@ export interface EdgeDeps {
   rateLimiter?: RateLimiter
 }
 
-/** Why the edge refused a request (or a batch element) on access grounds: the `reason` of `mcp_edge_denials_total` and of the `mcp.denied` log line. */
-export type DenialReason = 'no_token' | 'invalid_token' | 'insufficient_scope' | 'jwks_unavailable'
-
-/** One denial as its log line records it; never the token, never a claim value other than the verified `sub`. */
-export interface Denial {
-  reason: DenialReason
-  /** The HTTP status of the answer (a batch element: the batch's, 200). */
-  status: number
-  /** The HTTP method of the request. */
-  method: 'POST' | 'GET' | 'DELETE'
-  /** The token failure code of an `invalid_token` (`expired`, `wrong_audience`, ...). */
-  tokenError?: string
-  /** The JSON-RPC id (its token, bounded) of a refused element. */
-  id?: string
-  /** The tool of a refused tools/call (bounded). */
-  tool?: string
-  /** The scopes the tool needs, space-separated. */
-  scope?: string
-  /** `jwks_unavailable` (and an `unknown_key` decided on held keys): the key set's URL, credentials hidden. */
-  jwksUrl?: string
-  /** What the last read of that key set got, e.g. `answered HTTP 500`. */
-  jwksAnswered?: string
-  /** The verified caller. */
-  sub?: string
-}
-
-/**
- * Records one denial: `{ level: "warn", msg: "mcp.denied", rid, origin, reason, status, method, ... }`
- * (one line each, docs/security.md) and +1 on `mcp_edge_denials_total{reason}`.
- */
-export function logDenial(deps: EdgeDeps, rid: string, origin: string, d: Denial): void {
-  deps.metrics.countDenial(d.reason)
-  deps.log({ level: 'warn', msg: 'mcp.denied', rid, origin, ...d })
-}
-
 /** The {@link PinBook} of one edge instance (`TOOL_PINNING`, default `audit`), held on its deps object. */
 export function pinBook(deps: EdgeDeps): PinBook {
   return (deps.pins ??= new PinBook({
@@ -266,10 +231,6 @@ export class Exchange {
     if (r.tool !== undefined) r.tool = boundText(r.tool)
     this.rows.push(r)
     this.deps.metrics.countGrade(this.target.id, r.method, r.unknownTool ? '_unknown' : r.tool, r.grade)
-  }
-  /** Records a denial of this POST or one of its elements ({@link logDenial}). */
-  deny(d: Omit<Denial, 'method'>): void {
-    logDenial(this.deps, this.requestId ?? requestIdOf(undefined), this.target.id, { ...d, method: 'POST', ...(this.identity ? { sub: boundText(this.identity.sub, 128) } : {}) })
   }
   /** Notes a message of the origin's reply that was not relayed (logged with the grade table). */
   drop(d: DroppedReply): void {

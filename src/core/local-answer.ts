@@ -12,7 +12,7 @@
  * | `invalid`   | one message (classify)         | 400 or 200      | the message's, or null  | -32600 or -32601       |
  * | `protocol`  | version and standard headers   | its own (400)   | the request's, or null  | -32602, -32020, -32022 |
  * | `call`      | tools/call validation          | 200             | the request's           | -32602, -32603, none   |
- * | `access`    | the token check, per-tool scopes, RATE_LIMIT (gate/apply-access.ts) | its own (401, 403, 429, 503) | null, or the request's | -32600, -32603, -31010, -31004 |
+ * | `access`    | the token check, per-tool scopes, RATE_LIMIT (guards/request/) | its own (401, 403, 429, 503) | null, or the request's | -32600, -32603, -31010, -31004 |
  * | `gateway`   | the origin could not answer    | 502             | null                    | -31001 or -31002       |
  * | `fault`     | an exception inside the edge   | 500             | null                    | -32603                 |
  *
@@ -91,7 +91,7 @@ export interface CallAnswer {
  * Access refused (docs/security.md): a missing or invalid bearer token (401, id null, before the
  * body is read), keys that could not be read (503), a tools/call whose tool needs a scope the
  * token lacks (403 for a single request), or a request over a `RATE_LIMIT` budget (429 with
- * `Retry-After`, gate/apply-access.ts). Inside a batch only the element's error counts. `headers`
+ * `Retry-After`, guards/request/rate-budget.ts). Inside a batch only the element's error counts. `headers`
  * carries `WWW-Authenticate` (RFC 6750 §3) and `Retry-After`. (A filtered tool is answered as an
  * unknown tool, a {@link CallAnswer}.)
  */

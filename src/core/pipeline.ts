@@ -11,22 +11,19 @@ import { classify, type Classified } from './request/classify'
 import { ErrorCode, isObject } from './jsonrpc/jsonrpc'
 import { parseBody } from './request/parse-body'
 import { decideBatchEra, decideEra, headerVersion, type EraContext } from './protocol/era-decision'
-import { checkedMirrors, checkStandardHeaders, decodeHeaderValue } from './protocol/standard-headers'
-import { checkParamHeaders } from './protocol/param-headers'
-import { findTool, validateToolsCall, type CallVerdict } from './validation/tools-call'
-import { gateToolsCall, type CallGate } from './pinning/apply-pins'
-import { toToolRecord } from './validation/tool-store'
-import type { ResolvedTool, ToolRecord } from './validation/tool-record'
-import { answerRow, Exchange, headerMemos, idLabel, originEras, pinBook, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
+import { checkedMirrors, checkStandardHeaders } from './protocol/standard-headers'
+import { answerRow, Exchange, headerMemos, originEras, type EdgeDeps, type OriginTarget, type Pending } from './exchange'
 import { respondToBatch } from './batch'
 import { toolsCallContext, traced } from './call-context'
 import { toWire, wireResponse, type AccessDenial, type CallAnswer, type LocalAnswer, type ProtocolRefusal } from './local-answer'
 import { gradeHeader } from './grade-table'
-import { gateRequest, gateWithoutId } from './gate/apply-access'
+import { gateWithoutId } from './guards/request/rate-budget'
+import { messageChain, runRequestGuards } from './guards/request-chain'
+import type { ForwardInfo, RequestGuardContext, RequestVerdict } from './guards/guard'
+import type { CallVerdict, ValidateContext } from './validation/tools-call'
 import { forwardRequests, forwardWithoutReply } from './forwarding/forward'
 import { identityScopeKey, knownPrivateScope, privateScope } from './validation/caller-scope'
 import type { AccessIdentity } from './access/bearer'
-import { applyScopes } from './access/apply-scopes'
 import type { ClientSignal } from './client-signal'
 import { checkPost } from './request/transport-checks'
 import type { Config } from './config'
@@ -188,136 +185,56 @@ function callContext(ex: Exchange, headers: RequestHeaders, scope: string): Retu
 type Decision = { kind: 'forward'; pending: Pending } | CallAnswer | ProtocolRefusal | AccessDenial
 
 /**
- * Stage 5 for one request: a local answer text, or what to forward. Synchronous when nothing has
- * to be awaited (a known caller scope, no remote rate limiter and a fresh tool in memory: most
- * calls); a promise otherwise. The access gate (gate/apply-access.ts: rate limits, tool filter)
- * runs first, so a hidden tool is never looked up, validated or forwarded.
+ * Stage 5 for one request: the request guards of the configuration (guards/request-chain.ts:
+ * rate budget, tool filter, scopes, pins, argument validation; the token was checked at the front
+ * door), then a local answer or what to forward. Synchronous when nothing has to be awaited (a
+ * known caller scope, no remote rate limiter and a fresh tool in memory: most calls); a promise
+ * otherwise. A single request and each batch element come here alike.
  */
 function decide(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange): Decision | Promise<Decision> {
   const limited = !ex.deps.config.rateLimits.empty
   const s = limited || c.method === 'tools/call' || c.method === 'tools/list' ? callerScope(ex, headers) : ''
-  return typeof s === 'string' ? gated(c, headers, ex, s) : s.then((scope) => gated(c, headers, ex, scope))
+  return typeof s === 'string' ? guarded(c, headers, ex, s) : s.then((scope) => guarded(c, headers, ex, scope))
 }
 
-/** {@link decide} once the caller scope is known: the access gate, then validation. */
-function gated(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, s: string): Decision | Promise<Decision> {
-  // The rate-limit caller: the verified token's subject, else the caller scope the edge keys private lists by.
-  const denied = gateRequest(ex, c, ex.identity?.sub ?? s)
-  if (denied === null) return validated(c, headers, ex, s)
-  if (denied instanceof Promise) return denied.then((d) => d ?? validated(c, headers, ex, s))
-  return denied
+/** {@link decide} once the caller scope is known: the chain, then its verdict as a decision. */
+function guarded(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, scope: string): Decision | Promise<Decision> {
+  const ctx = new GuardContext(ex, headers, scope, c)
+  const v = runRequestGuards(messageChain(ex.deps.config), c, ctx)
+  return v instanceof Promise ? v.then((r) => toDecision(c, ctx, r)) : toDecision(c, ctx, v)
 }
 
-/** {@link gated} once the access gate let the request through: TOOL_SCOPES, tool pinning, then validation. */
-function validated(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, s: string): Decision | Promise<Decision> {
-  // TOOL_SCOPES (auth on): a call the token may not make is refused before validation or any origin
-  // request. It runs after the tool filter, so a hidden tool still reads as unknown, not as out of scope.
-  const auth = ex.deps.auth
-  if (auth && c.method === 'tools/call') {
-    const denial = applyScopes(auth.toolScopes, ex.identity, c.id, c.params?.name, auth.metadataUrl)
-    if (denial) {
-      ex.deny({ reason: 'insufficient_scope', status: ex.batch ? 200 : 403, id: idLabel(c.id), tool: denial.tool, scope: denial.needed.join(' ') })
-      return denial
-    }
+/** What the request guards of one request are told (guards/guard.ts); methods, not closures: one allocation per request. */
+class GuardContext implements RequestGuardContext {
+  info: ForwardInfo = {}
+  constructor(
+    readonly ex: Exchange,
+    readonly headers: RequestHeaders,
+    readonly scope: string,
+    private readonly c: Extract<Classified, { kind: 'request' }>
+  ) {}
+  tools(scope: string): ValidateContext {
+    return callContext(this.ex, this.headers, scope)
   }
-  if (c.method !== 'tools/call') {
-    // tools/list replies are learned under the caller's scope when the list is private (learn-from-replies.ts).
-    const forward: Decision = { kind: 'forward', pending: { id: c.id, method: c.method, unvalidated: false, answered: false } }
-    // A later page is never a complete list (tool pinning's baseline and `removed` need every page).
-    if (c.method === 'tools/list' && c.params?.cursor !== undefined) forward.pending.paged = true
-    if (c.method === 'tools/list' && ex.deps.config.toolPinning === 'enforce') forward.pending.pull = () => toolsCallContext(ex, headers, ex.scope ?? 'public').pull()
-    return forward
+  traced(run: () => CallVerdict | Promise<CallVerdict>): CallVerdict | Promise<CallVerdict> {
+    return traced(this.ex, this.c, run)
   }
-  // Tool pinning (docs/pinning.md), after the access gate: the one place a call is gated by its pins.
-  if (ex.deps.config.toolPinning === 'enforce') return decidePinned(c, headers, ex, s)
-  if (isModern(ex.era)) return decideCallAsync(c, headers, ex, s)
-  const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, callContext(ex, headers, s), c.text.length))
-  return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
 }
 
-/** {@link decide} for a tools/call that awaits its scope, or a 2026-07-28 call (Mcp-Param-* first). */
-async function decideCallAsync(
-  c: Extract<Classified, { kind: 'request' }>,
-  headers: RequestHeaders,
-  ex: Exchange,
-  scope: string | Promise<string>,
-  pinned?: ResolvedTool
-): Promise<Decision> {
-  const ctx = toolsCallContext(ex, headers, await scope)
-  if (isModern(ex.era)) {
-    // Mcp-Param-* headers against the tool's x-mcp-header arguments, before argument validation (docs/protocol-rules.md C10).
-    const p = c.params
-    if (p && typeof p.name === 'string' && (p.arguments === undefined || isObject(p.arguments))) {
-      const tool = pinned ?? (await findTool(ctx, p.name))
-      const r = tool ? checkParamHeaders(c.id, tool.record.inputSchema, (p.arguments as Record<string, unknown> | undefined) ?? {}, headers) : null
-      if (r) return r
-    }
-  }
-  return fromVerdict(c, await traced(ex, c, () => validateToolsCall(c.id, c.params, ctx, c.text.length, pinned)))
-}
-
-/**
- * {@link decide} for a tools/call under `TOOL_PINNING=enforce`: the pin gate first
- * (pinning/apply-pins.ts `gateToolsCall`: a Map lookup when the pins are held), then validation
- * against the approved definition's inputSchema only.
- */
-function decidePinned(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, s: string | Promise<string>): Decision | Promise<Decision> {
-  if (typeof s !== 'string') return s.then((scope) => decidePinned(c, headers, ex, scope))
-  const g = gateToolsCall(pinBook(ex.deps), {
-    originId: ex.target.id,
-    scope: s,
-    era: ex.era,
-    id: c.id,
-    name: c.params?.name,
-    // Decoded (the `=?base64?…?=` form of a non-ASCII name included): the gate compares names, not header encodings.
-    headerName: isModern(ex.era) ? mcpNameHeader(headers) : null,
-    invalidArgs: ex.deps.config.invalidArgs,
-    taskAugmented: isObject(c.params?.task),
-    pull: () => toolsCallContext(ex, headers, s).pull(),
-  })
-  return g instanceof Promise ? g.then((v) => afterPinGate(c, headers, ex, s, v)) : afterPinGate(c, headers, ex, s, g)
-}
-
-/** The 2026-07-28 `Mcp-Name` header, decoded (MCP 2026-07-28 Streamable HTTP §Value Encoding); null when absent or not decodable. */
-function mcpNameHeader(headers: RequestHeaders): string | null {
-  const raw = headers.get('mcp-name')
-  return raw === null ? null : decodeHeaderValue(raw)
-}
-
-function afterPinGate(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders, ex: Exchange, scope: string, g: CallGate): Decision | Promise<Decision> {
-  if (g.kind === 'answer') {
-    const a: CallAnswer = { kind: 'call', id: g.id, tool: g.tool, text: g.text }
-    if (g.code !== undefined) a.code = g.code
-    if (g.isError) a.isError = true
-    if (g.unknownTool) a.unknownTool = true
-    return a
-  }
-  const name = c.params?.name
-  const pinned =
-    g.approvedDigest !== undefined && typeof name === 'string'
-      ? pinBook(ex.deps).approvedTool(ex.target.id, scope, name, g.approvedDigest, (def) => ex.deps.registry.resolve(approvedRecord(def, ex.era)))
-      : undefined
-  if (isModern(ex.era)) return decideCallAsync(c, headers, ex, scope, pinned ?? undefined)
-  const verdict = traced(ex, c, () => validateToolsCall(c.id, c.params, callContext(ex, headers, scope), c.text.length, pinned ?? undefined))
-  return verdict instanceof Promise ? verdict.then((v) => fromVerdict(c, v)) : fromVerdict(c, verdict)
-}
-
-/** The record of an approved definition: no `fetchedAt` and no source tag (the operator's word, never rechecked against a fresh list). */
-function approvedRecord(def: Record<string, unknown>, era: ProtocolVersion): ToolRecord {
-  const r = toToolRecord({ inputSchema: {}, ...def }, era, 0)!
-  delete r.fetchedAt
-  return r
-}
-
-function fromVerdict(c: Extract<Classified, { kind: 'request' }>, verdict: CallVerdict): Decision {
-  if (verdict.kind === 'call') return verdict
-  const pending: Pending = { id: c.id, method: c.method, tool: verdict.tool, unvalidated: verdict.unvalidated, answered: false }
-  if (verdict.resolved) pending.resolved = verdict.resolved
+function toDecision(c: Extract<Classified, { kind: 'request' }>, ctx: RequestGuardContext, v: RequestVerdict): Decision {
+  if (v.kind === 'deny') return v.answer
+  if (v.kind === 'forward') return v
+  // No guard decided (every method but tools/call). tools/list replies are learned under the
+  // caller's scope when the list is private (learn-from-replies.ts).
+  const pending: Pending = { id: c.id, method: c.method, unvalidated: false, answered: false }
+  // A later page is never a complete list (tool pinning's baseline and `removed` need every page).
+  if (c.method === 'tools/list' && c.params?.cursor !== undefined) pending.paged = true
+  if (ctx.info.pull) pending.pull = ctx.info.pull
   return { kind: 'forward', pending }
 }
 
 /**
- * The access gate of a notification or response (gate/apply-access.ts `gateWithoutId`: the
+ * The access gate of a notification or response (guards/request/rate-budget.ts `gateWithoutId`: the
  * caller's budget), with the caller found as for a request. Null when rate limiting is off.
  */
 function gateNoId(c: Extract<Classified, { kind: 'notification' | 'response' }>, headers: RequestHeaders, ex: Exchange): AccessDenial | null | Promise<AccessDenial | null> {

@@ -241,9 +241,10 @@ export interface EdgeMetrics {
   countBytes(origin: string, direction: 'in' | 'out', bytes: number): void
   /**
    * One request, or one element of a batch, refused on access grounds
-   * (`mcp_edge_denials_total{reason}`): `tool_filtered`, `rate_limited`, `no_token`,
-   * `invalid_token`, `insufficient_scope`, `jwks_unavailable` (docs/security.md). `reason` is one of
-   * the edge's fixed reason names, never caller data.
+   * (`mcp_edge_denials_total{reason}`): the reasons of core/guards/denial.ts `DENIAL_REASONS`
+   * counted in `denials` (`tool_filtered`, `rate_limited`, `no_token`, `invalid_token`,
+   * `insufficient_scope`, `jwks_unavailable`) and reply guards' codes (docs/security.md). `reason` is
+   * one of the edge's fixed reason names, never caller data.
    */
   countDenial(reason: string): void
   /** An SSE stream to a client opened (+1) or ended (-1). */

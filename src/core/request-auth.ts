@@ -1,22 +1,24 @@
 /**
  * @module core/request-auth
  * The token check of the MCP endpoint (POST, GET and DELETE at `<mount>[/<name>]`) with auth on,
- * before any body is read: the bearer token (RFC 6750 §2.1) verified for the edge's own audience,
- * a refusal answered 401 with the challenge that names the protected resource metadata (RFC 6750
+ * before any body is read, where the token guard (guards/request/token.ts, first of the chain)
+ * runs: the bearer token (RFC 6750 §2.1) verified for the edge's own audience, a refusal answered
+ * 401 with the challenge that names the protected resource metadata (RFC 6750
  * §3, RFC 9728 §5.1; MCP 2025-06-18 and 2025-11-25 Authorization), or 503 when the signing keys
  * could not be read; and, once accepted, the request headers as the origin is to see them: the
  * client's `Authorization` replaced by the edge's own credential (`ORIGIN_AUTHORIZATION`) or
  * dropped (MCP Authorization §Token Passthrough). Also the metadata document's answer.
  * Runtime-neutral; the verifier behind the port does the cryptography (src/auth/jwt-verifier.ts).
  */
-import { bearerToken, tokenChallenge, type AccessIdentity, type TokenFailure } from './access/bearer'
+import type { AccessIdentity } from './access/bearer'
 import type { EdgeAuth } from './access/resource-server'
 import { edgeResponse, type EdgeResponse, type RequestHeaders } from './edge-response'
-import { Exchange, logDenial, type DenialReason, type EdgeDeps, type OriginTarget } from './exchange'
-import { ErrorCode, NULL_ID } from './jsonrpc/jsonrpc'
+import { Exchange, type EdgeDeps, type OriginTarget } from './exchange'
 import { DEFAULT_VERSION } from './jsonrpc/versions'
-import { localResponse, type AccessDenial } from './local-answer'
+import { localResponse } from './local-answer'
 import { requestIdOf } from './observe/request-id'
+import { recordDenial } from './guards/denial'
+import { verifyToken } from './guards/request/token'
 
 /**
  * The request headers with `Authorization` replaced: `get('authorization')` and `forEach` give
@@ -54,35 +56,6 @@ export interface Refused {
   response: EdgeResponse
 }
 
-/** The denial reason of a token failure. */
-function reasonOf(f: TokenFailure): DenialReason {
-  return f.code === 'missing' ? 'no_token' : f.code === 'jwks_unavailable' ? 'jwks_unavailable' : 'invalid_token'
-}
-
-/**
- * The answer to a refused token (id null: the body is not read): 401 with `WWW-Authenticate`
- * ({@link tokenChallenge}) and a JSON-RPC error -32600 whose message says what is wrong and what
- * fixes it, or 503 -32603 with `Retry-After` when the keys could not be read. `data` holds the
- * `reason`, the token failure code and the metadata URL. Never the token.
- * @param scope the scopes every call needs, named in the 401 challenge ({@link EdgeAuth.challengeScope})
- */
-export function tokenDenial(failure: TokenFailure, metadataUrl: string, scope: readonly string[] = []): AccessDenial {
-  const c = tokenChallenge(failure, metadataUrl, scope)
-  const reason = reasonOf(failure)
-  const headers: Record<string, string> = {}
-  if (c.wwwAuthenticate) headers['www-authenticate'] = c.wwwAuthenticate
-  if (c.retryAfterS !== undefined) headers['retry-after'] = String(c.retryAfterS)
-  const data: Record<string, unknown> = { source: 'edge', reason, resource_metadata: metadataUrl }
-  if (reason === 'invalid_token') data.tokenError = failure.code
-  return {
-    kind: 'access',
-    status: c.status,
-    id: NULL_ID,
-    error: { code: c.status === 503 ? ErrorCode.InternalError : ErrorCode.InvalidRequest, message: failure.message, data },
-    headers,
-  }
-}
-
 /**
  * Checks the bearer token of one request to the MCP endpoint (auth on). A refusal is answered
  * here: logged as one `mcp.denied` line (a POST also writes its `mcp.post` line, like every
@@ -108,7 +81,7 @@ export function authorizeRequest(
   return checkToken(auth, deps, target, headers, value, method)
 }
 
-/** The full check of {@link authorizeRequest}: the header's syntax, the verifier (a JWKS read at most), the refusal. */
+/** The full check of {@link authorizeRequest}: the token guard's verdict (guards/request/token.ts), the refusal. */
 async function checkToken(
   auth: EdgeAuth,
   deps: EdgeDeps,
@@ -117,24 +90,15 @@ async function checkToken(
   value: string | null,
   method: 'POST' | 'GET' | 'DELETE'
 ): Promise<Authorized | Refused> {
-  const b = bearerToken(value)
-  const v = b.ok ? await auth.verifier.verify(b.token) : b
+  const v = await verifyToken(auth, value)
   if (v.ok) return { ok: true, identity: v.identity, headers: new OriginBoundHeaders(headers, auth.originAuthorization) }
-  const denial = tokenDenial(v.failure, auth.metadataUrl, auth.challengeScope)
-  const d = {
-    reason: reasonOf(v.failure),
-    status: denial.status,
-    ...(v.failure.code !== 'missing' && v.failure.code !== 'jwks_unavailable' ? { tokenError: v.failure.code } : {}),
-    // Which key set could not be read and what it answered: the operator's to see, not the client's.
-    ...(v.failure.keys ? { jwksUrl: v.failure.keys.url, jwksAnswered: v.failure.keys.answered } : {}),
-  }
   if (method !== 'POST') {
-    logDenial(deps, requestIdOf(headers), target.id, { ...d, method })
-    return { ok: false, response: localResponse(denial) }
+    recordDenial(deps, requestIdOf(headers), target.id, { ...v.denial, method })
+    return { ok: false, response: localResponse(v.answer) }
   }
   const ex = new Exchange(deps, target, DEFAULT_VERSION).identify(headers)
-  ex.deny(d)
-  return { ok: false, response: ex.answer(denial) }
+  recordDenial(deps, ex.requestId ?? requestIdOf(undefined), target.id, { ...v.denial, method: 'POST' })
+  return { ok: false, response: ex.answer(v.answer) }
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { boundText } from '../core/jsonrpc/bound-text'
 import { MCP_REQUEST_METHODS } from '../core/jsonrpc/mcp-methods'
+import { reasonsCountedIn } from '../core/guards/denial'
 
 /** Upper bounds (seconds) of the edge-added latency histogram: the edge's own work is 10-100 us per call. */
 export const EDGE_SECONDS_BUCKETS = [0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1]
@@ -28,7 +29,8 @@ export const SERIES = {
   responseBytes: { name: 'mcp_edge_response_bytes_total', help: 'Bytes of POST answers sent (JSON bodies and SSE streams), per origin.', labels: ['origin'] },
   denials: {
     name: 'mcp_edge_denials_total',
-    help: 'Requests or batch elements the edge refused on access grounds, per reason (tool_filtered, rate_limited, no_token, invalid_token, insufficient_scope, jwks_unavailable).',
+    // The label values are the denial reasons of guards/denial.ts that this counter counts (one vocabulary).
+    help: `Requests or batch elements the edge refused on access grounds, per reason (${reasonsCountedIn('denials').join(', ')}).`,
     labels: ['reason'],
   },
   openStreams: { name: 'mcp_edge_open_sse_streams', help: 'SSE streams open to clients (POST replies and GET streams), per origin.', labels: ['origin'] },

@@ -13,3 +13,23 @@ export const POST_HEADERS: Readonly<Record<string, string>> = { 'content-type': 
 export function mcpHeaders(version = DEFAULT_VERSION, extra: Record<string, string> = {}): Record<string, string> {
   return { ...POST_HEADERS, 'mcp-protocol-version': version, ...extra }
 }
+
+/**
+ * The JSON-RPC messages of an MCP answer, whichever form it took: a JSON object or batch array, or
+ * an SSE stream (the `data:` lines of each event, joined). Comments and other events are skipped.
+ */
+export function answerMessages(text: string): any[] {
+  const t = text.trimStart()
+  if (t.startsWith('{') || t.startsWith('[')) return ([] as any[]).concat(JSON.parse(t))
+  return text
+    .split(/\n\n/)
+    .map((ev) =>
+      ev
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n')
+    )
+    .filter((d) => d.startsWith('{') || d.startsWith('['))
+    .flatMap((d) => ([] as any[]).concat(JSON.parse(d)))
+}

@@ -136,7 +136,6 @@ const FLOORS: readonly (readonly string[])[] = [
   ['observe', 'request', 'startup-report'],
   ['protocol', 'validation'],
   ['exchange'],
-  ['gate'],
   ['guards'],
   ['grading'],
   ['forwarding'],

@@ -8,7 +8,7 @@
  * tool name or glob and `=`: `RATE_LIMIT=60/min,search_*=10/min,export_report=1/s`.
  * - The budget without a tool (at most one) counts every JSON-RPC message a caller sends to the
  *   origin (each batch element on its own; requests, notifications and responses alike: a caller
- *   over its budget reaches the origin with nothing; gate/apply-access.ts).
+ *   over its budget reaches the origin with nothing; guards/request/rate-budget.ts).
  * - A tool budget counts the caller's `tools/call` requests to tools its pattern matches, as
  *   written or by the name's fold (core/patterns/tool-glob.ts `foldToolName`), so `SEARCH` is charged to
  *   `search=10/min`. Every

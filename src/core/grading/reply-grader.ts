@@ -15,7 +15,7 @@ import { holdInstructions } from '../pinning/instructions-pin'
 import { listScope } from '../validation/caller-scope'
 import { gatewayError } from '../local-answer'
 import { isKnownVersion, isModern } from '../jsonrpc/versions'
-import { filterToolsListReply } from '../gate/apply-access'
+import { filterToolsListReply } from '../guards/request/tool-filter'
 import { resultValueStart } from './sliced-batch'
 import { applyReplyGuards } from '../guards/apply-reply-guards'
 
@@ -94,7 +94,7 @@ export class ReplyGrader {
     // An initialize POST is logged in the version the origin negotiated, not the one the client offered.
     if (p.method === 'initialize' && isObject(msg.result) && isKnownVersion(msg.result.protocolVersion) && !isModern(msg.result.protocolVersion))
       ex.era = msg.result.protocolVersion
-    // Access first (gate/apply-access.ts): tools TOOLS_ALLOW / TOOLS_DENY hide leave the page
+    // The tool filter first (guards/request/tool-filter.ts): tools TOOLS_ALLOW / TOOLS_DENY hide leave the page
     // before anything learns from it; an unchanged page keeps the origin's bytes.
     const filtered = filterToolsListReply(ex, p, msg)
     if (filtered) {

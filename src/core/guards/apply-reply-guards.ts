@@ -10,7 +10,9 @@
 import { isObject, resultText } from '../jsonrpc/jsonrpc'
 import { appendEdgeFailure } from '../jsonrpc/edge-failure'
 import type { Exchange, Pending } from '../exchange'
-import { recordDenial } from '../gate/apply-access'
+import { recordDenial } from './denial'
+import { idLabel } from '../exchange'
+import { requestIdOf } from '../observe/request-id'
 import { replyChain, runReplyGuards } from './reply-chain'
 
 /**
@@ -29,7 +31,13 @@ export function applyReplyGuards(ex: Exchange, p: Pending, msg: Record<string, u
     ...(ex.requestId !== undefined ? { correlationId: ex.requestId } : {}),
   })
   if (out.kind === 'pass') return out.changedBy.length === 0 ? null : { msg: { ...msg, result: out.result }, text: resultText(p.id, out.result) }
-  recordDenial(ex, out.verdict.code, p.id, p.method, { guard: out.guard, ...(p.tool !== undefined ? { tool: p.tool } : {}) })
+  recordDenial(ex.deps, ex.requestId ?? requestIdOf(undefined), ex.target.id, {
+    reason: out.verdict.code,
+    id: idLabel(p.id),
+    method: p.method,
+    guard: out.guard,
+    ...(p.tool !== undefined ? { tool: p.tool } : {}),
+  })
   const result: Record<string, unknown> = { content: [{ type: 'text', text: out.verdict.message }], isError: true }
   const json = appendEdgeFailure(JSON.stringify(result), { class: 'governance', code: out.verdict.code, correlationId: ex.requestId ?? '' })
   return { msg: { ...msg, result: JSON.parse(json) as Record<string, unknown> }, text: resultText(p.id, JSON.parse(json)) }

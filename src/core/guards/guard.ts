@@ -8,9 +8,17 @@
  * are built once per configuration and run in one ordered list, first refusal wins; within the
  * reply phase the guards that change a message run before the ones that only judge it, so a
  * verdict covers the bytes the client gets (the ordering of agentgateway's guardrails and of the
- * MCP interceptors draft, SEP-2624). Pure and runtime-neutral: types only.
+ * MCP interceptors draft, SEP-2624). Pure and runtime-neutral: types only. The chains:
+ * guards/request-chain.ts and guards/reply-chain.ts; the refusals: guards/denial.ts.
  */
 import type { ProtocolVersion } from '../jsonrpc/versions'
+import type { Classified } from '../request/classify'
+import type { ResolvedTool } from '../validation/tool-record'
+import type { PinListPull } from '../pinning/apply-pins'
+import type { Exchange, Pending } from '../exchange'
+import type { RequestHeaders } from '../edge-response'
+import type { CallVerdict, ValidateContext } from '../validation/tools-call'
+import type { AccessDenial, CallAnswer, ProtocolRefusal } from '../local-answer'
 
 /** A guard's mode: `off` does nothing; `audit` logs and counts, changes nothing; the rest act. */
 export type GuardMode = 'off' | 'audit' | 'enforce'
@@ -58,4 +66,63 @@ export interface ReplyGuard {
   appliesTo(method: string): boolean
   /** The verdict on one response's `result` object (a response carrying `error` never reaches a reply guard). */
   check(result: Record<string, unknown>, ctx: ReplyGuardContext): ReplyVerdict
+}
+
+/** A JSON-RPC request as the request guards see it (request/classify.ts). */
+export type GuardedRequest = Extract<Classified, { kind: 'request' }>
+
+/**
+ * What request guards add to a request they let through (forward-with-info): read by the guards
+ * after them and by the pending entry the request is forwarded under.
+ */
+export interface ForwardInfo {
+  /** The approved definition to validate a `tools/call` against (tool pinning, `enforce`). */
+  pinned?: ResolvedTool
+  /** The whole-list pull of a first `tools/list` page with no pin baseline yet (tool pinning, `enforce`). */
+  pull?: PinListPull
+}
+
+/**
+ * What one request guard is told about the request it checks. Built by the pipeline once per
+ * request (a batch: once per element); `info` is what earlier guards added.
+ */
+export interface RequestGuardContext {
+  ex: Exchange
+  /** The request headers as the origin is to see them (with auth on: the origin-bound view, request-auth.ts). */
+  headers: RequestHeaders
+  /** The caller's private scope (validation/caller-scope.ts), `''` when the pipeline did not need it. */
+  scope: string
+  /** The registry as the caller sees it, with the edge's tool-list pull (call-context.ts `toolsCallContext`). */
+  tools(scope: string): ValidateContext
+  /** Runs argument validation inside its `mcp.validate` span (call-context.ts `traced`). */
+  traced(run: () => CallVerdict | Promise<CallVerdict>): CallVerdict | Promise<CallVerdict>
+  info: ForwardInfo
+}
+
+/**
+ * A request guard's verdict on one request:
+ * - `pass`: the next guard decides (with `info` added for the ones after it);
+ * - `deny`: answer the request locally with `answer` (the guard recorded its denial, guards/denial.ts);
+ * - `forward`: send it to the origin under `pending` (the last guard that applies: argument validation).
+ */
+export type RequestVerdict = { kind: 'pass'; info?: ForwardInfo } | { kind: 'deny'; answer: CallAnswer | ProtocolRefusal | AccessDenial } | { kind: 'forward'; pending: Pending }
+
+/**
+ * One request guard. `at: 'http'` is the token check: it runs once per HTTP request (POST, GET and
+ * DELETE) at the front door, before the body is read, so it is listed in the chain but run by
+ * request-auth.ts, and the message runner passes over it; `at: 'message'` guards run on each
+ * JSON-RPC request, a single one or each batch element (guards/request-chain.ts). `check` is
+ * synchronous unless it has to await (a remote rate limiter, a store read, a pull): the pipeline
+ * decides most calls without a microtask.
+ */
+export interface RequestGuard {
+  /** A short stable name (`token`, `rate_budget`, `tool_filter`, `tool_scopes`, `tool_pins`, `arguments`): docs and the guard × path table name it. */
+  readonly name: string
+  readonly phase: 'request'
+  readonly at: 'http' | 'message'
+  /** Its mode, where its setting has one (`TOOL_PINNING`): `audit` lets every request through. */
+  readonly mode?: GuardMode
+  /** True when the guard has anything to say about requests of `method` (checked before `check`). */
+  appliesTo(method: string): boolean
+  check(c: GuardedRequest, ctx: RequestGuardContext): RequestVerdict | Promise<RequestVerdict>
 }

@@ -23,11 +23,11 @@
  * structural ports ({@link PinBookOptions}). Never throws to the pipeline.
  */
 import { errorText, responseText, type RawId } from '../jsonrpc/jsonrpc'
-import { invalidArgsAsToolError, isModern, type ProtocolVersion } from '../jsonrpc/versions'
+import { isModern, type ProtocolVersion } from '../jsonrpc/versions'
 import { scanJsonText, type JsonScan } from '../jsonrpc/json-scan'
 import { DigestMemo, type ToolDigest } from './tool-digest'
 import { catalogDigest, definitionsOf, evaluatePins, servedTools, type ServedTool, type SetEvaluation } from './pin-state'
-import { decideCall, denialText, filterToolsListResult, type CallPinVerdict, type PinDenial, type PinningMode, type PinView } from './pin-filter'
+import { decideCall, denialText, filterToolsListResult, type CallPinVerdict, type PinDenial, type PinDenialReason, type PinningMode, type PinView } from './pin-filter'
 import { scanToolDefinition } from './advisory-scan'
 import {
   parsePinKey,
@@ -705,6 +705,11 @@ export interface ListReply {
   /** The parsed response and its exact text. */
   msg: Record<string, unknown>
   source: string
+  /**
+   * Records one block of this list (`list-omitted`, or the reason it was refused): the edge's one
+   * denial recorder (guards/denial.ts); unset: {@link PinBook.countBlock}.
+   */
+  block?: (reason: PinDenialReason | 'list-omitted') => void
 }
 
 /**
@@ -744,8 +749,13 @@ async function enforceList(book: PinBook, r: ListReply, result: unknown, tools: 
   const out = filterToolsListResult(result, view, 'enforce')
   if (out.kind === 'unchanged') return r.source
   if (out.kind === 'refused') return refusedText(book, r, view, result)
-  if (out.dropped.length > 0) book.countBlock(r.originId, 'list-omitted')
+  if (out.dropped.length > 0) blockList(book, r, 'list-omitted')
   return spliceList(r, out.result, out.dropped.length + out.droppedUnnamed === 0) ?? JSON.stringify({ ...r.msg, result: out.result })
+}
+
+function blockList(book: PinBook, r: ListReply, reason: PinDenialReason | 'list-omitted'): void {
+  if (r.block) r.block(reason)
+  else book.countBlock(r.originId, reason)
 }
 
 function emptyEvaluation(): SetEvaluation {
@@ -756,7 +766,7 @@ function refusedText(book: PinBook, r: ListReply, view: PinView, result: unknown
   const out = filterToolsListResult(result, view, 'enforce')
   const d: PinDenial | undefined = out.kind === 'refused' ? out.denial : undefined
   const denial = d ?? (filterToolsListResult(result, { ok: false }, 'enforce') as { denial: PinDenial }).denial
-  book.countBlock(r.originId, denial.reason)
+  blockList(book, r, denial.reason)
   return errorText(r.id, { code: denial.rpcCode, message: denialText(denial), data: denialData(denial) })
 }
 
@@ -825,15 +835,22 @@ export interface CallToGate {
   name: unknown
   /** The 2026-07-28 `Mcp-Name` header, when sent. */
   headerName?: string | null
-  /** `INVALID_ARGS` and whether the call is task-augmented: the denial is answered as invalid arguments are. */
-  invalidArgs: 'auto' | 'rpc-error' | 'tool-error'
-  taskAugmented: boolean
+  /**
+   * A denial is answered as an `isError` result (true) or a JSON-RPC error: the rule of invalid
+   * arguments (`INVALID_ARGS`, the era, task augmentation), decided by the pin guard
+   * (guards/denial.ts `denialAnswerKind`).
+   */
+  asToolError: boolean
   pull: PinListPull
 }
 
-/** The gate's outcome: go on (with the approved pin's digest under enforce), or answer with `text`. */
+/**
+ * The gate's outcome: go on (with the approved pin's digest under enforce), or answer with `text`;
+ * `blocked` is the reason the caller records (`mcp_edge_tool_pin_blocks_total`, guards/denial.ts).
+ */
 export type CallGate =
-  { kind: 'pass'; approvedDigest?: ToolDigest } | { kind: 'answer'; id: RawId; tool: string; text: string; code?: number; isError?: boolean; unknownTool?: boolean }
+  | { kind: 'pass'; approvedDigest?: ToolDigest }
+  | { kind: 'answer'; id: RawId; tool: string; text: string; blocked: PinDenialReason | 'unknown'; code?: number; isError?: boolean; unknownTool?: boolean }
 
 const PASS: CallGate = { kind: 'pass' }
 
@@ -858,17 +875,14 @@ export function gateToolsCall(book: PinBook, c: CallToGate): CallGate | Promise<
 function combine(book: PinBook, c: CallToGate, names: string[], verdicts: CallPinVerdict[]): CallGate {
   for (let i = 0; i < verdicts.length; i++) {
     const v = verdicts[i]!
-    if (v.kind === 'block') {
-      book.countBlock(c.originId, v.denial.reason)
-      return denialAnswer(c, names[i]!, v.denial)
-    }
+    if (v.kind === 'block') return denialAnswer(c, names[i]!, v.denial)
     if (v.kind === 'unknown') {
-      book.countBlock(c.originId, 'unknown')
       const n = names[i]!.length > 64 ? names[i]!.slice(0, 64) + '…' : names[i]!
       return {
         kind: 'answer',
         id: c.id,
         tool: names[i]!,
+        blocked: 'unknown',
         code: -32602,
         unknownTool: true,
         text: errorText(c.id, { code: -32602, message: `Unknown tool: "${n}". Call tools/list to see the tools this server offers.`, data: { tool: n } }),
@@ -880,11 +894,10 @@ function combine(book: PinBook, c: CallToGate, names: string[], verdicts: CallPi
 }
 
 function denialAnswer(c: CallToGate, name: string, d: PinDenial): CallGate {
-  const asToolError = c.invalidArgs === 'tool-error' || (c.invalidArgs === 'auto' && invalidArgsAsToolError(c.era) && !c.taskAugmented)
-  if (asToolError) {
+  if (c.asToolError) {
     const result: Record<string, unknown> = { content: [{ type: 'text', text: denialText(d) }], isError: true, _meta: { 'io.mcp-edge/denial': denialData(d) } }
     if (isModern(c.era)) result.resultType = 'complete'
-    return { kind: 'answer', id: c.id, tool: name, isError: true, text: responseText(c.id, 'result', JSON.stringify(result)) }
+    return { kind: 'answer', id: c.id, tool: name, blocked: d.reason, isError: true, text: responseText(c.id, 'result', JSON.stringify(result)) }
   }
-  return { kind: 'answer', id: c.id, tool: name, code: d.rpcCode, text: errorText(c.id, { code: d.rpcCode, message: denialText(d), data: denialData(d) }) }
+  return { kind: 'answer', id: c.id, tool: name, blocked: d.reason, code: d.rpcCode, text: errorText(c.id, { code: d.rpcCode, message: denialText(d), data: denialData(d) }) }
 }

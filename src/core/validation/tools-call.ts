@@ -50,7 +50,7 @@ export type CallVerdict = { kind: 'forward'; tool: string; unvalidated: boolean;
 /**
  * The D7 answer for a tool the origin does not list: -32602 naming it (cut to 64 characters), the
  * same in every era. Also the answer to a call of a tool `TOOLS_ALLOW` / `TOOLS_DENY` hide
- * (gate/apply-access.ts), so a hidden tool and a missing one look the same.
+ * (guards/request/tool-filter.ts), so a hidden tool and a missing one look the same.
  */
 export function unknownToolAnswer(id: RawId, name: string): CallAnswer {
   const text = errorText(id, {

@@ -1,5 +1,5 @@
 /**
- * The access settings as the edge reads them (src/core/settings.ts rows, src/core/gate/apply-access.ts):
+ * The access settings as the edge reads them (src/core/settings.ts rows, src/core/guards/request/tool-filter.ts):
  * TOOLS_ALLOW / TOOLS_DENY as variables and typed options, ORIGINS entries with their own lists
  * (errors naming ORIGINS.<name>.toolsDeny and the entry), how the global and per-origin lists
  * combine, RATE_LIMIT, and the Workers binding names.
@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../../../src/core/config'
 import { resolveConfig } from '../../../src/edge-options'
-import { toolFilterOf } from '../../../src/core/gate/apply-access'
+import { toolFilterOf } from '../../../src/core/guards/request/tool-filter'
 import { bindingsFromEnv } from '../../../src/adapters/workers/rate-limit-binding'
 
 function errorOf(f: () => unknown): ConfigError {
