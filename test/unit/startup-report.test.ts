@@ -77,7 +77,8 @@ describe('the governance line', () => {
     const g = governanceOf(config, 'file .edge-data/kv.json')
     expect(governanceText(g)).toBe(
       'TOOL_PINNING=enforce (store: file .edge-data/kv.json); auth on (AUTH_ISSUER=https://auth.example.com); TOOLS_ALLOW=all; TOOLS_DENY=delete_*,drop; ' +
-        'ORIGINS.hr: toolsAllow=get_* toolsDeny=none; TOOL_SCOPES={"admin_*":["mcp:tools","mcp:admin"]}; RATE_LIMIT=60/min,search=10/min; UNKNOWN_TOOL=reject'
+        'ORIGINS.hr: toolsAllow=get_* toolsDeny=none; TOOL_SCOPES={"admin_*":["mcp:tools","mcp:admin"]}; RATE_LIMIT=60/min,search=10/min; UNKNOWN_TOOL=reject; ' +
+        'RESULT_SECRETS=audit; RESULT_CONTROL=audit; MAX_RESULT_TEXT_BYTES=none (OVERSIZE_RESULT=error)'
     )
     const records = startupRecords(config, { ...env, TOOL_PINING: 'off' }, 'memory')
     expect(records.map((r) => r.msg)).toEqual(['config.unknown_variable', 'edge.governance'])
