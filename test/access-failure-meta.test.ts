@@ -47,7 +47,7 @@ describe.each(RUNTIMES)('isError classification on $name', ({ start }) => {
     expect(origin.calls).not.toContain('search')
   })
 
-  it('a hidden failure the edge marks isError: class tool, code hidden_failure, the origin _meta members kept', async () => {
+  it('a hidden failure the edge marks isError: class capability, code hidden_failure, the origin _meta members kept', async () => {
     const a = await post(edge.url, call(2, 'hidden_fail', {}), 'meta-hidden-1')
     expect(a.json.result.isError).toBe(true)
     expect(a.json.result._meta).toEqual({
