@@ -34,10 +34,24 @@ function unitBytes(s: string, i: number): number {
   return 3
 }
 
+const NON_ASCII = /[^\x00-\x7f]/
+
 /** UTF-8 length of `s` (as `TextEncoder` counts it), without encoding it. */
 export function utf8Bytes(s: string): number {
-  let n = 0
-  for (let i = 0; i < s.length; i++) n += unitBytes(s, i)
+  // ASCII text (the common case) is found by one native search: one byte per unit.
+  if (!NON_ASCII.test(s)) return s.length
+  // Every unit is at least one byte; add what the others take beyond it.
+  const len = s.length
+  let n = len
+  for (let i = 0; i < len; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) continue
+    if (c < 0x800) n += 1
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < len && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2
+      i++
+    } else n += 2
+  }
   return n
 }
 
