@@ -49,7 +49,7 @@ export type SchemaRecheck = (original: Record<string, unknown>, changed: Record<
  */
 export function applyReplyGuards(ex: Exchange, p: Pending, msg: Record<string, unknown>, brokeSchema?: SchemaRecheck): GuardedReply | null {
   const chain = replyChain(ex.deps.config)
-  if (chain.length === 0 || !isObject(msg.result) || 'error' in msg) return null
+  if (chain.length === 0 || !isObject(msg.result) || 'error' in msg || !chain.some((g) => g.appliesTo(p.method))) return null
   const rid = ex.requestId ?? requestIdOf(undefined)
   const report = (f: ReplyFinding) => {
     ex.deps.metrics.countResultFinding?.(ex.target.id, f.category, f.action, f.count)
