@@ -22,6 +22,13 @@ export const FAKE: Record<string, string> = {
   slack_token: 'xoxb-' + '1234567890-0987654321-' + chars(24),
   google_api_key: 'AIza' + chars(35, 'aB3dE5_gH7-jK9'),
   stripe_live_key: 'sk_live_' + chars(32),
+  slack_webhook: 'https://hooks.slack.com/services/T0123ABCD/B0123ABCD/' + chars(24),
+  npm_token: 'npm_' + chars(36),
+  openai_api_key: 'sk-proj-' + chars(48, 'aB3_dE5-gH7'),
+  anthropic_api_key: 'sk-ant-api03-' + chars(90, 'aB3_dE5-gH7'),
+  sendgrid_api_key: 'SG.' + chars(22) + '.' + chars(43, 'aB3_dE5-gH7'),
+  shopify_token: 'shpat_' + chars(32, '0123456789abcdef'),
+  linear_api_key: 'lin_api_' + chars(40),
 }
 
 const categoryOf = (name: string) => (name === 'github_pat' ? 'github_token' : name)
