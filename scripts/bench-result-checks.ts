@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { startEdge } from '../src/adapters/node/index'
 import { MemoryKv } from '../src/stores/memory-kv'
-import { findSecrets } from '../src/core/guards/result-secrets'
+import { findSecrets } from '../src/core/guards/secret-scan'
 import { findControls } from '../src/core/guards/result-control'
 import { utf8Bytes } from '../src/core/guards/oversize-result'
 

@@ -7,6 +7,7 @@
  * result with only the changed path copied; the input is never changed in place. Pure.
  */
 import { isObject } from '../jsonrpc/jsonrpc'
+import { findSecrets } from './secret-scan'
 
 /**
  * Called once per string: returns its replacement, or null to keep it.
@@ -18,14 +19,24 @@ export type TextVisitor = (text: string, at: string) => string | null
 /** Deepest `structuredContent` nesting visited (the reply's own depth is bounded by `MAX_JSON_DEPTH` when parsed). */
 const MAX_DEPTH = 256
 
-/** A member name as a path step: `.name` for identifier-like names, else `["..."]` (bounded, so a path stays short). */
+/** Longest `at` path handed to a visitor (log lines carry it). */
+const MAX_PATH = 200
+
+/**
+ * A member name as a path step: `.name` for a short identifier-like name that holds no credential,
+ * else `.*`. Member names come from the origin and the path goes into log lines: a name that is
+ * itself a token (`{"ghp_...": 1}`), or holds escapes, is never written out.
+ */
 function step(key: string): string {
-  return /^[A-Za-z_$][\w$]{0,63}$/.test(key) ? `.${key}` : `[${JSON.stringify(key.length > 64 ? key.slice(0, 63) + '…' : key)}]`
+  return /^[A-Za-z_$][\w$]{0,31}$/.test(key) && findSecrets(key).length === 0 ? `.${key}` : '.*'
 }
+
+/** `at` bounded to {@link MAX_PATH} units (a path nested hundreds deep keeps its start). */
+const bounded = (at: string) => (at.length > MAX_PATH ? at.slice(0, MAX_PATH - 1) + '…' : at)
 
 function visitValue(v: unknown, at: string, visit: TextVisitor, depth: number): unknown {
   if (typeof v === 'string') {
-    const r = visit(v, at)
+    const r = visit(v, bounded(at))
     return r === null ? v : r
   }
   if (depth >= MAX_DEPTH || typeof v !== 'object' || v === null) return v

@@ -4,7 +4,7 @@
  * linear on hostile text. The credentials are made here from parts, never real ones.
  */
 import { describe, expect, it } from 'vitest'
-import { findSecrets, redactSecrets } from '../../../src/core/guards/result-secrets'
+import { findSecrets, redactSecrets } from '../../../src/core/guards/secret-scan'
 import { findControls, stripControls } from '../../../src/core/guards/result-control'
 import { truncateText, utf8Bytes } from '../../../src/core/guards/oversize-result'
 import { visitResultText } from '../../../src/core/guards/result-text'
@@ -147,5 +147,12 @@ describe('visitResultText', () => {
     expect(out.structuredContent).toEqual({ k: ['c', { d: 'E' }], n: 1 })
     expect(result.structuredContent.k[1]).toEqual({ d: 'e' })
     expect(visitResultText(result, () => null)).toBe(result)
+  })
+
+  it('a member name that is a token, holds escapes or is long is written `*` in the path (paths go into log lines)', () => {
+    const result = { structuredContent: { [FAKE.aws_access_key_id!]: 'a', 'x\u001b[2J': 'b', ['n'.repeat(40)]: 'c', ok_name: 'd' } }
+    const seen: string[] = []
+    visitResultText(result, (_t, at) => (seen.push(at), null))
+    expect(seen).toEqual(['structuredContent.*', 'structuredContent.*', 'structuredContent.*', 'structuredContent.ok_name'])
   })
 })
