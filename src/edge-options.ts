@@ -40,6 +40,12 @@ export interface EdgePolicies {
   outputSchema?: Config['outputSchema']
   /** `HIDDEN_FAILURES`: add `isError: true` to results that hide a failure (default true). */
   hiddenFailures?: boolean
+  /** `RESULT_SECRETS`: secrets in tool results: `off`, `audit` (default: logged and counted), `redact` (`[REDACTED:<category>]`) or `block` (an `isError` result; docs/result-checks.md). */
+  resultSecrets?: Config['resultSecrets']
+  /** `RESULT_CONTROL`: terminal escapes, bidi and zero-width characters in tool results: `off`, `audit` (default) or `strip`. */
+  resultControl?: Config['resultControl']
+  /** `OVERSIZE_RESULT`: a result text item above `limits.maxResultTextBytes`: `error` (default, -31001) or `truncate` (head and tail kept, a marker between). */
+  oversizeResult?: Config['oversizeResult']
   /** `SUPPORTED_VERSIONS`: the protocol versions accepted (default: all five, 2024-11-05 to 2026-07-28). */
   supportedVersions?: ProtocolVersion[]
 }
@@ -50,6 +56,8 @@ export interface EdgeLimits {
   maxBodyBytes?: number
   /** `MAX_REPLY_BYTES` (default 16777216): an origin's JSON reply, or one SSE event, above it gives each open id -31001. */
   maxReplyBytes?: number
+  /** `MAX_RESULT_TEXT_BYTES` (default unset: no bound): the largest `text` item of a tool result, in UTF-8 bytes; above it `policies.oversizeResult` applies. */
+  maxResultTextBytes?: number
   /** `MAX_BATCH` (default 100): -32600 above it (2025-03-26 batches). */
   maxBatch?: number
   /** `MAX_JSON_DEPTH` (default 64): deepest nesting of a request body (-32700 above it) or an origin reply (-31001). */

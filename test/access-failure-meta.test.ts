@@ -30,21 +30,33 @@ describe.each(RUNTIMES)('isError classification on $name', ({ start }) => {
     await origin?.close()
   })
 
-  it('invalid arguments: class client, code invalid_arguments, correlationId = the log line rid', async () => {
+  it('invalid arguments: class capability, code invalid_input, correlationId = the log line rid', async () => {
     const a = await post(edge.url, call(1, 'search', { q: 5 }), 'meta-invalid-1')
     expect(a.status).toBe(200)
     expect(a.json.result.isError).toBe(true)
-    expect(a.json.result._meta).toEqual({ 'io.mcp-edge/failure': { class: 'client', code: 'invalid_arguments', correlationId: 'meta-invalid-1' } })
+    expect(a.json.result._meta).toEqual({
+      'io.mcp-edge/failure': {
+        class: 'capability',
+        code: 'invalid_input',
+        correlationId: 'meta-invalid-1',
+        agentGuidance: "Fix the arguments to match the tool's inputSchema, then call again.",
+      },
+    })
     const line = (await edge.logs({ msg: 'mcp.post', where: (r) => r.rid === 'meta-invalid-1' })).find((r) => r.rid === 'meta-invalid-1')!
     expect(line.rid).toBe((a.json.result._meta as Record<string, { correlationId: string }>)['io.mcp-edge/failure']!.correlationId)
     expect(origin.calls).not.toContain('search')
   })
 
-  it('a hidden failure the edge marks isError: class tool, code hidden_failure, the origin _meta members kept', async () => {
+  it('a hidden failure the edge marks isError: class capability, code hidden_failure, the origin _meta members kept', async () => {
     const a = await post(edge.url, call(2, 'hidden_fail', {}), 'meta-hidden-1')
     expect(a.json.result.isError).toBe(true)
     expect(a.json.result._meta).toEqual({
-      'io.mcp-edge/failure': { class: 'tool', code: 'hidden_failure', correlationId: 'meta-hidden-1' },
+      'io.mcp-edge/failure': {
+        class: 'capability',
+        code: 'hidden_failure',
+        correlationId: 'meta-hidden-1',
+        agentGuidance: 'The tool reported a failure in its result; read it before calling again.',
+      },
       'com.example/trace': 'abc',
     })
     expect(a.json.result.content).toEqual([{ type: 'text', text: '{"ok":false,"reason":"quota"}' }])

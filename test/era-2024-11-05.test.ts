@@ -77,7 +77,18 @@ describe.each(RUNTIMES)('a 2024-11-05 origin behind the edge on $name', ({ start
 
       // A valid call is forwarded; the server's failure hidden in a success is marked (D11, the error member).
       const viaEdge = await client.callTool({ name: 'slack_post_message', arguments: { channel_id: 'C0TEST', text: 'hello' } })
-      expect(viaEdge).toEqual({ ...directCall, isError: true, _meta: { 'io.mcp-edge/failure': { class: 'tool', code: 'hidden_failure', correlationId: expect.any(String) } } })
+      expect(viaEdge).toEqual({
+        ...directCall,
+        isError: true,
+        _meta: {
+          'io.mcp-edge/failure': {
+            class: 'capability',
+            code: 'hidden_failure',
+            correlationId: expect.any(String),
+            agentGuidance: 'The tool reported a failure in its result; read it before calling again.',
+          },
+        },
+      })
 
       // An invalid call is answered by the edge in the era's shape (-32602), never forwarded.
       const err = await client.callTool({ name: 'slack_post_message', arguments: { channel_id: 'C0TEST' } }).then(

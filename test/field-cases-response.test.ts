@@ -119,7 +119,11 @@ const RID = 'field-case'
 /** The origin's body with `isError: true` and the edge's classification appended to its result (the edge's only change). */
 function withIsError(body: string): string {
   const end = body.lastIndexOf('}', body.length - 2)
-  return body.slice(0, end) + `,"isError":true,"_meta":{"io.mcp-edge/failure":{"class":"tool","code":"hidden_failure","correlationId":"${RID}"}}` + body.slice(end)
+  return (
+    body.slice(0, end) +
+    `,"isError":true,"_meta":{"io.mcp-edge/failure":{"class":"capability","code":"hidden_failure","correlationId":"${RID}","agentGuidance":"The tool reported a failure in its result; read it before calling again."}}` +
+    body.slice(end)
+  )
 }
 
 describe.each(RUNTIMES_AND_MIDDLEWARE)('field cases, response side, on $name', ({ start }) => {

@@ -36,7 +36,7 @@ const textResult = (t: string, extra = '') => `{"content":[{"type":"text","text"
 /** The request id the rows send (`X-Request-Id`): the correlation id of the edge's classification of the results it marks isError. */
 const RID = 'grading-row'
 /** The `_meta` member the edge adds to a result it marks isError (docs/security.md). */
-const EDGE_META = `"_meta":{"io.mcp-edge/failure":{"class":"tool","code":"hidden_failure","correlationId":"${RID}"}}`
+const EDGE_META = `"_meta":{"io.mcp-edge/failure":{"class":"capability","code":"hidden_failure","correlationId":"${RID}","agentGuidance":"The tool reported a failure in its result; read it before calling again."}}`
 const withIsError = (result: string) => result.slice(0, -1) + `,"isError":true,${EDGE_META}}`
 
 /** Hidden failures (D11) that must be flagged: the result gets isError, every other byte stays. */

@@ -174,7 +174,15 @@ describe.each(RUNTIMES)('official SDK clients through the edge on $name', ({ nam
             expect(viaEdge.calls[tool]).toEqual({
               ...(result as object),
               isError: true,
-              _meta: { 'io.mcp-edge/failure': { class: 'tool', code: 'hidden_failure', correlationId: expect.any(String) }, ...own },
+              _meta: {
+                'io.mcp-edge/failure': {
+                  class: 'capability',
+                  code: 'hidden_failure',
+                  correlationId: expect.any(String),
+                  agentGuidance: 'The tool reported a failure in its result; read it before calling again.',
+                },
+                ...own,
+              },
             })
           } else {
             expect(viaEdge.calls[tool], tool).toEqual(result)

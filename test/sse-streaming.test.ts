@@ -170,7 +170,9 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('SSE replies on $name', ({ name, start })
     const before = (await postLogs(edge)).length
     const res = await postStream(edge, call(2))
     const text = await within(res.text(), 5000, 'whole stream')
-    const marked = hidden.slice(0, -2) + `,"isError":true,"_meta":{"io.mcp-edge/failure":{"class":"tool","code":"hidden_failure","correlationId":"${SSE_RID}"}}}}`
+    const marked =
+      hidden.slice(0, -2) +
+      `,"isError":true,"_meta":{"io.mcp-edge/failure":{"class":"capability","code":"hidden_failure","correlationId":"${SSE_RID}","agentGuidance":"The tool reported a failure in its result; read it before calling again."}}}}`
     // Every event the edge leaves alone arrives as the origin's own bytes (comments, retry, CRLF,
     // field order); only the hidden failure is rewritten and the repeated answer loses its data.
     expect(text).toBe(

@@ -248,7 +248,14 @@ describe.each(RUNTIMES)('bounded validation cost on $name', ({ name, start }) =>
       result: {
         isError: true,
         content: [{ type: 'text', text: expect.stringMatching(/validation budget/) }],
-        _meta: { 'io.mcp-edge/failure': { class: 'client', code: 'validation_budget', correlationId: 'budget-42' } },
+        _meta: {
+          'io.mcp-edge/failure': {
+            class: 'capability',
+            code: 'validation_budget',
+            correlationId: 'budget-42',
+            agentGuidance: 'Send smaller or simpler arguments, then call again.',
+          },
+        },
       },
     })
     expect(JSON.parse((await post(rejectEdge, call(43, 'one_pattern', { s: 'abc' }))).text)).toMatchObject({ id: 43, result: {} })

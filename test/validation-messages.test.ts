@@ -43,7 +43,14 @@ const DESIGN_TEXT = [
 ].join('\n')
 
 /** The edge's classification of an invalid-arguments isError result (its correlation id is the POST's request id). */
-const CLIENT_FAILURE = { 'io.mcp-edge/failure': { class: 'client', code: 'invalid_arguments', correlationId: expect.any(String) } }
+const CLIENT_FAILURE = {
+  'io.mcp-edge/failure': {
+    class: 'capability',
+    code: 'invalid_input',
+    correlationId: expect.any(String),
+    agentGuidance: "Fix the arguments to match the tool's inputSchema, then call again.",
+  },
+}
 
 describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ start }) => {
   let origin: ScriptedOrigin
@@ -176,7 +183,14 @@ describe.each(RUNTIMES)('rejection messages and output schemas on $name', ({ sta
     expect(text).toContain('  - structuredContent.conditions: must be one of: sunny, rain')
     expect(r.text).not.toContain('SECRET-OUTPUT')
     // The edge's classification, its correlation id the POST's request id (docs/security.md).
-    expect(r.json.result._meta).toEqual({ 'io.mcp-edge/failure': { class: 'tool', code: 'output_schema_violation', correlationId: expect.any(String) } })
+    expect(r.json.result._meta).toEqual({
+      'io.mcp-edge/failure': {
+        class: 'capability',
+        code: 'output_schema_violation',
+        correlationId: expect.any(String),
+        agentGuidance: 'The result was withheld because the tool broke its own output schema; do not retry as it is, tell the user.',
+      },
+    })
     // A declared outputSchema with no structuredContent is a violation too.
     outputAnswer = { content: [{ type: 'text', text: 'no structure' }] }
     const m = await rpc(toolError.url, call('s2', 'weather_out', {}), V11)

@@ -40,6 +40,8 @@ export interface Config {
   maxBodyBytes: number
   /** Upper bound of an origin's JSON reply body (`MAX_REPLY_BYTES`); beyond it every forwarded id gets -31001 (D9). */
   maxReplyBytes: number
+  /** Largest `text` item of a `tools/call` result, in UTF-8 bytes (`MAX_RESULT_TEXT_BYTES`); null: no bound. */
+  maxResultTextBytes: number | null
   maxBatch: number
   /** Deepest nesting of arrays and objects accepted in a request body or an origin reply (`MAX_JSON_DEPTH`). */
   maxJsonDepth: number
@@ -52,6 +54,12 @@ export interface Config {
   toolPinning: 'off' | 'audit' | 'enforce'
   outputSchema: 'off' | 'warn' | 'strict'
   hiddenFailures: boolean
+  /** `RESULT_SECRETS` (docs/result-checks.md): secrets in tool results: `off`, `audit` (default), `redact` or `block`. */
+  resultSecrets: 'off' | 'audit' | 'redact' | 'block'
+  /** `RESULT_CONTROL`: terminal escapes, bidi and zero-width characters in tool results: `off`, `audit` (default) or `strip`. */
+  resultControl: 'off' | 'audit' | 'strip'
+  /** `OVERSIZE_RESULT`: a result text item above {@link maxResultTextBytes}: `error` (default, -31001) or `truncate`. */
+  oversizeResult: 'error' | 'truncate'
   supportedVersions: ProtocolVersion[]
   adminToken: string | null
   /** Bearer token `GET /metrics` requires (`METRICS_TOKEN`); null: the metrics are open (behind the Host check). */

@@ -253,6 +253,11 @@ export interface EdgeMetrics {
   setToolPins?(origin: string, state: 'approved' | 'changed' | 'pending' | 'removed', n: number): void
   /** `mcp_edge_tool_pin_blocks_total{origin,reason}`: one call or list refused, or a list with tools left out, by tool pinning. Optional. */
   countPinBlock?(origin: string, reason: string): void
+  /**
+   * `mcp_edge_result_findings_total{origin,category,action}`: `n` findings of a result check
+   * (docs/result-checks.md); `category` and `action` are fixed names of the edge, never result text. Optional.
+   */
+  countResultFinding?(origin: string, category: string, action: string, n: number): void
   /** The Prometheus text exposition (format 0.0.4). */
   render(): Promise<string>
   /** The Content-Type of {@link render}'s text. */

@@ -9,7 +9,9 @@
  *   like: `TOOL_PINING=enforce` is otherwise ignored in silence and the edge runs in `audit`, while
  *   the same typo as a flag or a typed option is refused;
  * - one line with the governance in force: pinning mode and store, auth on or off with the issuer,
- *   the tool lists (global and per origin), the per-tool scopes, the rate budgets, `UNKNOWN_TOOL`.
+ *   the tool lists (global and per origin), the per-tool scopes, the rate budgets, `UNKNOWN_TOOL`,
+ *   and the result checks (`RESULT_SECRETS`, `RESULT_CONTROL`, `MAX_RESULT_TEXT_BYTES` with
+ *   `OVERSIZE_RESULT`; docs/result-checks.md).
  * Values of secrets never appear (only the settings' names and the operator's own lists and URLs,
  * with credentials hidden). Pure and runtime-neutral.
  */
@@ -24,7 +26,7 @@ import type { LogRecord } from './ports'
  * `ADMIN_` and `METRICS_` hold the tokens: a misspelt one leaves the admin API off or the metrics
  * open without a word otherwise.
  */
-const NAMESPACE = /^(TOOLS?_|AUTH_|RATE_|ORIGIN|STORE_|ADMIN_|METRICS_|SHUTDOWN_)/
+const NAMESPACE = /^(TOOLS?_|AUTH_|RATE_|ORIGIN|STORE_|ADMIN_|METRICS_|SHUTDOWN_|RESULT_|OVERSIZE_)/
 
 /** Names in those namespaces that are not settings but Workers bindings the standalone Worker reads (src/adapters/workers). */
 const BINDINGS = /^(TOOL_SCHEMAS|RATE_LIMITER_\d+_PER_\d+S)$/
@@ -79,6 +81,12 @@ export interface Governance {
   /** `RATE_LIMIT`, each budget as written (empty: no limits). */
   rateLimit: string[]
   unknownTool: Config['unknownTool']
+  /** `RESULT_SECRETS` and `RESULT_CONTROL`: the scans of tool results. */
+  resultSecrets: Config['resultSecrets']
+  resultControl: Config['resultControl']
+  /** `MAX_RESULT_TEXT_BYTES` (null: no bound) and what happens above it (`OVERSIZE_RESULT`). */
+  maxResultTextBytes: number | null
+  oversizeResult: Config['oversizeResult']
 }
 
 /**
@@ -101,13 +109,18 @@ export function governanceOf(config: Config, store: string): Governance {
     toolScopes,
     rateLimit: config.rateLimits.budgets.map((b) => b.source),
     unknownTool: config.unknownTool,
+    resultSecrets: config.resultSecrets,
+    resultControl: config.resultControl,
+    maxResultTextBytes: config.maxResultTextBytes,
+    oversizeResult: config.oversizeResult,
   }
 }
 
 /**
  * The governance as one line of text, e.g. `TOOL_PINNING=enforce (store: file .edge-data/kv.json);
  * auth on (AUTH_ISSUER=https://auth.example.com); TOOLS_ALLOW=all; TOOLS_DENY=delete_*;
- * TOOL_SCOPES=none; RATE_LIMIT=60/min,search=10/min; UNKNOWN_TOOL=reject`.
+ * TOOL_SCOPES=none; RATE_LIMIT=60/min,search=10/min; UNKNOWN_TOOL=reject; RESULT_SECRETS=audit;
+ * RESULT_CONTROL=audit; MAX_RESULT_TEXT_BYTES=none (OVERSIZE_RESULT=error)`.
  */
 export function governanceText(g: Governance): string {
   const list = (l: string[], none: string) => (l.length ? l.join(',') : none)
@@ -122,6 +135,8 @@ export function governanceText(g: Governance): string {
   parts.push(`TOOL_SCOPES=${scopes.length ? JSON.stringify(g.toolScopes) : 'none'}`)
   parts.push(`RATE_LIMIT=${list(g.rateLimit, 'none')}`)
   parts.push(`UNKNOWN_TOOL=${g.unknownTool}`)
+  parts.push(`RESULT_SECRETS=${g.resultSecrets}`, `RESULT_CONTROL=${g.resultControl}`)
+  parts.push(`MAX_RESULT_TEXT_BYTES=${g.maxResultTextBytes ?? 'none'} (OVERSIZE_RESULT=${g.oversizeResult})`)
   return parts.join('; ')
 }
 

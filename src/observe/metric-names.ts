@@ -44,6 +44,11 @@ export const SERIES = {
     help: 'Tool pinning refusals per origin and reason: calls (changed, pending, unknown, pins-unavailable), lists refused (pins-unavailable, malformed-list) and lists relayed with tools left out (list-omitted).',
     labels: ['origin', 'reason'],
   },
+  resultFindings: {
+    name: 'mcp_edge_result_findings_total',
+    help: 'Findings of the result checks (RESULT_SECRETS, RESULT_CONTROL, MAX_RESULT_TEXT_BYTES) in tool results, per origin, category and action.',
+    labels: ['origin', 'category', 'action'],
+  },
 } as const
 
 /** Registry counters (the tool registry's `stats`), read at scrape time. */

@@ -210,7 +210,7 @@ describe('mcp-edge serve: command line', () => {
       for (let i = 0; i < 100 && !edge.stderr().includes('TOOL_PINING'); i++) await new Promise((r) => setTimeout(r, 50))
       const lines = edge.stderr().split('\n')
       expect(lines.filter((l) => l.includes('governance:'))).toEqual([
-        'mcp-edge serve: governance: TOOL_PINNING=audit (store: memory); auth off; TOOLS_ALLOW=all; TOOLS_DENY=delete_*; TOOL_SCOPES=none; RATE_LIMIT=60/min,search=10/min; UNKNOWN_TOOL=reject',
+        'mcp-edge serve: governance: TOOL_PINNING=audit (store: memory); auth off; TOOLS_ALLOW=all; TOOLS_DENY=delete_*; TOOL_SCOPES=none; RATE_LIMIT=60/min,search=10/min; UNKNOWN_TOOL=reject; RESULT_SECRETS=audit; RESULT_CONTROL=audit; MAX_RESULT_TEXT_BYTES=none (OVERSIZE_RESULT=error)',
       ])
       expect(lines.filter((l) => l.includes('TOOL_PINING'))).toEqual([
         'mcp-edge serve: warning: TOOL_PINING is not a setting of the edge and is ignored (did you mean TOOL_PINNING?)',

@@ -59,6 +59,23 @@ describe('unknownVariables', () => {
 })
 
 describe('the governance line', () => {
+  it('states every mode of the result checks, and a RESULT_* typo is warned of', () => {
+    const env = {
+      ORIGIN_URL: 'http://127.0.0.1:1/mcp',
+      RESULT_SECRETS: 'redact',
+      RESULT_CONTROL: 'strip',
+      MAX_RESULT_TEXT_BYTES: '65536',
+      OVERSIZE_RESULT: 'truncate',
+      RESULT_SECRET: 'block',
+    }
+    const config = loadConfig(env)
+    const text = governanceText(governanceOf(config, 'memory'))
+    expect(text).toMatch(/; RESULT_SECRETS=redact; RESULT_CONTROL=strip; MAX_RESULT_TEXT_BYTES=65536 \(OVERSIZE_RESULT=truncate\)$/)
+    const off = governanceText(governanceOf(loadConfig({ ORIGIN_URL: 'http://127.0.0.1:1/mcp', RESULT_SECRETS: 'off', RESULT_CONTROL: 'off', OVERSIZE_RESULT: 'error' }), 'memory'))
+    expect(off).toMatch(/; RESULT_SECRETS=off; RESULT_CONTROL=off; MAX_RESULT_TEXT_BYTES=none \(OVERSIZE_RESULT=error\)$/)
+    expect(unknownVariables(env)).toEqual([{ variable: 'RESULT_SECRET', didYouMean: 'RESULT_SECRETS' }])
+  })
+
   it('states pinning, store, auth, lists, scopes, budgets and UNKNOWN_TOOL, never a secret', () => {
     const env = {
       ORIGIN_URL: 'http://127.0.0.1:1/mcp',
@@ -77,7 +94,8 @@ describe('the governance line', () => {
     const g = governanceOf(config, 'file .edge-data/kv.json')
     expect(governanceText(g)).toBe(
       'TOOL_PINNING=enforce (store: file .edge-data/kv.json); auth on (AUTH_ISSUER=https://auth.example.com); TOOLS_ALLOW=all; TOOLS_DENY=delete_*,drop; ' +
-        'ORIGINS.hr: toolsAllow=get_* toolsDeny=none; TOOL_SCOPES={"admin_*":["mcp:tools","mcp:admin"]}; RATE_LIMIT=60/min,search=10/min; UNKNOWN_TOOL=reject'
+        'ORIGINS.hr: toolsAllow=get_* toolsDeny=none; TOOL_SCOPES={"admin_*":["mcp:tools","mcp:admin"]}; RATE_LIMIT=60/min,search=10/min; UNKNOWN_TOOL=reject; ' +
+        'RESULT_SECRETS=audit; RESULT_CONTROL=audit; MAX_RESULT_TEXT_BYTES=none (OVERSIZE_RESULT=error)'
     )
     const records = startupRecords(config, { ...env, TOOL_PINING: 'off' }, 'memory')
     expect(records.map((r) => r.msg)).toEqual(['config.unknown_variable', 'edge.governance'])

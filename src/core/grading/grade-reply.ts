@@ -157,7 +157,7 @@ export function gradeResponse(msg: Record<string, unknown>, sourceText: string, 
  * Sets `isError: true` on the `result` of a response text by editing the text: an existing
  * `isError` value is replaced, otherwise the member is appended. Every other byte (content,
  * structuredContent, id) stays as the origin sent it (D11: "content is left exactly as it was").
- * With `correlationId`, the edge's classification `{ class: "tool", code: "hidden_failure", correlationId }`
+ * With `correlationId`, the edge's classification `{ class: "capability", code: "hidden_failure", correlationId, agentGuidance }`
  * is added under `_meta["io.mcp-edge/failure"]` (jsonrpc/edge-failure.ts), the origin's `_meta` members kept.
  */
 export function markIsError(responseText: string, correlationId?: string): string {
@@ -175,7 +175,13 @@ export function markIsError(responseText: string, correlationId?: string): strin
     fixed = resultRaw.slice(0, close) + (empty ? '' : ',') + '"isError":true' + resultRaw.slice(close)
   }
   // The edge's classification beside the origin's own _meta members (which stay as they are).
-  if (correlationId !== undefined) fixed = withEdgeFailure(fixed, { class: 'tool', code: 'hidden_failure', correlationId })
+  if (correlationId !== undefined)
+    fixed = withEdgeFailure(fixed, {
+      class: 'capability',
+      code: 'hidden_failure',
+      correlationId,
+      agentGuidance: 'The tool reported a failure in its result; read it before calling again.',
+    })
   return responseText.slice(0, span.start) + fixed + responseText.slice(span.end)
 }
 

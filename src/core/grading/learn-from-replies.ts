@@ -52,3 +52,15 @@ export function onToolsCallReply(
   if (c.text === undefined) return { graded: g, row: { outputSchema: 'invalid' } }
   return { graded: { grade: 'tool_error', isError: true, text: c.text }, row: { outputSchema: 'invalid' } }
 }
+
+/**
+ * True when `changed` (a `tools/call` result whose `structuredContent` a result check redacted or
+ * stripped) breaks the tool's `outputSchema` where `original` kept it (`OUTPUT_SCHEMA=off`: never):
+ * such a result is refused rather than relayed broken (guards/apply-reply-guards.ts).
+ */
+export function brokeOutputSchema(ex: Exchange, p: Pending, original: Record<string, unknown>, changed: Record<string, unknown>): boolean {
+  if (ex.deps.config.outputSchema === 'off' || p.method !== 'tools/call' || p.tool === undefined) return false
+  const tool = p.resolved ?? ex.deps.registry.peek(ex.target.id, ex.scope ?? PUBLIC_SCOPE, p.tool)
+  if (checkOutputSchema(changed, tool, 'warn', p.id, ex.era, p.tool).status !== 'invalid') return false
+  return checkOutputSchema(original, tool, 'warn', p.id, ex.era, p.tool).status === 'valid'
+}

@@ -79,6 +79,14 @@ export function checkOutputSchema(
   if (text.length > MAX_TEXT) text = text.slice(0, MAX_TEXT - 1) + '…'
   const replaced: Record<string, unknown> = { content: [{ type: 'text', text }], isError: true }
   if (isModern(era)) replaced.resultType = 'complete'
-  if (correlationId !== undefined) replaced._meta = { [EDGE_FAILURE_KEY]: { class: 'tool', code: 'output_schema_violation', correlationId } }
+  if (correlationId !== undefined)
+    replaced._meta = {
+      [EDGE_FAILURE_KEY]: {
+        class: 'capability',
+        code: 'output_schema_violation',
+        correlationId,
+        agentGuidance: 'The result was withheld because the tool broke its own output schema; do not retry as it is, tell the user.',
+      },
+    }
   return { status: 'invalid', issues, text: resultText(id, replaced) }
 }

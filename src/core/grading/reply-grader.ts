@@ -8,7 +8,7 @@ import { memberText, scanJsonText } from '../jsonrpc/json-scan'
 import { gradeResponse, isResponse } from './grade-reply'
 import type { GradeRow } from '../grade-table'
 import type { SseEndReason } from '../sse/sse-event'
-import { onToolsCallReply, onToolsListReply } from './learn-from-replies'
+import { brokeOutputSchema, onToolsCallReply, onToolsListReply } from './learn-from-replies'
 import { idLabel, originEras, pinBook, type Exchange, type Pending } from '../exchange'
 import { holdToolsList } from '../pinning/apply-pins'
 import { holdInstructions } from '../pinning/instructions-pin'
@@ -103,7 +103,15 @@ export class ReplyGrader {
     }
     // The reply chain (guards/reply-chain.ts): guards that change a result, then guards that judge
     // it, before grading and the output schema judge what the client will get.
-    const guarded = applyReplyGuards(ex, p, msg)
+    const guarded = applyReplyGuards(ex, p, msg, (original, changed) => brokeOutputSchema(ex, p, original, changed))
+    if (guarded?.rpcError) {
+      // A guard standing for a transport bound (MAX_RESULT_TEXT_BYTES): the edge's error, graded as a reply over MAX_REPLY_BYTES is.
+      const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: 'origin_error', code: guarded.rpcError.code, answeredBy: 'edge' }
+      if (p.tool !== undefined) row.tool = p.tool
+      if (ex.originMs !== undefined) row.originMs = ex.originMs
+      ex.row(row)
+      return guarded.text
+    }
     if (guarded) {
       msg = guarded.msg
       source = guarded.text

@@ -10,7 +10,7 @@ import type { EdgeDeps } from '../exchange'
 import { invalidArgsAsToolError, type ProtocolVersion } from '../jsonrpc/versions'
 
 /**
- * Every reason a request guard refuses for, in the order the metrics docs list them, with the
+ * Every reason a guard refuses for (request guards, and the reply guards' codes that end in a denial), in the order the metrics docs list them, with the
  * counter it adds 1 to: `denials` is `mcp_edge_denials_total{reason}` with one `mcp.denied` log
  * line; `pin_blocks` is `mcp_edge_tool_pin_blocks_total{origin,reason}` (tool pinning writes its
  * own `pin.*` lines). The metric help texts and label lists are built from this table.
@@ -22,12 +22,15 @@ export const DENIAL_REASONS = {
   invalid_token: { counter: 'denials', guard: 'token' },
   insufficient_scope: { counter: 'denials', guard: 'tool_scopes' },
   jwks_unavailable: { counter: 'denials', guard: 'token' },
+  secret_in_result: { counter: 'denials', guard: 'result_secrets' },
+  result_check_broke_schema: { counter: 'denials', guard: 'reply_chain' },
   changed: { counter: 'pin_blocks', guard: 'tool_pins' },
   pending: { counter: 'pin_blocks', guard: 'tool_pins' },
   unknown: { counter: 'pin_blocks', guard: 'tool_pins' },
   'pins-unavailable': { counter: 'pin_blocks', guard: 'tool_pins' },
   'malformed-list': { counter: 'pin_blocks', guard: 'tool_pins' },
   'list-omitted': { counter: 'pin_blocks', guard: 'tool_pins' },
+  'instructions-held': { counter: 'pin_blocks', guard: 'tool_pins' },
 } as const satisfies Record<string, { counter: 'denials' | 'pin_blocks'; guard: string }>
 
 /** Why a guard refused: a key of {@link DENIAL_REASONS}. */

@@ -41,6 +41,25 @@ export interface ReplyGuardContext {
   tool?: string
   /** The request id of the POST's log line (`rid`): the `correlationId` of any failure the edge writes. */
   correlationId?: string
+  /**
+   * Tells the edge of one finding (a secret, a hidden character, an oversized text): the caller
+   * (apply-reply-guards.ts) writes one log line and counts it in `mcp_edge_result_findings_total`.
+   * A finding names where and what, never the text found. Absent: findings go nowhere.
+   */
+  report?(finding: ReplyFinding): void
+}
+
+/**
+ * One finding of a reply guard, as logged and counted: which check, what it found (a fixed
+ * category name), what was done, where in the result (`content[0].text`,
+ * `structuredContent.items[2].body`; never the value), and how many times there.
+ */
+export interface ReplyFinding {
+  check: string
+  category: string
+  action: 'audit' | 'redact' | 'block' | 'strip' | 'truncate' | 'error'
+  at: string
+  count: number
 }
 
 /**
@@ -51,7 +70,21 @@ export interface ReplyGuardContext {
  * - `deny`: relay an `isError: true` result in its place, classified `governance` with `code`,
  *   saying `message` (never quoting what was refused).
  */
-export type ReplyVerdict = { kind: 'pass' } | { kind: 'change'; result: Record<string, unknown> } | { kind: 'deny'; code: string; message: string; agentGuidance?: string }
+export type ReplyVerdict =
+  | { kind: 'pass' }
+  | { kind: 'change'; result: Record<string, unknown> }
+  | {
+      kind: 'deny'
+      code: string
+      message: string
+      agentGuidance?: string
+      /**
+       * Answer the id with this JSON-RPC error instead of an `isError` result: for a guard that
+       * stands in for a transport bound (`MAX_RESULT_TEXT_BYTES` with `OVERSIZE_RESULT=error`
+       * answers -31001 as `MAX_REPLY_BYTES` does), graded `origin_error`.
+       */
+      rpcError?: { code: number; message: string; data?: Record<string, unknown> }
+    }
 
 /**
  * One reply guard. `changes` is true for a guard that may return `change` (it runs before every

@@ -7,6 +7,9 @@
  */
 import type { Config } from '../config'
 import type { ReplyGuard, ReplyGuardContext, ReplyVerdict } from './guard'
+import { resultControlGuard } from './result-control'
+import { resultSecretsGuard } from './result-secrets'
+import { oversizeResultGuard } from './oversize-result'
 
 /** The reply guards a configuration builds, in chain order; one list per configuration object. */
 const chains = new WeakMap<Config, readonly ReplyGuard[]>()
@@ -15,7 +18,12 @@ const chains = new WeakMap<Config, readonly ReplyGuard[]>()
  * Each factory returns the guard one setting asks for, or null when its setting is `off`. The
  * factories are listed here in chain order (the one place a reply guard is added).
  */
-const replyGuardFactories: readonly ((config: Config) => ReplyGuard | null)[] = []
+const replyGuardFactories: readonly ((config: Config) => ReplyGuard | null)[] = [
+  // Hidden characters first: a token split by a zero-width character is whole again once stripped.
+  resultControlGuard,
+  resultSecretsGuard,
+  oversizeResultGuard,
+]
 
 /**
  * The reply guards of `config` in chain order (changing guards, then judging ones), built once per

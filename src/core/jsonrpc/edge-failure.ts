@@ -8,27 +8,39 @@
  * members (`io.modelcontextprotocol/toolFailure` included) are never changed: the edge only adds
  * its key. Pure.
  *
- * Classes: `client` (the caller's input is at fault: fix the arguments), `tool` (the tool's result
- * is at fault: the tool server's maintainer fixes it), `governance` (a policy of the edge refused
- * it, as tool pinning's `policy_blocked`).
+ * Classes are the draft's: `capability` (the call cannot succeed as it was made: the caller's
+ * arguments, or a result the tool cannot give in the shape it declares; retrying as it is will not
+ * help), `reliability` (a transient condition; the edge writes none today: its own transient
+ * failures are JSON-RPC errors), `governance` (a policy of the edge refused it: tool pinning's
+ * `policy_blocked`, the result checks' `secret_in_result`). Codes are the draft's where one fits
+ * (`invalid_input`, `policy_blocked`), else the edge's own (`validation_budget`,
+ * `hidden_failure`, `output_schema_violation`, `secret_in_result`, `result_check_broke_schema`).
+ * `agentGuidance`, when set, is one short sentence for the calling model. The draft's own key
+ * (`io.modelcontextprotocol/toolFailure`) belongs to the tool server: relayed as the origin sent
+ * it, never written by the edge.
  */
 import { scanJsonText } from './json-scan'
 
 /** The `_meta` key of the edge's classification (edge-owned: a reverse-DNS prefix of its own). */
 export const EDGE_FAILURE_KEY = 'io.mcp-edge/failure'
 
+/** The behavioural classes of the ToolFailure draft (SEP-3313). */
+export type FailureClass = 'capability' | 'reliability' | 'governance'
+
 /** One classification. */
 export interface EdgeFailure {
-  class: 'client' | 'tool' | 'governance'
-  /** A stable code: `invalid_arguments`, `validation_budget`, `hidden_failure`, `output_schema_violation`, `policy_blocked`, ... */
+  class: FailureClass
+  /** A stable code: `invalid_input`, `validation_budget`, `hidden_failure`, `output_schema_violation`, `policy_blocked`, `secret_in_result`, ... */
   code: string
   /** The request id of the log line (`rid`). */
   correlationId: string
+  /** One short sentence for the calling model on how to go on (never quoting what was refused). */
+  agentGuidance?: string
 }
 
-/** The classification's JSON text. */
+/** The classification's JSON text (members in the order class, code, correlationId, agentGuidance). */
 export function edgeFailureJson(f: EdgeFailure): string {
-  return JSON.stringify({ class: f.class, code: f.code, correlationId: f.correlationId })
+  return JSON.stringify({ class: f.class, code: f.code, correlationId: f.correlationId, ...(f.agentGuidance !== undefined ? { agentGuidance: f.agentGuidance } : {}) })
 }
 
 /**

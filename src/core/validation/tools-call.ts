@@ -243,7 +243,9 @@ type AnswerForm = 'error' | 'result' | 'result-modern'
 
 /**
  * The era's answer to invalid arguments: -32602, or an isError result (see the module comment); `body` gives the JSON without the id.
- * An isError result carries the edge's classification `{ class: "client", code, correlationId }` (jsonrpc/edge-failure.ts).
+ * An isError result carries the edge's classification `{ class: "capability", code, correlationId, agentGuidance }`
+ * (jsonrpc/edge-failure.ts), `code` the ToolFailure draft's `invalid_input` for arguments that fail
+ * the schema, `validation_budget` for arguments too costly to check.
  */
 function invalidArgsAnswer(
   id: RawId,
@@ -258,7 +260,16 @@ function invalidArgsAnswer(
   const asToolError = ctx.config.invalidArgs === 'tool-error' || (ctx.config.invalidArgs === 'auto' && invalidArgsAsToolError(ctx.era) && !taskAugmented)
   const form = asToolError ? (isModern(ctx.era) ? 'result-modern' : 'result') : 'error'
   if (asToolError) {
-    const result = ctx.requestId === undefined ? body(form) : appendEdgeFailure(body(form), { class: 'client', code, correlationId: ctx.requestId })
+    const result =
+      ctx.requestId === undefined
+        ? body(form)
+        : appendEdgeFailure(body(form), {
+            class: 'capability',
+            code: code === 'invalid_arguments' ? 'invalid_input' : code,
+            correlationId: ctx.requestId,
+            agentGuidance:
+              code === 'invalid_arguments' ? "Fix the arguments to match the tool's inputSchema, then call again." : 'Send smaller or simpler arguments, then call again.',
+          })
     return { kind: 'call', id, tool: name, isError: true, text: responseText(id, 'result', result) }
   }
   return { kind: 'call', id, tool: name, code: ErrorCode.InvalidParams, text: responseText(id, 'error', body(form)) }

@@ -43,7 +43,14 @@ describe('checkOutputSchema', () => {
     expect(msg.result).toMatchObject({
       isError: true,
       resultType: 'complete',
-      _meta: { 'io.mcp-edge/failure': { class: 'tool', code: 'output_schema_violation', correlationId: 'rid-1' } },
+      _meta: {
+        'io.mcp-edge/failure': {
+          class: 'capability',
+          code: 'output_schema_violation',
+          correlationId: 'rid-1',
+          agentGuidance: 'The result was withheld because the tool broke its own output schema; do not retry as it is, tell the user.',
+        },
+      },
     })
     expect(msg.result).not.toHaveProperty('structuredContent')
     expect(c.text).toContain('structuredContent.n: must be a number')

@@ -1,9 +1,9 @@
 /** src/core/jsonrpc/edge-failure.ts: the edge's classification added to a result text, an origin's own _meta members kept byte for byte. */
 import { describe, expect, it } from 'vitest'
-import { appendEdgeFailure, withEdgeFailure } from '../../../src/core/jsonrpc/edge-failure'
+import { appendEdgeFailure, edgeFailureJson, withEdgeFailure } from '../../../src/core/jsonrpc/edge-failure'
 
-const F = { class: 'tool', code: 'hidden_failure', correlationId: 'r-1' } as const
-const M = '"io.mcp-edge/failure":{"class":"tool","code":"hidden_failure","correlationId":"r-1"}'
+const F = { class: 'capability', code: 'hidden_failure', correlationId: 'r-1' } as const
+const M = '"io.mcp-edge/failure":{"class":"capability","code":"hidden_failure","correlationId":"r-1"}'
 
 describe('withEdgeFailure', () => {
   it('appends _meta when the result has none', () => {
@@ -18,6 +18,10 @@ describe('withEdgeFailure', () => {
   })
   it('leaves a _meta that is not an object alone', () => {
     expect(withEdgeFailure('{"isError":true,"_meta":"text"}', F)).toBe('{"isError":true,"_meta":"text"}')
+  })
+  it("classes are the ToolFailure draft's; agentGuidance is written after correlationId when given", () => {
+    const g = { class: 'governance', code: 'secret_in_result', correlationId: 'r-2', agentGuidance: 'Ask the user.' } as const
+    expect(edgeFailureJson(g)).toBe('{"class":"governance","code":"secret_in_result","correlationId":"r-2","agentGuidance":"Ask the user."}')
   })
   it('appendEdgeFailure: the same for an own result without scanning', () => {
     expect(appendEdgeFailure('{"content":[],"isError":true}', F)).toBe(withEdgeFailure('{"content":[],"isError":true}', F))
