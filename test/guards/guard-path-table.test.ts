@@ -46,7 +46,39 @@ const SETTINGS = {
   TOOL_PINNING: 'enforce',
   ADMIN_TOKEN: ADMIN,
   ORIGIN_AUTHORIZATION: ORIGIN_CREDENTIAL,
+  RESULT_CONTROL: 'strip',
+  RESULT_SECRETS: 'redact',
+  MAX_RESULT_TEXT_BYTES: '4096',
+  OVERSIZE_RESULT: 'truncate',
 }
+
+/** A GitHub token shape the secret scan knows (random, not a real token). */
+const GITHUB_TOKEN = 'ghp_' + 'aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5'
+/** `echo` with `say:<text>` makes the origins (json, sse) return `<text>` as the result (see beforeAll). */
+const say = (text: string) => ({ text: `say:${text}` })
+const NO_RESULT_ON_PULL = 'the pull is a tools/list: the result checks judge what a tools/call returns'
+const NO_RESULT_ON_REFRESH = 'the refresh is a tools/list pull: the result checks judge what a tools/call returns'
+const NO_RESULT_ON_GET = "the GET stream is relayed chunk for chunk and carries no tools/call result (results come on the POST's answer)"
+/** The text of the first message's first content item, on a JSON or SSE answer, single or batch. */
+const resultTextOf = (a: { text: string; json: any }, id: number): string => {
+  const msgs = Array.isArray(a.json) ? a.json : a.json ? [a.json] : messages(a.text)
+  return msgs.find((m: any) => m.id === id).result.content[0].text
+}
+/** One row of a result check: the same call on the three answer paths, each showing the check's change. */
+const resultRow = (guard: string, input: string, check: (text: string, w: World) => void | Promise<void>): Record<Path, Cell> => ({
+  single: { acts: async (w) => check(resultTextOf(await w.post('json', call(1, 'echo', say(input)), await w.token(`${guard}-single-${w.runtime}`)), 1), w) },
+  batch: {
+    async acts(w) {
+      const a = await w.post('json', [call(1, 'echo'), call(2, 'echo', say(input))], await w.token(`${guard}-batch-${w.runtime}`))
+      expect(resultTextOf(a, 1)).toBe('called echo')
+      await check(resultTextOf(a, 2), w)
+    },
+  },
+  sse: { acts: async (w) => check(resultTextOf(await w.post('sse', call(1, 'echo', say(input)), await w.token(`${guard}-sse-${w.runtime}`)), 1), w) },
+  pull: { na: NO_RESULT_ON_PULL },
+  refresh: { na: NO_RESULT_ON_REFRESH },
+  getStream: { na: NO_RESULT_ON_GET },
+})
 
 /** What one cell's assertion may use. */
 interface World {
@@ -339,6 +371,13 @@ const TABLE: Record<string, Record<Path, Cell>> = {
     refresh: { na: 'the refresh carries no arguments: it refills what argument validation reads' },
     getStream: { na: 'a GET carries no call and no arguments' },
   },
+  result_control: resultRow('result_control', 'a\u001b[31mred\u001b[0m\u202eb\u200bc', (text) => expect(text).toBe('aredbc')),
+  result_secrets: resultRow('result_secrets', `token ${GITHUB_TOKEN} end`, (text) => expect(text).toBe('token [REDACTED:github_token] end')),
+  oversize_result: resultRow('oversize_result', 'h'.repeat(3000) + 't'.repeat(3000), (text) => {
+    expect(text.length).toBeLessThan(4200)
+    expect(text.startsWith('hhh')).toBe(true)
+    expect(text.endsWith('ttt')).toBe(true)
+  }),
 }
 
 describe.each(RUNTIMES)('the guard × path table on $name', ({ name, start }) => {
@@ -359,6 +398,7 @@ describe.each(RUNTIMES)('the guard × path table on $name', ({ name, start }) =>
     sse = await startChangingOrigin(copy(), false)
     pulled = await startChangingOrigin(copy(), true)
     for (const o of [json, sse, pulled]) o.state.recordArgs = true
+    for (const o of [json, sse]) o.state.resultText = (_name, args) => (typeof args.text === 'string' && args.text.startsWith('say:') ? args.text.slice(4) : undefined)
     scripted = await startScriptedOrigin()
     scripted.handle((r, res) => {
       if (r.method === 'GET') {

@@ -22,6 +22,8 @@ export interface ChangingOrigin {
     tools: Tool[]
     /** Tool names called, with the argument names sent (`echo(text,exfil)`) when `recordArgs` is set. */
     calls: string[]
+    /** The text of a call's result, when set and it returns a string (else `called <name>`). */
+    resultText?: (name: string, args: Record<string, unknown>) => string | undefined
     pageSize: number
     /** Extra members of the list result of page `page` (0 first), e.g. `{ cacheScope: 'private' }`. */
     listExtra?: (page: number) => Record<string, unknown>
@@ -48,7 +50,7 @@ export async function startChangingOrigin(tools: Tool[], json = true): Promise<C
     })
     server.setRequestHandler(CallToolRequestSchema, (r) => {
       state.calls.push(state.recordArgs ? `${r.params.name}(${Object.keys(r.params.arguments ?? {}).join(',')})` : r.params.name)
-      return { content: [{ type: 'text', text: `called ${r.params.name}` }] }
+      return { content: [{ type: 'text', text: state.resultText?.(r.params.name, r.params.arguments ?? {}) ?? `called ${r.params.name}` }] }
     })
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json })
     res.on('close', () => void transport.close())
