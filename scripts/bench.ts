@@ -50,7 +50,7 @@ import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
 import { load, measure, originStats, setMinAnswers, setSettleMs, settledOriginCalls, type Run, type Target } from './bench/load'
 import { findNginx, startNginx } from './bench/nginx'
-import { ask, buildRunners, children, CORES, killAll, PINNING, pinSelf, ROOT, startChild, SUPPORT, UNDER_TEST, type Child } from './bench/processes'
+import { ask, buildRunners, children, CORES, killAll, PINNING, pinSelf, ROOT, startChild, SUPPORT, UNDER_TEST, workerdPid, type Child } from './bench/processes'
 import { makeDeepTool, makeTool, SSE_EVENTS, TOOLS, type BenchTool } from './bench/schemas'
 import { clock, fmt, growth, mark, median, signed, spread, table } from './bench/stats'
 import { inspector, selfTimes, type Profile } from './bench/cpu-profile'
@@ -619,6 +619,9 @@ async function main(): Promise<void> {
   const honoUrl = `http://127.0.0.1:${hono.ready.port}`
   const edgeUrl = `http://127.0.0.1:${edge.ready.port}/mcp`
   const pidOf = (c: { proc: ChildProcess }) => () => c.proc.pid ?? null
+  // The workerd rows count workerd's tree, not the Miniflare host that drains its stdout (workerdPid says why).
+  const workerdProc = workerdPid(worker.proc.pid!)
+  const workerdOnly = () => workerdProc
   const valid12 = single(TOOL12, TOOL12.valid)
   const invalid12 = single(TOOL12, TOOL12.invalid)
   const nodeInvalid12 = single(TOOL12, TOOL12.invalid, NODE_REJECTED_ID)
@@ -654,18 +657,18 @@ async function main(): Promise<void> {
     S('hono', 'Hono floor: Hono + @hono/node-server + undici `request` (context)', `${honoUrl}/mcp`, valid12, pidOf(hono), expectResult),
     S('valid', 'edge, valid call (12 properties), forwarded, small reply', edgeUrl, valid12, pidOf(edge), expectResult),
     S('invalid', 'edge, invalid call (12 properties), answered locally', edgeUrl, nodeInvalid12, pidOf(edge), expectInvalid, { originPerRequest: 0 }),
-    S('bareWorker', 'bare Worker: `fetch` only, same workerd (context)', `${worker.ready.bareUrl}/mcp`, valid12, pidOf(worker), expectResult),
-    S('wparse', 'Workers parse floor: a bare Worker that decodes and parses the request and the reply', `${worker.ready.parseUrl}/mcp`, valid12, pidOf(worker), expectResult),
+    S('bareWorker', 'bare Worker: `fetch` only, same workerd (context)', `${worker.ready.bareUrl}/mcp`, valid12, workerdOnly, expectResult),
+    S('wparse', 'Workers parse floor: a bare Worker that decodes and parses the request and the reply', `${worker.ready.parseUrl}/mcp`, valid12, workerdOnly, expectResult),
     S(
       'wvalidating',
       'Workers validating floor: the Workers parse floor + @cfworker/json-schema on the arguments',
       `${worker.ready.validateUrl}/mcp`,
       valid12,
-      pidOf(worker),
+      workerdOnly,
       expectResult
     ),
-    S('wvalid', 'edge Worker, valid call (12 properties), forwarded, small reply', worker.ready.url, valid12, pidOf(worker), expectResult),
-    S('winvalid', 'edge Worker, invalid call (12 properties), answered locally', worker.ready.url, invalid12, pidOf(worker), expectInvalid, { originPerRequest: 0 }),
+    S('wvalid', 'edge Worker, valid call (12 properties), forwarded, small reply', worker.ready.url, valid12, workerdOnly, expectResult),
+    S('winvalid', 'edge Worker, invalid call (12 properties), answered locally', worker.ready.url, invalid12, workerdOnly, expectInvalid, { originPerRequest: 0 }),
   ]
   for (const s of core) await preflight(s, originBase)
   const runs = await runRounds('main scenarios', core, originBase, plan, P.warmupS)
@@ -733,9 +736,9 @@ async function main(): Promise<void> {
       await axis(
         a,
         P.textBytes.flatMap((b) => [
-          S(`bare:${b}`, `bare Worker, ${kb(b)} text reply`, `${worker.ready.bareUrl}/text/${b}`, valid12, pidOf(worker), expectText(b)),
-          S(`wparse:${b}`, `Workers parse floor, ${kb(b)} text reply`, `${worker.ready.parseUrl}/text/${b}`, valid12, pidOf(worker), expectText(b)),
-          S(`edge:${b}`, `edge Worker, ${kb(b)} text reply`, `${worker.ready.url}/${textName(b)}`, valid12, pidOf(worker), expectText(b)),
+          S(`bare:${b}`, `bare Worker, ${kb(b)} text reply`, `${worker.ready.bareUrl}/text/${b}`, valid12, workerdOnly, expectText(b)),
+          S(`wparse:${b}`, `Workers parse floor, ${kb(b)} text reply`, `${worker.ready.parseUrl}/text/${b}`, valid12, workerdOnly, expectText(b)),
+          S(`edge:${b}`, `edge Worker, ${kb(b)} text reply`, `${worker.ready.url}/${textName(b)}`, valid12, workerdOnly, expectText(b)),
         ])
       )
     } else {
@@ -1304,7 +1307,7 @@ function render(r: Report): string {
         String([`wparse:${b}`, `bare:${b}`, `edge:${b}`].reduce((n, k) => n + Number(m.errors(k)), 0)),
       ])
       sections.push(
-        `### Reply size on workerd (valid call, 12 properties, text replies; the Workers parse floor, the bare Worker and the edge Worker in the same workerd; CPU: the Miniflare host and workerd's whole tree)\n\n` +
+        `### Reply size on workerd (valid call, 12 properties, text replies; the Workers parse floor, the bare Worker and the edge Worker in the same workerd; CPU: workerd's process tree)\n\n` +
           table(
             [
               'row',
@@ -1440,7 +1443,7 @@ ${shortRun}What the edge costs next to the limits this machine runs, as CPU per 
 - load average at start ${r.loadStart}, at end ${r.loadEnd}
 - pinning: ${PINNING}
 - ${P.rounds} alternating round(s) of ${P.durationS} s per scenario after a ${P.warmupS} s warm-up each (${P.axisWarmupS} s for the axes); ${P.connections} connections unless a row says otherwise; figures are medians over rounds, spread is min–max; ratios and differences are medians of per-round ratios and differences
-- CPU: user + system time of the process under test (whole process tree for workerd and nginx) over the 2xx replies of the run; latency: every 2xx reply's time as autocannon measures it, percentiles from the raw list
+- CPU: user + system time of the process under test (the workerd process tree for the workerd rows, without the Miniflare host that drains its log lines; master and worker for nginx) over the 2xx replies of the run; latency: every 2xx reply's time as autocannon measures it, percentiles from the raw list
 - axes run: ${axesRun.join(', ') || 'none'}
 
 ## Targets

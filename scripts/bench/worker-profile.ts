@@ -32,7 +32,7 @@ import { build } from 'esbuild'
 import { buildWorkerBundle, WORKER_BUILD } from '../../test/helpers/build-worker'
 import { inspector, type Profile, type ProfileNode } from './cpu-profile'
 import { load } from './load'
-import { buildRunners, cpuUs, PINNING, pinSelf, ROOT, startChild, SUPPORT, UNDER_TEST } from './processes'
+import { buildRunners, cpuUs, PINNING, pinSelf, ROOT, startChild, SUPPORT, UNDER_TEST, workerdPid } from './processes'
 import { TOOLS } from './schemas'
 import { fmt, median, table } from './stats'
 
@@ -141,19 +141,6 @@ interface Side {
   runtimePid: number
   inspectorPort: number
   stop(): Promise<void>
-}
-
-/** Descendants of `pid` whose command is `workerd` (Miniflare's runtime process). */
-function workerdPid(pid: number): number {
-  const kids = (p: number): number[] =>
-    readdirSync(`/proc/${p}/task`).flatMap((t) => readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number))
-  const queue = kids(pid)
-  while (queue.length) {
-    const p = queue.shift()!
-    if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd') return p
-    queue.push(...kids(p))
-  }
-  throw new Error('no workerd under the worker process')
 }
 
 /**
