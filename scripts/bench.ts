@@ -551,6 +551,8 @@ async function main(): Promise<void> {
   for (const a of AXES) plan.add(roundsS(axisRuns[a], P.axisWarmupS) + (a === 'tools' ? [1, ...P.toolCounts].reduce((s, n) => s + seedS(n) + 1, 0) : 0))
   const memoryPlanS = 2 + (AXES.includes('reply') ? 0 : runS(P.memoryWarmS) + runS(P.durationS)) + 3 * runS(P.memoryWarmS) /* the warm-up: 2-4 steps seen */ + P.memoryS + 3
   plan.add(P.coldRepeats * 2 * 3 + (12 * P.microMs) / 1000 + 2 + memoryPlanS + 4)
+  // --profile: at most one profiled run per target of an edge scenario (12), when every one is missed.
+  if (flags.profile) plan.add(12 * runS(P.durationS))
   process.stderr.write(
     `bench: ${COMMAND}: ${P.rounds} round(s) of ${P.durationS} s runs, axes: ${AXES.join(', ') || 'none'}; nginx: ${nginxBin ? nginxBin.version : 'not installed'}.\n` +
       `bench: this run will take about ${clock(plan.totalS)} (m:ss).\n`
