@@ -78,6 +78,38 @@ export const CASES: Record<string, (signal: AbortSignal, env: Env) => Promise<un
   decoderNew: () => new TextDecoder().decode(BODY),
   decoderShared: () => shared.decode(BODY),
   fetchArrayBuffer: async (_s, env) => new Uint8Array(await (await fetch(env.ORIGIN, { method: 'POST', body: '{}' })).arrayBuffer()),
+  /** The origin call as the edge's client makes it (src/adapters/workers/fetch-origin-client.ts): timer, linked signal, header record. */
+  fetchEdgeShape: async (signal, env) => {
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(), 30_000)
+    const onAbort = () => controller.abort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    const res = await fetch(env.ORIGIN, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: new TextEncoder().encode('{}'),
+      signal: controller.signal,
+    })
+    const headers: Record<string, string> = {}
+    res.headers.forEach((v, k) => (headers[k] = v))
+    const bytes = new Uint8Array(await res.arrayBuffer())
+    clearTimeout(timer)
+    signal.removeEventListener('abort', onAbort)
+    return bytes
+  },
+  /** A bare fetch with only an AbortController's signal added. */
+  fetchWithSignal: async (_s, env) => new Uint8Array(await (await fetch(env.ORIGIN, { method: 'POST', body: '{}', signal: new AbortController().signal })).arrayBuffer()),
+  /** A bare fetch with only the edge's three request headers added. */
+  fetchWithHeaders: async (_s, env) =>
+    new Uint8Array(
+      await (
+        await fetch(env.ORIGIN, {
+          method: 'POST',
+          body: '{}',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        })
+      ).arrayBuffer()
+    ),
   fetchReadAtLeast: async (_s, env) => {
     const res = await fetch(env.ORIGIN, { method: 'POST', body: '{}' })
     return readAtLeast(res, Number(res.headers.get('content-length')))
