@@ -1063,7 +1063,10 @@ async function profileMisses(o: {
       .slice(0, PROFILE_TOP)
       .map((f) => `\`${f.frame}\` ${Math.round(f.share * 100)}%`)
       .join(', ')
-    const text = `profile (${at.runtime === 'node' ? 'Node edge' : 'edge Worker isolate'}, ${fmt(busyUs / Math.max(1, calls), 1)} µs of samples per call): ${top}`
+    // workerd's console.log costs 100-1,000 µs per call while an inspector is attached (about 7
+    // without): the log line's frame (`finish`, or the logger) reads far above its real cost.
+    const inflated = at.runtime === 'workerd' ? '; the log line (`finish`, the logger) is inflated while the inspector is attached, see docs/performance.md "Workers"' : ''
+    const text = `profile (${at.runtime === 'node' ? 'Node edge' : 'edge Worker isolate'}, ${fmt(busyUs / Math.max(1, calls), 1)} µs of samples per call): ${top}${inflated}`
     done.set(where, text)
     out.set(t.id, text)
   }
