@@ -23,16 +23,32 @@
  * value each). A request body that does not parse is answered 400 without the origin; a reply
  * that does not parse cuts the client's connection (the bench origin sends neither).
  *
+ * `BARE_VALIDATE=1` (implies `BARE_PARSE=1`): the validating floor (docs/performance.md, "The
+ * floors"), the limit of the product itself: the parse floor, plus the arguments of every
+ * `tools/call` validated with ajv against the tool's schema (`BENCH_TOOLS`, a JSON array of MCP
+ * tool entries, each schema compiled once at start), plus one JSON log line per POST on stdout
+ * (the lines of one event-loop turn written together, as the edge's batched logger does; the
+ * bench points stdout at /dev/null). A POST holding a call whose arguments fail is answered
+ * -32602 for each failing id without the origin (the bench sends no mixed batch).
+ *
  * Reports `{ port }` over IPC when listening; exits when the parent disconnects.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { StringDecoder } from 'node:string_decoder'
+import { Ajv, type ValidateFunction } from 'ajv'
 import { Pool, type Dispatcher } from 'undici'
 
 const base = process.env.ORIGIN_BASE!
 const batchWrites = (process.env.BARE_WRITES ?? 'batch') !== 'direct'
-const parse = process.env.BARE_PARSE === '1'
+const validate = process.env.BARE_VALIDATE === '1'
+const parse = validate || process.env.BARE_PARSE === '1'
+/** `BARE_VALIDATE=1`: each tool's arguments validator, compiled once at start (ajv's usual options for a gateway: every error, no strict mode). */
+const validators = new Map<string, ValidateFunction>()
+if (validate) {
+  const ajv = new Ajv({ allErrors: true, strict: false })
+  for (const t of JSON.parse(process.env.BENCH_TOOLS ?? '[]') as { name: string; inputSchema: object }[]) validators.set(t.name, ajv.compile(t.inputSchema))
+}
 const pool = new Pool(base, { connections: 256, pipelining: 1, keepAliveTimeout: 10_000 })
 const ANSWER = Buffer.from('{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params"}}')
 const ANSWER_HEAD = { 'content-type': 'application/json', 'content-length': String(ANSWER.length) }
@@ -49,6 +65,47 @@ const flush = (): void => {
 function later(write: () => void): void {
   if (!batchWrites) return write()
   if (pending.push(write) === 1) setImmediate(flush)
+}
+
+/** `BARE_VALIDATE=1`: log lines not yet written; the lines of one event-loop turn go out in one write. */
+let logLines = ''
+const flushLog = (): void => {
+  const text = logLines
+  logLines = ''
+  process.stdout.write(text)
+}
+/** One JSON log line per POST: when, the calls it held (id, tool, arguments valid), the status and the bytes answered. */
+function logLine(t0: number, calls: LoggedCall[], status: number, bytes: number): void {
+  if (logLines === '') setImmediate(flushLog)
+  logLines += `${JSON.stringify({ ts: new Date().toISOString(), calls, status, bytes, ms: Math.round((performance.now() - t0) * 1000) / 1000 })}\n`
+}
+
+interface LoggedCall {
+  id: unknown
+  tool: string
+  valid: boolean
+}
+
+/**
+ * The `tools/call`s of a parsed request with their arguments checked against the tool's compiled
+ * schema (a tool without one passes, as an unknown tool is the origin's to answer).
+ */
+function checkCalls(msg: unknown): LoggedCall[] {
+  const calls: LoggedCall[] = []
+  for (const m of Array.isArray(msg) ? msg : [msg]) {
+    if (m === null || typeof m !== 'object' || (m as { method?: unknown }).method !== 'tools/call') continue
+    const params = (m as { params?: { name?: unknown; arguments?: unknown } }).params
+    const tool = typeof params?.name === 'string' ? params.name : ''
+    const check = validators.get(tool)
+    calls.push({ id: (m as { id?: unknown }).id ?? null, tool, valid: check === undefined || check(params?.arguments ?? {}) })
+  }
+  return calls
+}
+
+/** The -32602 answer of the calls that failed (one object, or an array for a batch). */
+function invalidAnswer(msg: unknown, calls: LoggedCall[]): Buffer {
+  const errors = calls.filter((c) => !c.valid).map((c) => ({ jsonrpc: '2.0', id: c.id, error: { code: -32602, message: `Invalid arguments for tool ${c.tool}` } }))
+  return Buffer.from(JSON.stringify(Array.isArray(msg) ? errors : errors[0]))
 }
 
 /**
@@ -96,7 +153,14 @@ class Relay implements Dispatcher.DispatchHandler {
   /** `BARE_PARSE=1`: the events of an SSE reply being parsed; a JSON reply is held whole instead. */
   private sse: SseEvents | undefined
 
-  constructor(private readonly res: ServerResponse) {}
+  /** `calls`/`t0`: what the log line of this POST says (`BARE_VALIDATE=1`), null otherwise. */
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly calls: LoggedCall[] | null = null,
+    private readonly t0 = 0
+  ) {}
+
+  private bytes = 0
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller
@@ -115,6 +179,7 @@ class Relay implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.bytes += chunk.length
     if (parse) {
       if (this.sse === undefined) {
         // A JSON reply is parsed whole before any of it is written, as a grading proxy must.
@@ -162,6 +227,7 @@ class Relay implements Dispatcher.DispatchHandler {
         return void this.res.destroy()
       }
     }
+    if (this.calls) logLine(this.t0, this.calls, this.head![0], this.bytes)
     if (this.streaming) return void this.res.end()
     const [status, h] = this.head!
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
@@ -190,16 +256,24 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
   const chunks: Buffer[] = []
   req.on('data', (c: Buffer) => chunks.push(c))
   req.on('end', () => {
+    const t0 = validate ? performance.now() : 0
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    let msg: unknown
     if (parse) {
       try {
-        JSON.parse(body.toString('utf8'))
+        msg = JSON.parse(body.toString('utf8'))
       } catch {
         return void res.writeHead(400, PARSE_ERROR_HEAD).end(PARSE_ERROR)
       }
     }
     if (req.url === '/answer') return later(() => res.writeHead(200, ANSWER_HEAD).end(ANSWER))
-    const relay = new Relay(res)
+    const calls = validate ? checkCalls(msg) : null
+    if (calls?.some((c) => !c.valid)) {
+      const answer = invalidAnswer(msg, calls)
+      logLine(t0, calls, 200, answer.length)
+      return later(() => res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(answer.length) }).end(answer))
+    }
+    const relay = new Relay(res, calls, t0)
     res.once('close', () => {
       if (!res.writableFinished) relay.abort()
     })

@@ -57,6 +57,25 @@ function tree(pid: number): number[] {
 }
 
 /**
+ * The workerd process under a Miniflare host `pid` (its descendant whose command is `workerd`):
+ * the process tree whose CPU the workerd rows count. The host's own CPU is left out: it drains
+ * workerd's stdout (every `console.log` line of the Worker) through Node streams, work a deployed
+ * Worker never pays (about 190 µs per edge call in a loaded loop run, scripts/bench/worker-profile.ts).
+ * @throws Error when there is none
+ */
+export function workerdPid(pid: number): number {
+  const kids = (p: number): number[] =>
+    readdirSync(`/proc/${p}/task`).flatMap((t) => readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number))
+  const queue = kids(pid)
+  while (queue.length) {
+    const p = queue.shift()!
+    if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd') return p
+    queue.push(...kids(p))
+  }
+  throw new Error('no workerd under the worker process')
+}
+
+/**
  * CPU time of one process in ns from the scheduler's own account, `/proc/<pid>/task/<tid>/schedstat`
  * (first field: time on a CPU, in ns) summed over its threads; null where the kernel has no
  * schedstat. `/proc/<pid>/stat`'s utime + stime count whole clock ticks (10 ms at CLK_TCK 100):

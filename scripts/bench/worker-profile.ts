@@ -28,11 +28,11 @@
 import { copyFileSync, readdirSync, readFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { WebSocket } from 'undici'
 import { build } from 'esbuild'
 import { buildWorkerBundle, WORKER_BUILD } from '../../test/helpers/build-worker'
+import { inspector, type Profile, type ProfileNode } from './cpu-profile'
 import { load } from './load'
-import { buildRunners, cpuUs, PINNING, pinSelf, ROOT, startChild, SUPPORT, UNDER_TEST } from './processes'
+import { buildRunners, cpuUs, PINNING, pinSelf, ROOT, startChild, SUPPORT, UNDER_TEST, workerdPid } from './processes'
 import { TOOLS } from './schemas'
 import { fmt, median, table } from './stats'
 
@@ -141,19 +141,6 @@ interface Side {
   runtimePid: number
   inspectorPort: number
   stop(): Promise<void>
-}
-
-/** Descendants of `pid` whose command is `workerd` (Miniflare's runtime process). */
-function workerdPid(pid: number): number {
-  const kids = (p: number): number[] =>
-    readdirSync(`/proc/${p}/task`).flatMap((t) => readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number))
-  const queue = kids(pid)
-  while (queue.length) {
-    const p = queue.shift()!
-    if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd') return p
-    queue.push(...kids(p))
-  }
-  throw new Error('no workerd under the worker process')
 }
 
 /**
@@ -394,48 +381,6 @@ if (sides.length > 1) {
 
 // ---------------------------------------------------------------------------------------------
 // Profiles (Chrome DevTools Protocol over workerd's inspector)
-
-interface ProfileNode {
-  id: number
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }
-  hitCount?: number
-  children?: number[]
-}
-interface Profile {
-  nodes: ProfileNode[]
-  startTime: number
-  endTime: number
-  samples: number[]
-  timeDeltas: number[]
-}
-
-/** One inspector session on a worker: `send` a CDP method, resolve with its result. */
-async function inspector(port: number, workerName: string): Promise<{ send(method: string, params?: object): Promise<unknown>; close(): void }> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/core:user:${workerName}`)
-  await new Promise<void>((res, rej) => {
-    ws.addEventListener('open', () => res())
-    ws.addEventListener('error', (e) => rej(new Error(`inspector ${workerName}: ${String((e as { message?: string }).message ?? e.type)}`)))
-  })
-  let next = 1
-  const pending = new Map<number, { res(v: unknown): void; rej(e: Error): void }>()
-  ws.addEventListener('message', (e) => {
-    const m = JSON.parse(String(e.data)) as { id?: number; result?: unknown; error?: { message: string } }
-    if (m.id === undefined) return
-    const p = pending.get(m.id)
-    pending.delete(m.id)
-    if (m.error) p?.rej(new Error(m.error.message))
-    else p?.res(m.result)
-  })
-  return {
-    send: (method, params = {}) =>
-      new Promise((res, rej) => {
-        const id = next++
-        pending.set(id, { res, rej })
-        ws.send(JSON.stringify({ id, method, params }))
-      }),
-    close: () => ws.close(),
-  }
-}
 
 /**
  * The stages of the edge Worker's path: inclusive time of the first frame (outermost on the

@@ -8,13 +8,15 @@
  * Variables: every `EDGE_*` environment variable becomes a Worker var without the prefix.
  *
  * The same workerd also runs the bare Worker (`BENCH_BARE_WORKER`, scripts/bench/bare-worker.ts)
- * on the route `127.0.0.1/bare*`, forwarding to `BENCH_ORIGIN_BASE`: the floor of every workerd
- * scenario, behind the same Miniflare entry as the edge.
+ * three times, forwarding to `BENCH_ORIGIN_BASE` behind the same Miniflare entry as the edge: on
+ * the route `127.0.0.1/bare*` as is (context), on `127.0.0.1/floor-parse/*` as the Workers parse
+ * floor and on `127.0.0.1/floor-validate/*` as the Workers validating floor (with `BENCH_TOOLS`).
  * `BENCH_LOOP` (the bundle of scripts/bench/worker-loop.ts) runs the edge inside that loop Worker
  * (the edge bundle as its module `./edge.js`), for CPU per call measured inside the isolate.
  * `BENCH_INSPECTOR_PORT` opens workerd's inspector on that port (Chrome DevTools Protocol, one
  * WebSocket per worker at `/core:user:<name>`: scripts/bench/worker-profile.ts takes CPU profiles there).
- * IPC: sends `{ url, bareUrl }` when ready (`bareUrl` ends in `/bare`; append the origin path).
+ * IPC: sends `{ url, bareUrl, parseUrl, validateUrl }` when ready (the floors' URLs end in their
+ * prefix; append the origin path).
  */
 import { Miniflare } from 'miniflare'
 import { readFileSync } from 'node:fs'
@@ -52,6 +54,19 @@ const mf = new Miniflare({
             bindings: { ORIGIN_BASE: process.env.BENCH_ORIGIN_BASE ?? '', BARE_BODY: process.env.BENCH_BARE_BODY ?? 'whole' },
             routes: ['127.0.0.1/bare*'],
           },
+          ...(
+            [
+              ['parse', '/floor-parse'],
+              ['validate', '/floor-validate'],
+            ] as const
+          ).map(([mode, prefix]) => ({
+            name: `floor-${mode}`,
+            modules: true,
+            scriptPath: bare,
+            compatibilityDate: '2026-04-20',
+            bindings: { ORIGIN_BASE: process.env.BENCH_ORIGIN_BASE ?? '', BARE_BODY: mode, PREFIX: prefix, TOOLS: process.env.BENCH_TOOLS ?? '[]' },
+            routes: [`127.0.0.1${prefix}/*`],
+          })),
         ]
       : []),
   ],
@@ -76,7 +91,12 @@ for (const key of await scratchKv.keys()) {
   delete record.fetchedAt
   await kv.put(key, JSON.stringify(record))
 }
-process.send!({ url: new URL('/mcp', base).toString(), bareUrl: new URL('/bare', base).toString() })
+process.send!({
+  url: new URL('/mcp', base).toString(),
+  bareUrl: new URL('/bare', base).toString(),
+  parseUrl: new URL('/floor-parse', base).toString(),
+  validateUrl: new URL('/floor-validate', base).toString(),
+})
 process.on('disconnect', () => {
   void mf.dispose().finally(() => process.exit(0))
 })
