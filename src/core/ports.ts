@@ -252,6 +252,8 @@ export interface EdgeMetrics {
   setToolPins?(origin: string, state: 'approved' | 'changed' | 'pending' | 'removed', n: number): void
   /** `mcp_edge_tool_pin_blocks_total{origin,reason}`: one call or list refused, or a list with tools left out, by tool pinning. Optional. */
   countPinBlock?(origin: string, reason: string): void
+  /** `mcp_edge_virtual_origin_left_out_total{server,origin}`: an origin of a virtual server left out of a merged list, a session or a call (docs/virtual-servers.md). Optional. */
+  countVirtualLeftOut?(server: string, origin: string): void
   /** The Prometheus text exposition (format 0.0.4). */
   render(): Promise<string>
   /** The Content-Type of {@link render}'s text. */

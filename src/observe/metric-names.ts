@@ -42,6 +42,11 @@ export const SERIES = {
     help: 'Tool pinning refusals per origin and reason: calls (changed, pending, unknown, pins-unavailable), lists refused (pins-unavailable, malformed-list) and lists relayed with tools left out (list-omitted).',
     labels: ['origin', 'reason'],
   },
+  virtualLeftOut: {
+    name: 'mcp_edge_virtual_origin_left_out_total',
+    help: 'Times an origin of a virtual server was left out (down, or past its timeout) of a merged tool list, a session or a routed call, per virtual server and origin.',
+    labels: ['server', 'origin'],
+  },
 } as const
 
 /** Registry counters (the tool registry's `stats`), read at scrape time. */

@@ -129,6 +129,7 @@ export abstract class MetricState implements EdgeMetrics {
   private readonly denials = new Family(SERIES.denials)
   private readonly toolPins = new Family(SERIES.toolPins)
   private readonly pinBlocks = new Family(SERIES.pinBlocks)
+  private readonly virtualLeftOut = new Family(SERIES.virtualLeftOut)
   private readonly edgeSeconds = new OriginHistogram(SERIES.edgeSeconds, EDGE_SECONDS_BUCKETS)
   private readonly originSeconds = new OriginHistogram(SERIES.originSeconds, ORIGIN_SECONDS_BUCKETS)
 
@@ -174,6 +175,10 @@ export abstract class MetricState implements EdgeMetrics {
     this.pinBlocks.add(origin + '\u0000' + reason, 1, origin, reason)
   }
 
+  countVirtualLeftOut(server: string, origin: string): void {
+    this.virtualLeftOut.add(server + '\u0000' + origin, 1, server, origin)
+  }
+
   /** The `mcp_edge_grades_total` count of one series (0 when never counted): for tests and embedders. */
   get(origin: string, tool: string | undefined, grade: string): number {
     return this.grades.value(origin + '\u0000' + toolLabel(tool) + '\u0000' + grade)
@@ -192,6 +197,7 @@ export abstract class MetricState implements EdgeMetrics {
     () => this.denials.snapshot('counter'),
     () => this.toolPins.snapshot('gauge'),
     () => this.pinBlocks.snapshot('counter'),
+    () => this.virtualLeftOut.snapshot('counter'),
     ...REGISTRY_SERIES.map((r) => (): FamilySnapshot => ({
       name: r.name,
       help: r.help,
