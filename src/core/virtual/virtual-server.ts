@@ -21,6 +21,9 @@ import type { AccessIdentity } from '../access/bearer'
 import type { Config, VirtualServerSetting } from '../config'
 import { handlePost, originTarget } from '../pipeline'
 import { pullOriginTools } from '../call-context'
+import type { PulledToolList } from '../forwarding/tool-list-pull'
+import { holdToolsList } from '../pinning/apply-pins'
+import { identityScopeKey, listScope, privateScope } from '../validation/caller-scope'
 import { unknownToolAnswer } from '../validation/tools-call'
 import { readSseEvents } from '../sse/read-sse-events'
 import { originCause } from '../observe/origin-cause'
@@ -326,7 +329,7 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
         const target = targetOf(ask, o)
         const conn = await sharedConnection(ask.deps, target, ask.authorization)
         const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
-        return { origin: o, tools: pulled.tools }
+        return { origin: o, tools: await pinnedTools(ask, o, pulled) }
       })
     )
     const ok: OriginTools[] = []
@@ -367,9 +370,40 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
   return p
 }
 
+/**
+ * An origin's pulled list as tool pinning lets it through (pinning/apply-pins.ts `holdToolsList`,
+ * the same gate as a list relayed on `<mount>/<origin>`): `audit` records it and keeps every
+ * tool, `enforce` leaves out the tools not approved. A list the pins refuse as a whole leaves the
+ * origin out.
+ * @throws when the pins refuse the whole list
+ */
+async function pinnedTools(ask: Ask, origin: string, pulled: PulledToolList): Promise<unknown[]> {
+  const book = pinBook(ask.deps)
+  if (book.mode === 'off') return pulled.tools
+  const caller = ask.identity ? identityScopeKey(ask.identity) : ask.authorization
+  const scope = listScope(pulled.cacheScope, pulled.era, await privateScope(caller))
+  const id = { raw: '1', key: 'n:1' }
+  const source = resultText(id, { tools: pulled.tools })
+  const held = await holdToolsList(book, { originId: origin, scope, id, paged: false, msg: JSON.parse(source) as Record<string, unknown>, source })
+  if (held === source) return pulled.tools
+  const v: unknown = JSON.parse(held)
+  if (isObject(v) && isObject(v.result) && Array.isArray(v.result.tools)) return v.result.tools
+  throw new PinsRefusedList()
+}
+
+/** Tool pinning refused an origin's whole list (its pins could not be read, or the list was malformed). */
+class PinsRefusedList extends Error {
+  override readonly name = 'PinsRefusedList'
+}
+
 /** Logs and counts one origin left out of a virtual server's list or session; returns why, as `/readyz` says it. */
 function noteLeftOut(ask: Ask, origin: string, reason: unknown): string {
-  const why = reason instanceof OriginTimeoutError ? 'timeout: no answer in time' : `unavailable: ${originCause(reason).text}`
+  const why =
+    reason instanceof OriginTimeoutError
+      ? 'timeout: no answer in time'
+      : reason instanceof PinsRefusedList
+        ? 'refused by tool pinning: its pins could not be read'
+        : `unavailable: ${originCause(reason).text}`
   ask.deps.log({
     level: 'warn',
     msg: 'virtual.origin_left_out',
