@@ -27,6 +27,8 @@ export interface TestOrigin {
   stop(): Promise<void>
   /** Starts again on the same port (a stateful origin forgets its sessions). */
   restart(): Promise<void>
+  /** Adds a tool to every live session's server (the SDK then sends `notifications/tools/list_changed` on each session's GET stream); stateful origins only. */
+  addTool?(name: string): void
   close(): Promise<void>
 }
 
@@ -55,6 +57,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export async function startStatefulOrigin(label: string, tools: string[]): Promise<TestOrigin> {
   const calls: string[] = []
   const given: string[] = []
+  const names = [...tools]
+  const servers = new Set<McpServerV1>()
   let transports = new Map<string, StreamableHTTPServerTransport>()
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const sid = req.headers['mcp-session-id']
@@ -80,24 +84,31 @@ export async function startStatefulOrigin(label: string, tools: string[]): Promi
         given.push(id)
       },
     })
+    const server = new McpServerV1({ name: `${label}-origin`, version: '1.0.0' })
     transport.onclose = () => {
       if (transport.sessionId) map.delete(transport.sessionId)
+      servers.delete(server)
     }
-    const server = new McpServerV1({ name: `${label}-origin`, version: '1.0.0' })
-    for (const name of tools)
-      server.registerTool(name, { description: `${label} ${name}`, inputSchema: { q: z.string() } }, async (args, extra) => {
-        calls.push(`${extra.sessionId ?? '-'}:${name}`)
-        return { content: [{ type: 'text', text: `${label}:${name}:${JSON.stringify(args)}` }] }
-      })
+    for (const name of names) register(server, name)
+    servers.add(server)
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
   }
+  const register = (server: McpServerV1, name: string) =>
+    server.registerTool(name, { description: `${label} ${name}`, inputSchema: { q: z.string() } }, async (args, extra) => {
+      calls.push(`${extra.sessionId ?? '-'}:${name}`)
+      return { content: [{ type: 'text', text: `${label}:${name}:${JSON.stringify(args)}` }] }
+    })
   let http = createAsyncServer(handler)
   const port = await listen(http)
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
     sessions: given,
+    addTool: (name) => {
+      names.push(name)
+      for (const s of servers) register(s, name)
+    },
     stop: () => stopServer(http),
     restart: async () => {
       transports = new Map()

@@ -12,7 +12,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
+import { waitFor } from '../helpers/wait'
 import { startModernOrigin, startStatefulOrigin, type TestOrigin } from './backends'
 
 const V = '2025-06-18'
@@ -235,6 +237,26 @@ describe.each(RUNTIMES)('virtual servers on $name', ({ start }) => {
       expect((r.content as { text: string }[])[0]!.text).toBe('weather:get_forecast:{"q":"sdk"}')
       const s = await client.callTool({ name: 'files__search', arguments: { q: 'sdk' } })
       expect((s.content as { text: string }[])[0]!.text).toBe('files:search:{"q":"sdk"}')
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("an origin's tools/list_changed reaches the SDK client on the virtual server's GET stream, and the next list holds the new tool", async () => {
+    const client = new Client({ name: 'sdk-client', version: '1.0.0' })
+    let changed = 0
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++)
+    const streams = (await edge.logs()).filter((r) => r.msg === 'virtual.stream_open').length
+    await client.connect(new StreamableHTTPClientTransport(new URL(at('cond'))))
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('added_tool')
+      // The edge holds the origin's GET stream of this client's session before the origin changes.
+      await edge.logs({ msg: 'virtual.stream_open', atLeast: streams + 1 })
+      files.addTool!('added_tool')
+      await waitFor(() => (changed > 0 ? true : null), { what: 'notifications/tools/list_changed at the SDK client' })
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('added_tool')
+      const r = await client.callTool({ name: 'added_tool', arguments: { q: 'new' } })
+      expect((r.content as { text: string }[])[0]!.text).toBe('files:added_tool:{"q":"new"}')
     } finally {
       await client.close()
     }

@@ -29,6 +29,7 @@ import { readSseEvents } from '../sse/read-sse-events'
 import { originCause } from '../observe/origin-cause'
 import { OriginTimeoutError } from '../ports'
 import { mergeTools, originOfPrefixed, type MergedTool, type MergedTools, type OriginTools } from './merge-tools'
+import { openVirtualStream } from './virtual-stream'
 import { mintSession, readSession, type BackendSession, type VirtualSession } from './session-token'
 import {
   connectOrigin,
@@ -592,14 +593,23 @@ async function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, 
 }
 
 /**
- * `DELETE <mount>/<virtual server>`: ends the client's session with the virtual server and the
- * origin sessions it carries (2025 revisions). `GET` (the standalone stream) is answered 405: a
- * virtual server relays no server-initiated messages.
+ * `GET <mount>/<virtual server>` (2025 revisions, with the session id): the stream that relays the
+ * origins' `notifications/tools/list_changed` (virtual-stream.ts); 405 when no origin of the
+ * session has a stream. `DELETE`: ends the client's session with the virtual server and the
+ * origin sessions it carries.
  */
 export async function handleVirtualPassThrough(method: 'GET' | 'DELETE', headers: RequestHeaders, vt: VirtualTarget, deps: EdgeDeps): Promise<EdgeResponse> {
-  if (method === 'GET')
-    return localResponse({ kind: 'transport', status: 405, message: 'Method Not Allowed: a virtual server has no standalone stream; use POST', headers: { allow: 'POST, DELETE' } })
+  const version = headers.get('mcp-protocol-version')?.trim()
+  const noStream = (why: string) => localResponse({ kind: 'transport', status: 405, message: `Method Not Allowed: ${why}; use POST`, headers: { allow: 'GET, POST, DELETE' } })
+  // MCP 2026-07-28 is POST-only (D18).
+  if (version !== undefined && isKnownVersion(version) && isModern(version)) return noStream(`MCP 2026-07-28 has no ${method} endpoint`)
   const token = headers.get('mcp-session-id')
+  if (method === 'GET') {
+    if (token === null) return noStream('the stream of a virtual server belongs to a session; send its Mcp-Session-Id')
+    const s = await readSession(await virtualState(deps).key, token, vt.name)
+    if (!s) return sessionNotFound()
+    return (await openVirtualStream(deps, vt.name, s, headers.get('authorization'))) ?? noStream('no origin of this session has a stream')
+  }
   if (token === null) return localResponse({ kind: 'transport', status: 400, message: 'Bad Request: DELETE needs the Mcp-Session-Id of the session to end' })
   const session = await readSession(await virtualState(deps).key, token, vt.name)
   if (!session) return sessionNotFound()
