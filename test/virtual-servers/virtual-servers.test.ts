@@ -181,6 +181,34 @@ describe.each(RUNTIMES)('virtual servers on $name', ({ start }) => {
     expect(files.calls.length).toBe(before)
   })
 
+  it('a 2026-07-28 client lists and calls both origins (the stateful 2025 one through the edge session); routing is by the body name, a differing Mcp-Name refused', async () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+    const modern = (method: string, name?: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) })
+    const l = await post(at('cond'), { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }, modern('tools/list'))
+    expect(l.body).toMatchObject({ result: { resultType: 'complete', tools: expect.any(Array) } })
+    const c1 = await post(
+      at('cond'),
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read_file', arguments: { q: 'm' }, _meta: meta } },
+      modern('tools/call', 'read_file')
+    )
+    expect(textOf(c1.body)).toBe('files:read_file:{"q":"m"}')
+    const c2 = await post(
+      at('cond'),
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_forecast', arguments: { q: 'm' }, _meta: meta } },
+      modern('tools/call', 'get_forecast')
+    )
+    expect(textOf(c2.body)).toBe('weather:get_forecast:{"q":"m"}')
+    const before = weather.calls.length + files.calls.length
+    const lie = await post(
+      at('cond'),
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_forecast', arguments: { q: 'm' }, _meta: meta } },
+      modern('tools/call', 'read_file')
+    )
+    expect(lie.status).toBe(400)
+    expect(lie.body).toMatchObject({ id: 4, error: { code: -32020 } })
+    expect(weather.calls.length + files.calls.length).toBe(before)
+  })
+
   it('a 2025-03-26 batch across both origins is answered per id', async () => {
     const a = await post(at('all'), [call(1, 'files__read_file', 'a'), call(2, 'weather__get_forecast', 'b'), call(3, 'nope'), { jsonrpc: '2.0', method: 'notifications/x' }], {
       'mcp-protocol-version': '2025-03-26',

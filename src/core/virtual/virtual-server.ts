@@ -14,7 +14,9 @@ import { ErrorCode, errorText, isObject, requestText, resultText, type RawId } f
 import { parseBody } from '../request/parse-body'
 import { classify, type Classified } from '../request/classify'
 import { edgeResponse, isWholeBody, type ByteSource, type EdgeResponse, type RequestHeaders } from '../edge-response'
-import { localResponse, toWire } from '../local-answer'
+import { localResponse, toWire, type ProtocolRefusal } from '../local-answer'
+import { decideEra } from '../protocol/era-decision'
+import { checkStandardHeaders } from '../protocol/standard-headers'
 import { headerMemos, originEras, pinBook, type EdgeDeps, type OriginTarget } from '../exchange'
 import type { ClientSignal } from '../client-signal'
 import type { AccessIdentity } from '../access/bearer'
@@ -71,7 +73,7 @@ interface Ask {
 }
 
 /** What one request of the client gets: a response text, a whole HTTP response (a routed call), or nothing (a notification). */
-type Outcome = { text: string; headers?: Record<string, string> } | { response: EdgeResponse } | null
+type Outcome = { text: string; status?: number; headers?: Record<string, string> } | { response: EdgeResponse } | null
 
 const JSON_TYPE = { 'content-type': 'application/json' }
 
@@ -116,14 +118,14 @@ export async function handleVirtualPost(
     const items = parsed.items.map((it) => classify(it, parsed.text))
     const seen = new Set<string>()
     const texts = await Promise.all(
-      items.map(async (c): Promise<string | null> => {
+      items.map(async (c, i): Promise<string | null> => {
         if (c.kind === 'request') {
           if (seen.has(c.id.key)) return errorText(c.id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: this id is already used in the batch' })
           seen.add(c.id.key)
           if (c.method === 'initialize')
             return errorText(c.id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize must be sent on its own, not inside a batch' })
         }
-        return textOf(await answer(ask, c), c)
+        return textOf(await answer(ask, c, parsed.items[i]!.value), c)
       })
     )
     const out = texts.filter((t): t is string => t !== null)
@@ -131,10 +133,10 @@ export async function handleVirtualPost(
     return edgeResponse(`[${out.join(',')}]`, 200, { ...JSON_TYPE })
   }
   const c = classify(parsed.item, parsed.text)
-  const o = await answer(ask, c)
+  const o = await answer(ask, c, parsed.item.value)
   if (o === null) return edgeResponse(null, 202, {})
   if ('response' in o) return o.response
-  return edgeResponse(o.text, 200, { ...JSON_TYPE, ...o.headers })
+  return edgeResponse(o.text, o.status ?? 200, { ...JSON_TYPE, ...o.headers })
 }
 
 /** The response text of an {@link Outcome} (a routed call's response read to its end), for a batch. */
@@ -187,21 +189,26 @@ function localResult(id: RawId, result: Record<string, unknown>, modern: boolean
   return resultText(id, result)
 }
 
+/** A refusal of the era rule, with its status (400 for the 2026-07-28 envelope and header errors). */
+function refusal(r: ProtocolRefusal): Outcome {
+  const w = toWire(r)
+  return { text: w.text, status: w.status, ...(w.headers ? { headers: w.headers } : {}) }
+}
+
 /** One message of the client: what the virtual server answers. */
-async function answer(ask: Ask, c: Classified): Promise<Outcome> {
+async function answer(ask: Ask, c: Classified, value: unknown): Promise<Outcome> {
   if (c.kind === 'invalid') return c.notification ? null : { text: toWire(c).text }
   // Notifications (initialized, cancelled, progress) and responses are the virtual server's: none is relayed.
   if (c.kind !== 'request') return null
-  const era = eraOf(c, ask.headers)
-  const modern = isModern(era)
-  if (modern && !ask.deps.config.supportedVersions.includes(MODERN_VERSION)) {
-    return {
-      text: errorText(c.id, {
-        code: ErrorCode.UnsupportedVersion,
-        message: 'Unsupported protocol version',
-        data: { supported: ask.deps.config.supportedVersions, requested: MODERN_VERSION },
-      }),
-    }
+  // The era rule of every MCP path (protocol/era-decision.ts): the version header against the
+  // envelope, a version the edge does not serve (-32022), and on 2026-07-28 the standard headers
+  // against the body (-32020: an Mcp-Name that is not the body's tool name is refused, never routed by).
+  const d = decideEra(c, value, { headers: ask.headers, supported: ask.deps.config.supportedVersions })
+  if (d.kind === 'protocol') return refusal(d)
+  const modern = d.kind === 'modern'
+  if (modern) {
+    const r = checkStandardHeaders(c, ask.headers)
+    if (r) return refusal(r)
   }
   switch (c.method) {
     case 'initialize':
