@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { killAll, spawnEdge } from '../helpers/edge-process'
+import { waitFor } from '../helpers/wait'
 import { startModernOrigin, startStatefulOrigin, type TestOrigin } from './backends'
 
 interface RoundRobin {
@@ -74,6 +75,8 @@ describe('a virtual-server session across two edge processes behind a round-robi
   it('with a shared VIRTUAL_SESSION_KEY, list and call work on both replicas in one session', async () => {
     const key = 'replica-key-'.padEnd(48, 'x')
     const [a, b] = await Promise.all([spawnEdge({ ...env(), VIRTUAL_SESSION_KEY: key }), spawnEdge({ ...env(), VIRTUAL_SESSION_KEY: key })])
+    // The start-up records are written together, the governance line just before this one would be.
+    await waitFor(() => (a.output().includes('edge.governance') ? true : null), { what: 'the governance line', detail: () => a.output() })
     expect(a.output()).not.toContain('virtual.session_key_generated')
     proxy = await roundRobin([a.base, b.base])
     const client = new Client({ name: 'sdk-client', version: '1.0.0' })
@@ -102,7 +105,8 @@ describe('a virtual-server session across two edge processes behind a round-robi
 
   it('with a key made at start on each replica, the other replica refuses the session (404) and the start said why', async () => {
     const [a, b] = await Promise.all([spawnEdge(env()), spawnEdge(env())])
-    expect(a.output()).toContain('VIRTUAL_SESSION_KEY is unset')
+    // The start-up lines follow the line spawnEdge waits for.
+    await waitFor(() => (a.output().includes('VIRTUAL_SESSION_KEY is unset') ? true : null), { what: 'the start-up line about VIRTUAL_SESSION_KEY', detail: () => a.output() })
     const init = await fetch(`${a.url}/all`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },

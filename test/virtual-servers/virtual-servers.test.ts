@@ -192,6 +192,8 @@ describe.each(RUNTIMES)('virtual servers on $name', ({ start }) => {
       modern('tools/call', 'read_file')
     )
     expect(textOf(c1.body)).toBe('files:read_file:{"q":"m"}')
+    // The 2025 origin's result, to a 2026-07-28 client, carries the resultType that revision requires.
+    expect(c1.body).toMatchObject({ id: 2, result: { resultType: 'complete' } })
     const c2 = await post(
       at('cond'),
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_forecast', arguments: { q: 'm' }, _meta: meta } },

@@ -10,7 +10,8 @@
  * with a gateway error naming it; the others are served.
  */
 import { invalidArgsAsToolError, isKnownVersion, isModern, META_VERSION_KEY, MODERN_VERSION, type ProtocolVersion } from '../jsonrpc/versions'
-import { ErrorCode, errorText, isObject, requestText, resultText, type RawId } from '../jsonrpc/jsonrpc'
+import { ErrorCode, errorText, isObject, requestText, responseText, resultText, type RawId } from '../jsonrpc/jsonrpc'
+import { formatEvent, isMessageEvent } from '../sse/sse-event'
 import { parseBody } from '../request/parse-body'
 import { classify, type Classified } from '../request/classify'
 import { edgeResponse, isWholeBody, type ByteSource, type EdgeResponse, type RequestHeaders } from '../edge-response'
@@ -562,6 +563,46 @@ function depsForShape(deps: EdgeDeps, clientEra: ProtocolVersion, originEra: Pro
   return d
 }
 
+/** A response text whose `result` has no `resultType`, with `resultType: "complete"`; other texts unchanged. */
+function addResultType(text: string, id: RawId): string {
+  if (!text.includes('"result"')) return text
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch {
+    return text
+  }
+  if (!isObject(v) || !isObject(v.result) || 'resultType' in v.result || 'method' in v) return text
+  // The id as the client wrote it (the parse above loses the digits of an integer past 2^53).
+  return responseText(id, 'result', JSON.stringify({ ...v.result, resultType: 'complete' }))
+}
+
+/**
+ * A 2025 origin's answer to a 2026-07-28 client: every result carries `resultType` in 2026-07-28
+ * (absent means `complete` to a lenient client, but the revision requires it), so a result
+ * without one gets `"resultType":"complete"`; an SSE answer is rewritten event by event.
+ */
+function withResultType(r: EdgeResponse, id: RawId): EdgeResponse {
+  const body = r.body
+  if (body === null) return r
+  if (isWholeBody(body)) return { ...r, body: addResultType(typeof body === 'string' ? body : new TextDecoder().decode(body), id) }
+  const events = readSseEvents(body)[Symbol.asyncIterator]()
+  const encoder = new TextEncoder()
+  const source: ByteSource = {
+    async read() {
+      const n = await events.next()
+      if (n.done) return { done: true }
+      const ev = n.value
+      return { done: false, value: encoder.encode(formatEvent(isMessageEvent(ev) && ev.data ? { ...ev, data: addResultType(ev.data, id) } : ev)) }
+    },
+    cancel: async (reason) => {
+      await events.return?.(undefined)
+      await body.cancel(reason)
+    },
+  }
+  return { ...r, body: source }
+}
+
 /** Sends a routed call through its origin's pipeline; once more on a new session when the origin lost the one used. */
 async function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m: MergedTool): Promise<Outcome> {
   const target = targetOf(ask, m.origin)
@@ -596,7 +637,8 @@ async function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, 
   }
   // The origin's session id is the edge's business: the client keeps the virtual server's.
   delete r.headers['mcp-session-id']
-  return { response: nameOriginInGatewayError(r, c.id, m.origin) }
+  const named = nameOriginInGatewayError(r, c.id, m.origin)
+  return { response: clientModern && !isModern(conn.era) ? withResultType(named, c.id) : named }
 }
 
 /**
