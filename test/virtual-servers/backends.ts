@@ -4,7 +4,8 @@
  *   session ids, SSE answers), each session its own server; it refuses any request without the
  *   session id it gave (400), and an unknown session id with 404 as the SDK does. It can be stopped
  *   and started again on the same port (its sessions are then gone);
- * - {@link startModernOrigin}: a stateless 2026-07-28 server (SDK v2 `createMcpHandler`).
+ * - {@link startModernOrigin}: a stateless 2026-07-28 server (SDK v2 `createMcpHandler`);
+ * - {@link startPerCallerOrigin}: a stateless 2025 server whose list depends on the caller's token.
  * Each tool answers `<origin label>:<tool>:<arguments as JSON>` and records the call.
  */
 import { randomUUID } from 'node:crypto'
@@ -12,7 +13,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { McpServer as McpServerV1 } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { toNodeHandler } from '@modelcontextprotocol/node'
 import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotocol/server'
 import { z } from 'zod'
@@ -156,4 +158,29 @@ export async function startModernOrigin(label: string, tools: string[]): Promise
       await stopServer(http)
     },
   }
+}
+
+/**
+ * A stateless 2025 origin (SDK v1 low-level `Server`, JSON answers) whose tool list depends on the
+ * caller: `common`, and `only_<token>` for `Authorization: Bearer <token>` (a private list).
+ */
+export async function startPerCallerOrigin(): Promise<{ url: string; close(): Promise<void> }> {
+  const http = createAsyncServer(async (req, res) => {
+    const token = /^Bearer (\w+)$/.exec(req.headers.authorization ?? '')?.[1] ?? 'nobody'
+    const server = new SdkServer({ name: 'per-caller', version: '1.0.0' }, { capabilities: { tools: {} } })
+    const schema = { type: 'object' as const, properties: {} }
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        { name: 'common', inputSchema: schema },
+        { name: `only_${token}`, inputSchema: schema },
+      ],
+    }))
+    server.setRequestHandler(CallToolRequestSchema, (r) => ({ content: [{ type: 'text', text: `${r.params.name} for ${token}` }] }))
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    res.on('close', () => void transport.close())
+    await server.connect(transport)
+    await transport.handleRequest(req, res)
+  })
+  const port = await listen(http)
+  return { url: `http://127.0.0.1:${port}/mcp`, close: () => stopServer(http) }
 }

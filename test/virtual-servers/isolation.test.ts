@@ -3,6 +3,7 @@
  * - an origin that never answers is left out of the merged list as a timeout (its own
  *   ORIGIN_TIMEOUT_MS) while the other origin is listed and called; a call to its tools gets a
  *   -31002 gateway error naming it; `/readyz` names it;
+ * - one caller's merged list (an origin's private list, by its token) is never another caller's;
  * - under TOOL_PINNING=enforce, a tool whose definition changed after its first sight is left out
  *   of the merged list and its call refused, on the origin that changed only.
  */
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { startChangingOrigin, type ChangingOrigin } from '../helpers/changing-origin'
-import { startModernOrigin, type TestOrigin } from './backends'
+import { startModernOrigin, startPerCallerOrigin, type TestOrigin } from './backends'
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
 
@@ -89,5 +90,36 @@ describe.each(RUNTIMES)('virtual server pins per origin on $name', ({ start }) =
     const fine = await rpc(at, call(4, 'b__lookup'))
     expect(fine).toMatchObject({ id: 4, result: {} })
     expect(b.state.calls).toContain('lookup')
+  })
+})
+
+describe.each(RUNTIMES)('virtual server lists per caller on $name', ({ start }) => {
+  let o: Awaited<ReturnType<typeof startPerCallerOrigin>>
+  let w: TestOrigin
+  let edge: EdgeUnderTest
+  beforeAll(async () => {
+    o = await startPerCallerOrigin()
+    w = await startModernOrigin('w', ['get_forecast'])
+    edge = await start({ ORIGINS: JSON.stringify({ p: o.url, w: w.url }), VIRTUAL_SERVERS: JSON.stringify({ all: { origins: ['p', 'w'] } }), VIRTUAL_SESSION_KEY: 'k'.repeat(32) })
+  })
+  afterAll(async () => {
+    await edge?.close()
+    await o?.close()
+    await w?.close()
+  })
+
+  it("each caller gets its own origin's list, concurrently or not, and calls with its own credential", async () => {
+    const at = edge.url.replace(/\/mcp$/, '/mcp/all')
+    const as = async (who: string, body: unknown) => {
+      const res = await fetch(at, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${who}` }, body: JSON.stringify(body) })
+      return (await res.json()) as Record<string, unknown>
+    }
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' }
+    const [alice, bob] = await Promise.all([as('alice', list), as('bob', list)])
+    expect(names(alice)).toEqual(['p__common', 'p__only_alice', 'w__get_forecast'])
+    expect(names(bob)).toEqual(['p__common', 'p__only_bob', 'w__get_forecast'])
+    expect(await as('bob', call(2, 'p__only_alice'))).toMatchObject({ id: 2, error: { code: -32602 } })
+    const r = await as('bob', call(3, 'p__only_bob'))
+    expect((r.result as { content: { text: string }[] }).content[0]!.text).toBe('only_bob for bob')
   })
 })

@@ -35,20 +35,40 @@ export interface VirtualStatus {
 /** The state of the virtual servers of one edge (per process, or per Worker isolate). */
 export interface VirtualState {
   key: Promise<CryptoKey>
-  /** The edge's own session per origin, for requests that carry no session of a virtual server (2026-07-28 clients, sessionless calls). */
+  /**
+   * The edge's own session per origin and credential (the digest of the `Authorization` the origin
+   * gets), for requests that carry no session of a virtual server (2026-07-28 clients, sessionless
+   * calls): one caller's origin session never serves another's credential.
+   */
   shared: Map<string, Promise<OriginConnection>>
   /** An origin session that origin no longer knows (it restarted) -> the session that replaces it here. */
   replaced: Map<string, Promise<OriginConnection>>
-  /** Per virtual server: its last merged list. */
+  /** Per virtual server and credential (`<server>\n<digest>`): its last merged list (a private list is never another caller's). */
   lists: Map<string, MergedTools>
-  /** Per virtual server: the merge in flight (concurrent lists share one fan-out). */
+  /** Per virtual server and credential: the merge in flight (concurrent lists share one fan-out). */
   pulling: Map<string, Promise<MergedTools>>
   /** Per virtual server: what its last merge left out. */
   status: Map<string, VirtualStatus>
 }
 
-/** Most replaced origin sessions remembered (the oldest forgotten first). */
+/** Most replaced origin sessions, shared sessions and merged lists remembered, each (the oldest forgotten first). */
 const MAX_REPLACED = 1024
+
+/** Sets `key` in a map bounded to {@link MAX_REPLACED} entries, the oldest forgotten first. */
+export function setBounded<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key)
+  map.set(key, value)
+  if (map.size > MAX_REPLACED) map.delete(map.keys().next().value!)
+}
+
+/** Forgets the merged lists of the virtual servers holding `origin` (its list changed), for every caller. */
+export function forgetLists(deps: EdgeDeps, origin: string): void {
+  const st = virtualState(deps)
+  const servers = Object.entries(deps.config.virtualServers)
+    .filter(([, v]) => v.origins.includes(origin))
+    .map(([name]) => name)
+  for (const key of [...st.lists.keys()]) if (servers.includes(key.slice(0, key.indexOf('\n')))) st.lists.delete(key)
+}
 
 const states = new WeakMap<EdgeDeps, VirtualState>()
 
@@ -133,15 +153,20 @@ export async function connectOrigin(deps: EdgeDeps, target: OriginTarget, author
   return { era, ...(sessionId ? { sessionId } : {}), capabilities: isObject(msg.result.capabilities) ? msg.result.capabilities : {} }
 }
 
-/** The edge's own connection to `origin` for requests without a virtual-server session: opened once per process, again after a failure. */
-export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authorization: string | null): Promise<OriginConnection> {
+/**
+ * The edge's own connection to `origin` for requests without a virtual-server session: opened once
+ * per process and credential, again after a failure.
+ * @param credential the digest of `authorization` (validation/caller-scope.ts `privateScope`)
+ */
+export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authorization: string | null, credential: string): Promise<OriginConnection> {
   const st = virtualState(deps)
-  let p = st.shared.get(target.id)
+  const key = `${target.id}\n${credential}`
+  let p = st.shared.get(key)
   if (!p) {
     p = connectOrigin(deps, target, authorization)
-    st.shared.set(target.id, p)
+    setBounded(st.shared, key, p)
     p.catch(() => {
-      if (st.shared.get(target.id) === p) st.shared.delete(target.id)
+      if (st.shared.get(key) === p) st.shared.delete(key)
     })
   }
   return p
@@ -158,22 +183,23 @@ export function replaceConnection(
   target: OriginTarget,
   stale: OriginConnection,
   used: Promise<OriginConnection> | undefined,
-  authorization: string | null
+  authorization: string | null,
+  credential: string
 ): Promise<OriginConnection> {
   const st = virtualState(deps)
   if (used !== undefined || stale.sessionId === undefined) {
-    if (used === undefined || st.shared.get(target.id) === used) st.shared.delete(target.id)
-    return sharedConnection(deps, target, authorization)
+    const key = `${target.id}\n${credential}`
+    if (used === undefined || st.shared.get(key) === used) st.shared.delete(key)
+    return sharedConnection(deps, target, authorization, credential)
   }
   const k = `${target.id}\n${stale.sessionId}`
   let p = st.replaced.get(k)
   if (!p) {
     p = connectOrigin(deps, target, authorization)
-    st.replaced.set(k, p)
+    setBounded(st.replaced, k, p)
     p.catch(() => {
       if (st.replaced.get(k) === p) st.replaced.delete(k)
     })
-    if (st.replaced.size > MAX_REPLACED) st.replaced.delete(st.replaced.keys().next().value!)
   }
   return p
 }

@@ -41,6 +41,7 @@ import {
   newestLegacy,
   replaceConnection,
   replacementOf,
+  setBounded,
   sharedConnection,
   virtualState,
   type OriginConnection,
@@ -69,6 +70,8 @@ interface Ask {
   session: VirtualSession | null
   /** The `Authorization` the origins get: the caller's with auth off, ORIGIN_AUTHORIZATION with auth on (request-auth.ts gave the origin-bound headers). */
   authorization: string | null
+  /** Its digest (validation/caller-scope.ts `privateScope`): what the edge's own origin sessions and merged lists are kept by. */
+  credential: string
   signal: ClientSignal | undefined
   identity: AccessIdentity | undefined
 }
@@ -109,7 +112,8 @@ export async function handleVirtualPost(
     session = await readSession(await virtualState(deps).key, token, vt.name)
     if (!session) return sessionNotFound()
   }
-  const ask: Ask = { deps, vt, headers, session, authorization: headers.get('authorization'), signal, identity }
+  const authorization = headers.get('authorization')
+  const ask: Ask = { deps, vt, headers, session, authorization, credential: await privateScope(authorization), signal, identity }
   if (parsed.kind === 'batch') {
     const version = headers.get('mcp-protocol-version')
     if (version !== null && version.trim() !== '2025-03-26')
@@ -250,7 +254,7 @@ function serverInfo(ask: Ask): Record<string, unknown> {
 async function capabilities(ask: Ask, known?: OriginConnection[]): Promise<Record<string, unknown>> {
   const conns =
     known ??
-    (await Promise.allSettled(ask.vt.setting.origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization)))).flatMap((r) =>
+    (await Promise.allSettled(ask.vt.setting.origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))).flatMap((r) =>
       r.status === 'fulfilled' ? [r.value] : []
     )
   const listChanged = conns.some((c) => isObject(c.capabilities.tools) && c.capabilities.tools.listChanged === true)
@@ -311,13 +315,18 @@ async function listPage(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m
     if (o === null) return errorText(c.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: this cursor was not given by this server; call tools/list without a cursor' })
     offset = o
   }
-  const held = offset > 0 ? virtualState(ask.deps).lists.get(ask.vt.name) : undefined
+  const held = offset > 0 ? virtualState(ask.deps).lists.get(listKey(ask)) : undefined
   const merged = held ?? (await mergedList(ask))
   const size = ask.vt.setting.pageSize
   const page = merged.tools.slice(offset, offset + size).map((t) => t.definition)
   const result: Record<string, unknown> = { tools: page }
   if (offset + size < merged.tools.length) result.nextCursor = cursorAt(offset + size)
   return localResult(c.id, result, modern, true)
+}
+
+/** Where a caller's merged list of this virtual server is kept: per server and credential. */
+function listKey(ask: Ask): string {
+  return `${ask.vt.name}\n${ask.credential}`
 }
 
 /**
@@ -329,14 +338,15 @@ async function listPage(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m
  */
 export function mergedList(ask: Ask): Promise<MergedTools> {
   const st = virtualState(ask.deps)
-  const running = st.pulling.get(ask.vt.name)
+  const key = listKey(ask)
+  const running = st.pulling.get(key)
   if (running) return running
   const p = (async () => {
     const origins = ask.vt.setting.origins
     const lists = await Promise.allSettled(
       origins.map(async (o): Promise<OriginTools> => {
         const target = targetOf(ask, o)
-        const conn = await sharedConnection(ask.deps, target, ask.authorization)
+        const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.credential)
         const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
         return { origin: o, tools: await pinnedTools(ask, o, pulled) }
       })
@@ -368,12 +378,12 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
         text: `virtual server ${ask.vt.name} (prefix never) leaves out tool names that several origins share: ${merged.collisions.join(', ')}`,
       })
     st.status.set(ask.vt.name, { leftOut, collisions: merged.collisions })
-    st.lists.set(ask.vt.name, merged)
+    setBounded(st.lists, key, merged)
     return merged
   })()
-  st.pulling.set(ask.vt.name, p)
+  st.pulling.set(key, p)
   const clear = () => {
-    if (st.pulling.get(ask.vt.name) === p) st.pulling.delete(ask.vt.name)
+    if (st.pulling.get(key) === p) st.pulling.delete(key)
   }
   p.then(clear, clear)
   return p
@@ -427,7 +437,7 @@ function noteLeftOut(ask: Ask, origin: string, reason: unknown): string {
 
 /** The merged tool `name` names: from the held list, else after one new merge (a tool added since). */
 async function findMerged(ask: Ask, name: string): Promise<MergedTool | undefined> {
-  const held = virtualState(ask.deps).lists.get(ask.vt.name)?.byName.get(name)
+  const held = virtualState(ask.deps).lists.get(listKey(ask))?.byName.get(name)
   if (held) return held
   return (await mergedList(ask)).byName.get(name)
 }
@@ -502,7 +512,7 @@ function connectionFor(ask: Ask, origin: string): { conn: Promise<OriginConnecti
     const replaced = s.sessionId !== undefined ? replacementOf(ask.deps, origin, s.sessionId) : undefined
     return { conn: replaced ?? Promise.resolve({ era: s.era, ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}), capabilities: {} }) }
   }
-  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization)
+  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization, ask.credential)
   return { conn: shared, shared }
 }
 
@@ -628,7 +638,7 @@ async function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, 
   let r = await send(conn)
   if (conn.sessionId !== undefined && sessionGone(r)) {
     try {
-      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization)
+      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, ask.credential)
     } catch (e) {
       noteLeftOut(ask, m.origin, e)
       return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }

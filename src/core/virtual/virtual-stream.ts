@@ -14,7 +14,7 @@ import { pinBook, type EdgeDeps } from '../exchange'
 import { readSseEvents } from '../sse/read-sse-events'
 import type { OriginReply } from '../ports'
 import { originTarget } from '../pipeline'
-import { replacementOf, virtualState } from './origin-sessions'
+import { forgetLists, replacementOf } from './origin-sessions'
 import type { VirtualSession } from './session-token'
 
 const LIST_CHANGED_EVENT = new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(requestMessage('notifications/tools/list_changed'))}\n\n`)
@@ -88,8 +88,7 @@ export async function openVirtualStream(deps: EdgeDeps, server: string, session:
           // Forget first: the client's next tools/list and calls must see the new list.
           deps.registry.invalidate(origin)
           pinBook(deps).listChanged(origin)
-          const st = virtualState(deps)
-          for (const [name, v] of Object.entries(deps.config.virtualServers)) if (v.origins.includes(origin)) st.lists.delete(name)
+          forgetLists(deps, origin)
           queue.push(LIST_CHANGED_EVENT)
           wake?.()
         }
