@@ -26,6 +26,8 @@ export interface TestOrigin {
   calls: string[]
   /** Session ids it gave (stateful origins). */
   sessions: string[]
+  /** The calls of the `wait` tool that the client cancelled (`<session>:wait`), stateful origins with `waitTool`. */
+  cancelled?: string[]
   stop(): Promise<void>
   /** Starts again on the same port (a stateful origin forgets its sessions). */
   restart(): Promise<void>
@@ -56,8 +58,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  * A stateful 2025 origin with `tools` (name -> whether it takes a required string `q`).
  * @param label written in each result, so a test sees which origin answered
  */
-export async function startStatefulOrigin(label: string, tools: string[]): Promise<TestOrigin> {
+export async function startStatefulOrigin(label: string, tools: string[], opts: { waitTool?: boolean } = {}): Promise<TestOrigin> {
   const calls: string[] = []
+  const cancelled: string[] = []
   const given: string[] = []
   const names = [...tools]
   const servers = new Set<McpServerV1>()
@@ -92,6 +95,14 @@ export async function startStatefulOrigin(label: string, tools: string[]): Promi
       servers.delete(server)
     }
     for (const name of names) register(server, name)
+    // `wait` answers only when its request is cancelled (notifications/cancelled aborts its signal).
+    if (opts.waitTool)
+      server.registerTool('wait', { inputSchema: { q: z.string() } }, async (_args, extra) => {
+        calls.push(`${extra.sessionId ?? '-'}:wait`)
+        await new Promise<void>((r) => extra.signal.addEventListener('abort', () => r()))
+        cancelled.push(`${extra.sessionId ?? '-'}:wait`)
+        return { content: [{ type: 'text', text: 'cancelled' }] }
+      })
     servers.add(server)
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
@@ -107,6 +118,7 @@ export async function startStatefulOrigin(label: string, tools: string[]): Promi
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
     sessions: given,
+    cancelled,
     addTool: (name) => {
       names.push(name)
       for (const s of servers) register(s, name)

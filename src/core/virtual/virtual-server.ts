@@ -194,6 +194,25 @@ function localResult(id: RawId, result: Record<string, unknown>, modern: boolean
   return resultText(id, result)
 }
 
+/**
+ * Sends a client's `notifications/cancelled` to each 2025 origin session its virtual-server session
+ * carries, through the origin's path (the notification as the client wrote it). 2026-07-28 origins
+ * have no sessions: a call to one is cancelled by the client closing its request, which aborts the
+ * edge's request to the origin.
+ */
+async function relayCancellation(ask: Ask, text: string): Promise<void> {
+  const sessions = Object.entries(ask.session?.backends ?? {}).filter(([, s]) => s.sessionId !== undefined && !isModern(s.era))
+  await Promise.all(
+    sessions.map(async ([origin, s]) => {
+      const target = originTarget(ask.deps.config, origin)
+      if (!target) return
+      const conn = (await replacementOf(ask.deps, origin, s.sessionId!)?.catch(() => undefined)) ?? { era: s.era, sessionId: s.sessionId!, capabilities: {} }
+      const r = await handlePost(text, originHeaders(ask.headers, conn, 'notifications/cancelled', '', false), target, ask.deps)
+      if (r.body !== null && !isWholeBody(r.body)) await r.body.cancel().catch(() => undefined)
+    })
+  )
+}
+
 /** A refusal of the era rule, with its status (400 for the 2026-07-28 envelope and header errors). */
 function refusal(r: ProtocolRefusal): Outcome {
   const w = toWire(r)
@@ -203,7 +222,13 @@ function refusal(r: ProtocolRefusal): Outcome {
 /** One message of the client: what the virtual server answers. */
 async function answer(ask: Ask, c: Classified, value: unknown): Promise<Outcome> {
   if (c.kind === 'invalid') return c.notification ? null : { text: toWire(c).text }
-  // Notifications (initialized, cancelled, progress) and responses are the virtual server's: none is relayed.
+  // A cancellation goes to every origin session of the client's session: the request it names
+  // went to one of them under the client's own id, and the others ignore an id they do not know.
+  if (c.kind === 'notification' && c.method === 'notifications/cancelled') {
+    await relayCancellation(ask, c.text)
+    return null
+  }
+  // Other notifications (initialized, progress) and responses are the virtual server's: none is relayed.
   if (c.kind !== 'request') return null
   // The era rule of every MCP path (protocol/era-decision.ts): the version header against the
   // envelope, a version the edge does not serve (-32022), and on 2026-07-28 the standard headers
