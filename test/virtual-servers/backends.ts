@@ -176,8 +176,10 @@ export async function startModernOrigin(label: string, tools: string[]): Promise
  * A stateless 2025 origin (SDK v1 low-level `Server`, JSON answers) whose tool list depends on the
  * caller: `common`, and `only_<token>` for `Authorization: Bearer <token>` (a private list).
  */
-export async function startPerCallerOrigin(): Promise<{ url: string; close(): Promise<void> }> {
+export async function startPerCallerOrigin(): Promise<{ url: string; readonly requests: number; close(): Promise<void> }> {
+  let requests = 0
   const http = createAsyncServer(async (req, res) => {
+    requests++
     const token = /^Bearer (\w+)$/.exec(req.headers.authorization ?? '')?.[1] ?? 'nobody'
     const server = new SdkServer({ name: 'per-caller', version: '1.0.0' }, { capabilities: { tools: {} } })
     const schema = { type: 'object' as const, properties: {} }
@@ -194,5 +196,11 @@ export async function startPerCallerOrigin(): Promise<{ url: string; close(): Pr
     await transport.handleRequest(req, res)
   })
   const port = await listen(http)
-  return { url: `http://127.0.0.1:${port}/mcp`, close: () => stopServer(http) }
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    get requests() {
+      return requests
+    },
+    close: () => stopServer(http),
+  }
 }

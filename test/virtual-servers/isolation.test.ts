@@ -100,7 +100,13 @@ describe.each(RUNTIMES)('virtual server lists per caller on $name', ({ start }) 
   beforeAll(async () => {
     o = await startPerCallerOrigin()
     w = await startModernOrigin('w', ['get_forecast'])
-    edge = await start({ ORIGINS: JSON.stringify({ p: o.url, w: w.url }), VIRTUAL_SERVERS: JSON.stringify({ all: { origins: ['p', 'w'] } }), VIRTUAL_SESSION_KEY: 'k'.repeat(32) })
+    edge = await start({
+      ORIGINS: JSON.stringify({ p: o.url, w: w.url }),
+      VIRTUAL_SERVERS: JSON.stringify({ all: { origins: ['p', 'w'] } }),
+      VIRTUAL_SESSION_KEY: 'k'.repeat(32),
+      // Long enough that no scheduler delay lets an interval pass inside a test.
+      REFRESH_MIN_INTERVAL_MS: '600000',
+    })
   })
   afterAll(async () => {
     await edge?.close()
@@ -121,5 +127,14 @@ describe.each(RUNTIMES)('virtual server lists per caller on $name', ({ start }) 
     expect(await as('bob', call(2, 'p__only_alice'))).toMatchObject({ id: 2, error: { code: -32602 } })
     const r = await as('bob', call(3, 'p__only_bob'))
     expect((r.result as { content: { text: string }[] }).content[0]!.text).toBe('only_bob for bob')
+  })
+
+  it('calls to names no origin has do not pull the origins again within REFRESH_MIN_INTERVAL_MS', async () => {
+    const at = edge.url.replace(/\/mcp$/, '/mcp/all')
+    const as = async (body: unknown) => (await fetch(at, { method: 'POST', headers: { ...HEADERS, authorization: 'Bearer carol' }, body: JSON.stringify(body) })).json()
+    expect(names((await as({ jsonrpc: '2.0', id: 1, method: 'tools/list' })) as Record<string, unknown>)).toContain('p__only_carol')
+    const before = o.requests
+    for (let i = 0; i < 5; i++) expect(await as(call(10 + i, `p__made_up_${i}`))).toMatchObject({ error: { code: -32602 } })
+    expect(o.requests).toBe(before)
   })
 })

@@ -44,7 +44,7 @@ export interface VirtualState {
   /** An origin session that origin no longer knows (it restarted) -> the session that replaces it here. */
   replaced: Map<string, Promise<OriginConnection>>
   /** Per virtual server and credential (`<server>\n<digest>`): its last merged list (a private list is never another caller's). */
-  lists: Map<string, MergedTools>
+  lists: Map<string, MergedTools & { at: number }>
   /** Per virtual server and credential: the merge in flight (concurrent lists share one fan-out). */
   pulling: Map<string, Promise<MergedTools>>
   /** Per virtual server: what its last merge left out. */

@@ -403,7 +403,7 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
         text: `virtual server ${ask.vt.name} (prefix never) leaves out tool names that several origins share: ${merged.collisions.join(', ')}`,
       })
     st.status.set(ask.vt.name, { leftOut, collisions: merged.collisions })
-    setBounded(st.lists, key, merged)
+    setBounded(st.lists, key, { ...merged, at: (ask.deps.now ?? Date.now)() })
     return merged
   })()
   st.pulling.set(key, p)
@@ -460,10 +460,15 @@ function noteLeftOut(ask: Ask, origin: string, reason: unknown): string {
   return why
 }
 
-/** The merged tool `name` names: from the held list, else after one new merge (a tool added since). */
+/** The merged tool `name` names: from the held list, else after one new merge (a tool added since), bounded by REFRESH_MIN_INTERVAL_MS. */
 async function findMerged(ask: Ask, name: string): Promise<MergedTool | undefined> {
-  const held = virtualState(ask.deps).lists.get(listKey(ask))?.byName.get(name)
+  const list = virtualState(ask.deps).lists.get(listKey(ask))
+  const held = list?.byName.get(name)
   if (held) return held
+  // A name the held list lacks merges again (a tool added since), at most once per
+  // REFRESH_MIN_INTERVAL_MS per caller, as an unknown tool refreshes an origin's list (D7): calls
+  // to made-up names do not turn into pulls of every origin.
+  if (list && (ask.deps.now ?? Date.now)() - list.at < ask.deps.config.refreshMinIntervalMs) return undefined
   return (await mergedList(ask)).byName.get(name)
 }
 
