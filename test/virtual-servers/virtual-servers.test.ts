@@ -111,6 +111,9 @@ describe.each(RUNTIMES)('virtual servers on $name', ({ start }) => {
     expect(a.headers.get('mcp-session-id')).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
     // The stateful origin gave the edge a session for this client.
     expect(files.sessions.length).toBeGreaterThan(0)
+    // One log line per POST, as on every MCP path.
+    const logs = await edge.logs({ msg: 'virtual.post', where: (r) => (r.methods as string[]).includes('initialize') })
+    expect(logs.find((r) => r.msg === 'virtual.post')).toMatchObject({ server: 'all', status: 200 })
   })
 
   it('answers server/discover (2026-07-28) itself', async () => {

@@ -13,6 +13,7 @@ import { invalidArgsAsToolError, isKnownVersion, isModern, META_VERSION_KEY, MOD
 import { ErrorCode, errorText, isObject, requestText, responseText, resultText, type RawId } from '../jsonrpc/jsonrpc'
 import { formatEvent, isMessageEvent } from '../sse/sse-event'
 import { parseBody } from '../request/parse-body'
+import { boundText } from '../jsonrpc/bound-text'
 import { classify, type Classified } from '../request/classify'
 import { edgeResponse, isWholeBody, type ByteSource, type EdgeResponse, type RequestHeaders } from '../edge-response'
 import { localResponse, toWire, type ProtocolRefusal } from '../local-answer'
@@ -104,6 +105,30 @@ export async function handleVirtualPost(
   signal?: ClientSignal,
   identity?: AccessIdentity
 ): Promise<EdgeResponse> {
+  const started = (deps.now ?? Date.now)()
+  const methods: string[] = []
+  const r = await answerPost(body, headers, vt, deps, methods, signal, identity)
+  // One line per POST, as on every MCP path; a routed call has its origin's `mcp.post` line too.
+  deps.log({
+    level: r.status >= 500 ? 'warn' : 'info',
+    msg: 'virtual.post',
+    server: vt.name,
+    methods: methods.slice(0, 16).map((m) => boundText(m, 64)),
+    status: r.status,
+    ms: (deps.now ?? Date.now)() - started,
+  })
+  return r
+}
+
+async function answerPost(
+  body: Uint8Array | string,
+  headers: RequestHeaders,
+  vt: VirtualTarget,
+  deps: EdgeDeps,
+  methods: string[],
+  signal?: ClientSignal,
+  identity?: AccessIdentity
+): Promise<EdgeResponse> {
   const parsed = parseBody(body, deps.config.maxJsonDepth)
   if (parsed.kind === 'body') return localResponse(parsed)
   const token = headers.get('mcp-session-id')
@@ -121,6 +146,7 @@ export async function handleVirtualPost(
     if (parsed.items.length > deps.config.maxBatch)
       return localResponse({ kind: 'body', code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${deps.config.maxBatch} messages` })
     const items = parsed.items.map((it) => classify(it, parsed.text))
+    for (const c of items) if (c.kind === 'request' || c.kind === 'notification') methods.push(c.method)
     const seen = new Set<string>()
     const texts = await Promise.all(
       items.map(async (c, i): Promise<string | null> => {
@@ -138,6 +164,7 @@ export async function handleVirtualPost(
     return edgeResponse(`[${out.join(',')}]`, 200, { ...JSON_TYPE })
   }
   const c = classify(parsed.item, parsed.text)
+  if (c.kind === 'request' || c.kind === 'notification') methods.push(c.method)
   const o = await answer(ask, c, parsed.item.value)
   if (o === null) return edgeResponse(null, 202, {})
   if ('response' in o) return o.response
