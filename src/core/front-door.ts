@@ -89,7 +89,7 @@ export async function servePost(deps: EdgeDeps, post: McpPost): Promise<EdgeResp
   try {
     // A virtual server (VIRTUAL_SERVERS) takes the path of an origin: admitted and authorized the
     // same way, logged under its own name, then answered by core/virtual.
-    const virtual = Object.keys(deps.config.virtualServers).length ? virtualServerFor(deps.config, post.originName) : null
+    const virtual = virtualServerFor(deps.config, post.originName)
     const target = virtual ? { id: virtual.name, url: '' } : targetFor(deps.config, post.originName)
     if (!target) return noOriginHere()
     const declared = declaredBodyBytes(post.headers)

@@ -396,19 +396,20 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
   const p = (async () => {
     const origins = ask.vt.setting.origins
     const lists = await Promise.allSettled(
-      origins.map(async (o): Promise<OriginTools> => {
+      origins.map(async (o): Promise<OriginTools | null> => {
         const target = targetOf(ask, o)
         const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.credential)
         const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
-        return { origin: o, tools: await pinnedTools(ask, o, pulled) }
+        const tools = await pinnedTools(ask, o, pulled)
+        return tools ? { origin: o, tools } : null
       })
     )
     const ok: OriginTools[] = []
     const leftOut: Record<string, string> = {}
     lists.forEach((r, i) => {
       const origin = origins[i]!
-      if (r.status === 'fulfilled') ok.push(r.value)
-      else leftOut[origin] = noteLeftOut(ask, origin, r.reason)
+      if (r.status === 'fulfilled' && r.value) ok.push(r.value)
+      else leftOut[origin] = noteLeftOut(ask, origin, r.status === 'rejected' ? r.reason : PINS_REFUSED)
     })
     const merged = mergeTools(ask.vt.setting.prefix, ok)
     const before = st.status.get(ask.vt.name)
@@ -444,11 +445,11 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
 /**
  * An origin's pulled list as tool pinning lets it through (pinning/apply-pins.ts `holdToolsList`,
  * the same gate as a list relayed on `<mount>/<origin>`): `audit` records it and keeps every
- * tool, `enforce` leaves out the tools not approved. A list the pins refuse as a whole leaves the
- * origin out.
- * @throws when the pins refuse the whole list
+ * tool, `enforce` leaves out the tools not approved.
+ * @returns the tools, or null when the pins refuse the whole list (its pins could not be read, or
+ *   it was malformed: `enforce` fails closed), which leaves the origin out
  */
-async function pinnedTools(ask: Ask, origin: string, pulled: PulledToolList): Promise<unknown[]> {
+async function pinnedTools(ask: Ask, origin: string, pulled: PulledToolList): Promise<unknown[] | null> {
   const book = pinBook(ask.deps)
   if (book.mode === 'off') return pulled.tools
   const caller = ask.identity ? identityScopeKey(ask.identity) : ask.authorization
@@ -459,20 +460,18 @@ async function pinnedTools(ask: Ask, origin: string, pulled: PulledToolList): Pr
   if (held === source) return pulled.tools
   const v: unknown = JSON.parse(held)
   if (isObject(v) && isObject(v.result) && Array.isArray(v.result.tools)) return v.result.tools
-  throw new PinsRefusedList()
+  return null
 }
 
-/** Tool pinning refused an origin's whole list (its pins could not be read, or the list was malformed). */
-class PinsRefusedList extends Error {
-  override readonly name = 'PinsRefusedList'
-}
+/** The reason {@link noteLeftOut} is given for a list tool pinning refused as a whole. */
+const PINS_REFUSED = Symbol('pins refused the list')
 
 /** Logs and counts one origin left out of a virtual server's list or session; returns why, as `/readyz` says it. */
 function noteLeftOut(ask: Ask, origin: string, reason: unknown): string {
   const why =
     reason instanceof OriginTimeoutError
       ? 'timeout: no answer in time'
-      : reason instanceof PinsRefusedList
+      : reason === PINS_REFUSED
         ? 'refused by tool pinning: its pins could not be read'
         : `unavailable: ${originCause(reason).text}`
   ask.deps.log({
