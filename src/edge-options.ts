@@ -5,7 +5,7 @@
  * docs/configuration.md (one row of core/settings.ts); the typed option wins over the variable, and
  * either is checked by the row's rule, so a value is checked by one rule whichever way it was given.
  */
-import { checkAuthSettings, ConfigError, showValue, type Config } from './core/config'
+import { checkAuthSettings, checkVirtualServers, ConfigError, showValue, type Config } from './core/config'
 import { closest } from './core/config-rules'
 import { readSettings, settingsOf, type Setting, type SettingOption } from './core/settings'
 import type { EdgeDeps } from './core/exchange'
@@ -119,6 +119,14 @@ export interface McpEdgeOptions {
   origin?: string
   /** `ORIGINS`: more origins by name, each served at `<mount>/<name>` (names: letters, digits, `.`, `_`, `~`, `-`). */
   origins?: Record<string, OriginOption>
+  /**
+   * `VIRTUAL_SERVERS`: virtual servers by name, each served at `<mount>/<name>`: the origins of
+   * {@link origins} it merges, how it names their tools (`prefix`, default `always`:
+   * `<origin>__<tool>`) and its `tools/list` page size (docs/virtual-servers.md).
+   */
+  virtualServers?: Record<string, { origins: string[]; prefix?: 'always' | 'conditional' | 'never'; pageSize?: number }>
+  /** `VIRTUAL_SESSION_KEY`: HMAC key (32+ characters) of virtual-server session ids; the same on every replica. Default: random per process. */
+  virtualSessionKey?: string
   /** Where tool schemas are kept (a Workers KV namespace fits). Default: in memory, per edge. */
   store?: KvStore
   /** The JSON Schema engine. Default: @cfworker/json-schema (`createDefaultEngine()`); the tiered engine with ajv: `mcp-edge-validator/engines/tiered`. */
@@ -251,9 +259,11 @@ export function resolveConfig(options: McpEdgeOptions): Config {
   const config = readSettings(rows, env, (s) => at(options, s.option)) as unknown as Config
   // A setting the `env` option holds is named by its variable; any other by its typed option (the
   // form this caller uses), with the variable after it: `auth.audience (AUTH_AUDIENCE)`.
-  checkAuthSettings(config, (variable) => {
+  const named = (variable: string) => {
     const row = rows.find((s) => s.variable === variable)
     return row === undefined || (typeof env[variable] === 'string' && env[variable] !== '') ? variable : `${row.option} (${variable})`
-  })
+  }
+  checkAuthSettings(config, named)
+  checkVirtualServers(config, named)
   return config
 }

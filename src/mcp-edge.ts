@@ -41,6 +41,7 @@ import { authorizeRequest, metadataAnswer } from './core/request-auth'
 import { WELL_KNOWN_PRM } from './core/access/bearer'
 import { cors } from 'hono/cors'
 import { MemoryRateLimiter } from './core/access/rate-limit'
+import { handleVirtualPassThrough, virtualServerFor } from './core/virtual/virtual-server'
 
 /** What a runtime build of the package supplies where {@link McpEdgeOptions} leave a port unset. */
 export interface EdgeRuntime {
@@ -339,7 +340,8 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
     if (c.req.method === 'HEAD') return notAllowed()
     try {
       const d = depsFor(c)
-      const t = targetFor(d.config, c.req.param('origin'))
+      const virtual = virtualServerFor(d.config, c.req.param('origin'))
+      const t = virtual ? { id: virtual.name, url: '' } : targetFor(d.config, c.req.param('origin'))
       if (!t) return toWebResponse(noOriginHere())
       const refusal = checkHostAndOrigin(c.req.raw.headers, d.config)
       if (refusal) return toWebResponse(refusalResponse(refusal))
@@ -352,6 +354,7 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
         headers = a.headers
         validUntilMs = a.identity.validUntilMs
       }
+      if (virtual) return toWebResponse(await handleVirtualPassThrough(method, headers, virtual, d))
       return toWebResponse(observeAnswer(d.metrics, t.id, 0, await handlePassThrough(method, headers, t, d, validUntilMs !== undefined ? { validUntilMs } : {})))
     } catch (e) {
       return fault(e)

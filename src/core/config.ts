@@ -6,14 +6,14 @@
  */
 import type { ProtocolVersion } from './jsonrpc/versions'
 import { ConfigError, NOT_SHOWN, parseOriginUrl, showValue } from './config-rules'
-import { readSettings, settingsOf, type OriginSetting, type SettingKey } from './settings'
+import { readSettings, settingsOf, type OriginSetting, type SettingKey, type VirtualServerSetting } from './settings'
 import type { ToolPattern } from './patterns/tool-glob'
 import type { RateLimits } from './access/rate-limit'
 import type { ToolScopes } from './access/tool-scopes'
 
 export { ConfigError, parseOriginUrl, showValue }
 export { isOriginName } from './config-rules'
-export type { OriginSetting } from './settings'
+export type { OriginSetting, VirtualServerSetting, VirtualPrefix } from './settings'
 
 /** The edge's configuration. Units are in the names (Bytes, Ms, S). */
 export interface Config {
@@ -21,6 +21,10 @@ export interface Config {
   originUrl: string
   /** Named origins (POST /mcp/<name>): each one's URL and its own tool lists (`ORIGINS`). */
   origins: Record<string, OriginSetting>
+  /** Virtual servers (POST /mcp/<name>): several origins of {@link origins} behind one endpoint (`VIRTUAL_SERVERS`). */
+  virtualServers: Record<string, VirtualServerSetting>
+  /** `VIRTUAL_SESSION_KEY`: the HMAC key of virtual-server session ids (a secret); null: a random key per process. */
+  virtualSessionKey: string | null
   /** Tools clients may see and call on every origin (`TOOLS_ALLOW`); empty: all. */
   toolsAllow: ToolPattern[]
   /** Tools hidden from clients on every origin (`TOOLS_DENY`); wins over the allow lists. */
@@ -162,6 +166,29 @@ export function checkAuthSettings(config: Config, name: (variable: string) => st
 }
 
 /**
+ * The rule between `VIRTUAL_SERVERS` and `ORIGINS`, which no single row can check: a virtual
+ * server's name is not an origin's (both would be `/mcp/<name>`), and each of its origins is a
+ * name of `ORIGINS`. Every problem is named in one line.
+ * @param name how a message names a setting, given its variable (as {@link checkAuthSettings})
+ * @throws ConfigError e.g. `VIRTUAL_SERVERS.all.origins: files is not a name of ORIGINS (ORIGINS has weather, news)`
+ */
+export function checkVirtualServers(config: Config, name: (variable: string) => string = (v) => v): void {
+  const problems: string[] = []
+  const known = Object.keys(config.origins)
+  const has = known.length ? `${name('ORIGINS')} has ${known.map(showValue).join(', ')}` : `${name('ORIGINS')} is empty`
+  for (const [vs, setting] of Object.entries(config.virtualServers)) {
+    if (Object.hasOwn(config.origins, vs))
+      problems.push(`${name('VIRTUAL_SERVERS')}.${vs}: the name is an origin of ${name('ORIGINS')} too, and /mcp/${vs} can serve only one of them; rename the virtual server`)
+    const unknown = setting.origins.filter((o) => !Object.hasOwn(config.origins, o))
+    if (unknown.length)
+      problems.push(
+        `${name('VIRTUAL_SERVERS')}.${vs}.origins: ${unknown.map(showValue).join(', ')} ${unknown.length === 1 ? 'is not a name' : 'are not names'} of ${name('ORIGINS')} (${has})`
+      )
+  }
+  if (problems.length) throw new ConfigError(problems.join('; '), 'VIRTUAL_SERVERS')
+}
+
+/**
  * Reads the configuration from environment strings (the rows of core/settings.ts the edge reads
  * on every runtime; unset or empty means the default).
  * @param env variables as strings; entries that are not strings (Worker bindings) are ignored
@@ -175,6 +202,7 @@ export function loadConfig(env: Record<string, unknown>, defaults: { originUrl?:
     config.originUrl = defaults.originUrl
   }
   checkAuthSettings(config)
+  checkVirtualServers(config)
   return config
 }
 

@@ -23,6 +23,7 @@ import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline
 import { observeAnswer } from './observe/answer-bytes'
 import { authorizeRequest } from './request-auth'
 import type { AccessIdentity } from './access/bearer'
+import { handleVirtualPost, virtualServerFor } from './virtual/virtual-server'
 
 /**
  * The path rule on a raw request path (with or without a query): `<base>` names the default
@@ -86,7 +87,10 @@ export interface McpPost {
  */
 export async function servePost(deps: EdgeDeps, post: McpPost): Promise<EdgeResponse> {
   try {
-    const target = targetFor(deps.config, post.originName)
+    // A virtual server (VIRTUAL_SERVERS) takes the path of an origin: admitted and authorized the
+    // same way, logged under its own name, then answered by core/virtual.
+    const virtual = virtualServerFor(deps.config, post.originName)
+    const target = virtual ? { id: virtual.name, url: '' } : targetFor(deps.config, post.originName)
     if (!target) return noOriginHere()
     const declared = declaredBodyBytes(post.headers)
     const refusal = admitPost(post.headers, target, deps, declared)
@@ -105,7 +109,10 @@ export async function servePost(deps: EdgeDeps, post: McpPost): Promise<EdgeResp
     const body = await post.readBody(declared === undefined ? deps.config.maxBodyBytes : undefined)
     if (body === null) return payloadTooLarge(target, deps)
     // Bytes in and out, and an SSE answer as an open stream, for the metrics port.
-    return observeAnswer(deps.metrics, target.id, body.length, await handlePost(body, headers, target, deps, post.clientSignal?.(), identity))
+    const answer = virtual
+      ? handleVirtualPost(body, headers, virtual, deps, post.clientSignal?.(), identity)
+      : handlePost(body, headers, target, deps, post.clientSignal?.(), identity)
+    return observeAnswer(deps.metrics, target.id, body.length, await answer)
   } catch (e) {
     return edgeFault(e, () => deps)
   }

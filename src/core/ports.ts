@@ -258,6 +258,8 @@ export interface EdgeMetrics {
    * (docs/result-checks.md); `category` and `action` are fixed names of the edge, never result text. Optional.
    */
   countResultFinding?(origin: string, category: string, action: string, n: number): void
+  /** `mcp_edge_virtual_origin_left_out_total{server,origin}`: an origin of a virtual server left out of a merged list, a session or a call (docs/virtual-servers.md). Optional. */
+  countVirtualLeftOut?(server: string, origin: string): void
   /** The Prometheus text exposition (format 0.0.4). */
   render(): Promise<string>
   /** The Content-Type of {@link render}'s text. */

@@ -276,6 +276,78 @@ const originsKind: Kind<Record<string, OriginSetting>> = {
     ),
 }
 
+/** How a virtual server names the tools of its origins (`VIRTUAL_SERVERS`, docs/virtual-servers.md#naming). */
+export type VirtualPrefix = 'always' | 'conditional' | 'never'
+
+/**
+ * One virtual server (`VIRTUAL_SERVERS`): the origins of `ORIGINS` it merges, served together at
+ * `/mcp/<name>`, how it names their tools, and the size of its `tools/list` pages.
+ */
+export interface VirtualServerSetting {
+  /** Names of `ORIGINS`, in the order their tools are listed; at least one, no repeats. */
+  origins: string[]
+  /** `always` (default): every tool as `<origin>__<tool>`; `conditional`: only names two origins share; `never`: shared names left out. */
+  prefix: VirtualPrefix
+  /** Tools per `tools/list` page the edge answers (1..1000, default 100). */
+  pageSize: number
+}
+
+const VIRTUAL_SERVERS_EXPECTED =
+  'a JSON object of name -> {"origins": [names of ORIGINS], "prefix": "always" | "conditional" | "never"}, such as {"all":{"origins":["weather","files"]}}'
+const VIRTUAL_ENTRY_KEYS = new Set(['origins', 'prefix', 'pageSize'])
+const VIRTUAL_PREFIXES: readonly VirtualPrefix[] = ['always', 'conditional', 'never']
+
+/**
+ * The virtual servers: a JSON object of name -> `{ origins, prefix?, pageSize? }` as text, the same
+ * object as the typed option. Each name follows the path rule of origin names (config-rules.ts
+ * `isOriginName`); each origin is an origin name too. Whether the names are those of `ORIGINS` is
+ * checked once both settings are read (config.ts `checkVirtualServers`).
+ */
+const virtualServersKind: Kind<Record<string, VirtualServerSetting>> = {
+  expected: VIRTUAL_SERVERS_EXPECTED,
+  type: "Record<string, { origins: string[]; prefix?: 'always' \\| 'conditional' \\| 'never'; pageSize?: number }>",
+  fromText: (t) => {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(t)
+    } catch {
+      throw new Refused(`${VIRTUAL_SERVERS_EXPECTED}; this is not valid JSON (names and strings in double quotes, no trailing comma)`)
+    }
+    return virtualServersKind.fromValue(parsed)
+  },
+  fromValue: (v) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Refused(VIRTUAL_SERVERS_EXPECTED)
+    const out: Record<string, VirtualServerSetting> = {}
+    for (const [name, entry] of Object.entries(v)) {
+      if (!isOriginName(name)) throw new Refused(`virtual server names of letters, digits, '_', '.', '~' and '-', other than . and .. (not ${showValue(name)})`)
+      if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new Refused(`an object {"origins": [...]} for virtual server ${name}`)
+      const e = entry as Record<string, unknown>
+      const extra = Object.keys(e).find((k) => !VIRTUAL_ENTRY_KEYS.has(k))
+      if (extra !== undefined) throw new Refused(`only origins, prefix and pageSize in virtual server ${name} (not ${showValue(extra)})`)
+      const origins = e.origins
+      const shown = JSON.stringify(origins) ?? ''
+      if (!Array.isArray(origins) || !origins.every((o) => typeof o === 'string' && isOriginName(o)))
+        throw new Refused('a list of names of ORIGINS', { key: `${name}.origins`, text: shown })
+      if (origins.length === 0) throw new Refused('a non-empty list of names of ORIGINS (a virtual server needs at least one origin)', { key: `${name}.origins`, text: shown })
+      const twice = origins.find((o, i) => origins.indexOf(o) !== i)
+      if (twice !== undefined) throw new Refused(`each origin once (${showValue(twice as string)} is listed twice)`, { key: `${name}.origins`, text: shown })
+      const prefix = e.prefix ?? 'always'
+      if (typeof prefix !== 'string' || !(VIRTUAL_PREFIXES as readonly string[]).includes(prefix))
+        throw new Refused('one of always, conditional, never', { key: `${name}.prefix`, text: JSON.stringify(e.prefix) ?? '' })
+      const pageSize = e.pageSize ?? 100
+      if (typeof pageSize !== 'number' || !Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > 1000)
+        throw new Refused('an integer from 1 to 1000', { key: `${name}.pageSize`, text: JSON.stringify(e.pageSize) ?? '' })
+      const setting: VirtualServerSetting = { origins: [...(origins as string[])], prefix: prefix as VirtualPrefix, pageSize }
+      Object.defineProperty(out, name, { value: setting, enumerable: true, writable: true, configurable: true })
+    }
+    return out
+  },
+  show: (v) => JSON.stringify(v),
+}
+
+/** A secret key of at least 32 characters (`VIRTUAL_SESSION_KEY`). */
+const sessionKey = text('a secret of at least 32 visible ASCII characters, such as the output of openssl rand -hex 32', (s) => /^[\x21-\x7e]{32,}$/.test(s))
+
 /** `RATE_LIMIT` (access/rate-limit.ts parses it): text, or the same string as the typed option. */
 const rateLimitKind: Kind<RateLimits> = custom({
   expected: '<n>/s or <n>/min, optionally followed by per-tool budgets <tool or glob>=<n>/s|min, such as 60/min,search_*=10/min',
@@ -417,6 +489,35 @@ export const SETTINGS = [
     help: 'more origins by name, JSON {"name":"url"} or {"name":{"url":...,"toolsAllow":...,"toolsDeny":...}}, served at /mcp/<name>',
     example: '{"weather":"http://10.0.0.5:9000/mcp","files":{"url":"http://10.0.0.6:9000/mcp","toolsDeny":"delete_*"}}',
     doc: 'more origins by name, served at `/mcp/<name>`; names of letters, digits, `_`, `.`, `~`, `-`; each URL checked like `ORIGIN_URL`. An entry may be an object `{"url": ..., "toolsAllow": ..., "toolsDeny": ...}`: that origin\'s own tool lists (a comma-separated string or a list), which narrow `TOOLS_ALLOW` / `TOOLS_DENY` ([security.md](security.md#tool-filtering))',
+  }),
+  row({
+    variable: 'VIRTUAL_SERVERS',
+    option: 'virtualServers',
+    key: 'virtualServers',
+    runtime: 'all',
+    section: 'Origins',
+    kind: virtualServersKind,
+    default: {} as Record<string, VirtualServerSetting>,
+    defaultDoc: 'none',
+    arg: 'json',
+    help: 'virtual servers: one endpoint /mcp/<name> over several origins of ORIGINS, JSON {"name":{"origins":["a","b"],"prefix":"always|conditional|never"}}',
+    example: '{"all":{"origins":["weather","files"],"prefix":"always"}}',
+    doc: 'virtual servers, each served at `/mcp/<name>`: one MCP server whose tools are those of several origins of `ORIGINS`, every guard kept per origin ([virtual-servers.md](virtual-servers.md)). `prefix`: `always` (default, tools named `<origin>__<tool>`), `conditional` (only names two origins share), `never` (shared names left out, logged and shown in `/readyz`); `pageSize`: tools per `tools/list` page (default 100). A name shared with `ORIGINS`, an origin not in `ORIGINS` or an empty list stops the start',
+  }),
+  row({
+    variable: 'VIRTUAL_SESSION_KEY',
+    option: 'virtualSessionKey',
+    key: 'virtualSessionKey',
+    runtime: 'all',
+    section: 'Origins',
+    secret: true,
+    kind: sessionKey,
+    default: null as string | null,
+    defaultDoc: 'a random key per process or isolate (sessions then hold on one replica only)',
+    arg: 'secret',
+    help: 'HMAC key of virtual-server session ids; the same on every replica (prefer the variable)',
+    example: '$(openssl rand -hex 32)',
+    doc: "HMAC-SHA256 key that signs the session ids of virtual servers, which carry the origins' own session ids ([virtual-servers.md](virtual-servers.md#sessions)); give every replica the same key so a session works on any of them with no shared store. Unset: a random key per process (a Worker: per isolate), said at start",
   }),
   // The Node entry: where it listens, how it stops
   row({

@@ -12,6 +12,8 @@
  *   the tool lists (global and per origin), the per-tool scopes, the rate budgets, `UNKNOWN_TOOL`,
  *   and the result checks (`RESULT_SECRETS`, `RESULT_CONTROL`, `MAX_RESULT_TEXT_BYTES` with
  *   `OVERSIZE_RESULT`; docs/result-checks.md).
+ * - with virtual servers and no `VIRTUAL_SESSION_KEY`, a `warn` that their sessions hold on this
+ *   process only (docs/virtual-servers.md#sessions).
  * Values of secrets never appear (only the settings' names and the operator's own lists and URLs,
  * with credentials hidden). Pure and runtime-neutral.
  */
@@ -151,5 +153,15 @@ export function startupRecords(config: Config, env: Record<string, unknown>, sto
   const out: LogRecord[] = unknownVariables(env).map((u) => ({ level: 'warn', msg: 'config.unknown_variable', ...u, text: unknownVariableText(u) }))
   const g = governanceOf(config, store)
   out.push({ level: 'info', msg: 'edge.governance', ...g, text: governanceText(g) })
+  // A virtual server's session id is signed with this key: a key made at start is this process's
+  // (a Worker's: this isolate's) alone, and a session opened here fails on any other replica.
+  const virtual = Object.keys(config.virtualServers)
+  if (virtual.length && config.virtualSessionKey === null)
+    out.push({
+      level: 'warn',
+      msg: 'virtual.session_key_generated',
+      servers: virtual,
+      text: `VIRTUAL_SESSION_KEY is unset: the session ids of the virtual servers (${virtual.join(', ')}) are signed with a random key made at start, valid on this process only; replicas behind one balancer need a shared key: set VIRTUAL_SESSION_KEY (e.g. openssl rand -hex 32) to the same value on each`,
+    })
   return out
 }

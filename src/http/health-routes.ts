@@ -7,12 +7,17 @@
 import type { Context, Hono } from 'hono'
 import type { EdgeDeps } from '../core/exchange'
 import { readiness } from '../observe/readiness'
+import { virtualReadiness } from '../core/virtual/origin-sessions'
 
 /** Adds the two routes to `app`. */
 export function addHealthRoutes(app: Hono, getDeps: (c: Context) => EdgeDeps): void {
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/readyz', async (c) => {
-    const report = await readiness(getDeps(c))
-    return c.json(report, report.ready ? 200 : 503, { 'cache-control': 'no-store' })
+    const deps = getDeps(c)
+    const report = await readiness(deps)
+    // Virtual servers: what their last merge left out (origins down or late, names `prefix: never`
+    // dropped), read fresh at each probe; detail, not readiness (each origin has its own check).
+    const body = Object.keys(deps.config.virtualServers).length ? { ...report, virtual: virtualReadiness(deps) } : report
+    return c.json(body, report.ready ? 200 : 503, { 'cache-control': 'no-store' })
   })
 }

@@ -49,6 +49,11 @@ export const SERIES = {
     help: 'Findings of the result checks (RESULT_SECRETS, RESULT_CONTROL, MAX_RESULT_TEXT_BYTES) in tool results, per origin, category and action.',
     labels: ['origin', 'category', 'action'],
   },
+  virtualLeftOut: {
+    name: 'mcp_edge_virtual_origin_left_out_total',
+    help: 'Times an origin of a virtual server was left out (down, or past its timeout) of a merged tool list, a session or a routed call, per virtual server and origin.',
+    labels: ['server', 'origin'],
+  },
 } as const
 
 /** Registry counters (the tool registry's `stats`), read at scrape time. */

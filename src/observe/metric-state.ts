@@ -130,6 +130,7 @@ export abstract class MetricState implements EdgeMetrics {
   private readonly toolPins = new Family(SERIES.toolPins)
   private readonly pinBlocks = new Family(SERIES.pinBlocks)
   private readonly resultFindings = new Family(SERIES.resultFindings)
+  private readonly virtualLeftOut = new Family(SERIES.virtualLeftOut)
   private readonly edgeSeconds = new OriginHistogram(SERIES.edgeSeconds, EDGE_SECONDS_BUCKETS)
   private readonly originSeconds = new OriginHistogram(SERIES.originSeconds, ORIGIN_SECONDS_BUCKETS)
 
@@ -179,6 +180,10 @@ export abstract class MetricState implements EdgeMetrics {
     this.resultFindings.add(origin + '\u0000' + category + '\u0000' + action, n, origin, category, action)
   }
 
+  countVirtualLeftOut(server: string, origin: string): void {
+    this.virtualLeftOut.add(server + '\u0000' + origin, 1, server, origin)
+  }
+
   /** The `mcp_edge_grades_total` count of one series (0 when never counted): for tests and embedders. */
   get(origin: string, tool: string | undefined, grade: string): number {
     return this.grades.value(origin + '\u0000' + toolLabel(tool) + '\u0000' + grade)
@@ -198,6 +203,7 @@ export abstract class MetricState implements EdgeMetrics {
     () => this.toolPins.snapshot('gauge'),
     () => this.pinBlocks.snapshot('counter'),
     () => this.resultFindings.snapshot('counter'),
+    () => this.virtualLeftOut.snapshot('counter'),
     ...REGISTRY_SERIES.map((r) => (): FamilySnapshot => ({
       name: r.name,
       help: r.help,

@@ -141,6 +141,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['forwarding'],
   ['batch', 'call-context', 'request-auth'],
   ['pipeline'],
+  ['virtual'],
   ['front-door'],
 ]
 

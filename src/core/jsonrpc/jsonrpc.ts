@@ -100,6 +100,15 @@ export function requestMessage(method: string, params?: Record<string, unknown>,
   return msg
 }
 
+/**
+ * The text of a JSON-RPC 2.0 request (§4) with its id token as the client wrote it and `params`
+ * given as JSON text: a virtual server's request to one of its origins (core/virtual), which keeps
+ * the client's id exactly (an integer past 2^53 keeps every digit).
+ */
+export function requestText(id: RawId, method: string, paramsJson: string): string {
+  return `{"jsonrpc":"2.0","id":${id.raw},"method":${JSON.stringify(method)},"params":${paramsJson}}`
+}
+
 /** The canonical JSON-RPC 2.0 §5.1 message for a standard code. */
 export function standardMessage(code: number): string {
   switch (code) {

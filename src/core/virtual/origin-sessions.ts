@@ -1,0 +1,222 @@
+/**
+ * @module core/virtual/origin-sessions
+ * The edge as the client of a virtual server's origins (docs/virtual-servers.md): which era each
+ * origin is spoken to in (the newest it supports: `server/discover` first, else `initialize` in
+ * the newest 2025 revision the edge serves), the session a stateful origin gives, and the
+ * process-wide state of every virtual server of one edge (its session key, what it learned, what
+ * it left out). Runtime-neutral: the origin client port only.
+ */
+import { hasVersionHeader, isKnownVersion, isModern, META_VERSION_KEY, MODERN_VERSION, type ProtocolVersion } from '../jsonrpc/versions'
+import { isObject, requestMessage } from '../jsonrpc/jsonrpc'
+import { originEras, type EdgeDeps, type OriginTarget } from '../exchange'
+import { readRpcResponse } from '../forwarding/tool-list-pull'
+import { PullError } from '../errors'
+import type { MergedTools } from './merge-tools'
+import { sessionKey } from './session-token'
+
+const ACCEPT = 'application/json, text/event-stream'
+const CLIENT_INFO = { name: 'mcp-edge-validator', version: '0.1.0' }
+
+/** The edge's connection to one origin: the era it speaks there, the session it holds (stateful origins), the origin's capabilities. */
+export interface OriginConnection {
+  era: ProtocolVersion
+  sessionId?: string
+  capabilities: Record<string, unknown>
+}
+
+/** What a virtual server's last merge left out, for the log, `/readyz` and the metrics. */
+export interface VirtualStatus {
+  /** Origin -> why its tools are not listed (down, timeout). */
+  leftOut: Record<string, string>
+  /** Tool names two origins share, left out by `prefix: never`. */
+  collisions: string[]
+}
+
+/** The state of the virtual servers of one edge (per process, or per Worker isolate). */
+export interface VirtualState {
+  key: Promise<CryptoKey>
+  /**
+   * The edge's own session per origin and credential (the digest of the `Authorization` the origin
+   * gets), for requests that carry no session of a virtual server (2026-07-28 clients, sessionless
+   * calls): one caller's origin session never serves another's credential.
+   */
+  shared: Map<string, Promise<OriginConnection>>
+  /** An origin session that origin no longer knows (it restarted) -> the session that replaces it here. */
+  replaced: Map<string, Promise<OriginConnection>>
+  /** Per virtual server and credential (`<server>\n<digest>`): its last merged list (a private list is never another caller's). */
+  lists: Map<string, MergedTools & { at: number }>
+  /** Per virtual server and credential: the merge in flight (concurrent lists share one fan-out). */
+  pulling: Map<string, Promise<MergedTools>>
+  /** Per virtual server: what its last merge left out. */
+  status: Map<string, VirtualStatus>
+}
+
+/** Most replaced origin sessions, shared sessions and merged lists remembered, each (the oldest forgotten first). */
+const MAX_REPLACED = 1024
+
+/** Sets `key` in a map bounded to {@link MAX_REPLACED} entries, the oldest forgotten first. */
+export function setBounded<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key)
+  map.set(key, value)
+  if (map.size > MAX_REPLACED) map.delete(map.keys().next().value!)
+}
+
+/** Forgets the merged lists of the virtual servers holding `origin` (its list changed), for every caller. */
+export function forgetLists(deps: EdgeDeps, origin: string): void {
+  const st = virtualState(deps)
+  const servers = Object.entries(deps.config.virtualServers)
+    .filter(([, v]) => v.origins.includes(origin))
+    .map(([name]) => name)
+  for (const key of [...st.lists.keys()]) if (servers.includes(key.slice(0, key.indexOf('\n')))) st.lists.delete(key)
+}
+
+const states = new WeakMap<EdgeDeps, VirtualState>()
+
+/** The virtual servers' state of `deps`, made on first use (the session key: `VIRTUAL_SESSION_KEY`, else random). */
+export function virtualState(deps: EdgeDeps): VirtualState {
+  let s = states.get(deps)
+  if (!s) {
+    s = { key: sessionKey(deps.config.virtualSessionKey), shared: new Map(), replaced: new Map(), lists: new Map(), pulling: new Map(), status: new Map() }
+    states.set(deps, s)
+  }
+  return s
+}
+
+/** What `/readyz` shows of the virtual servers: per server, the origins left out of its list and the names `prefix: never` left out (none when all is well). */
+export function virtualReadiness(deps: EdgeDeps): Record<string, VirtualStatus> {
+  const out: Record<string, VirtualStatus> = {}
+  const s = states.get(deps)
+  for (const name of Object.keys(deps.config.virtualServers)) {
+    const st = s?.status.get(name)
+    out[name] = { leftOut: { ...(st?.leftOut ?? {}) }, collisions: [...(st?.collisions ?? [])] }
+  }
+  return out
+}
+
+/** The newest 2025 revision the edge serves (what its `initialize` offers an origin). */
+export function newestLegacy(supported: readonly ProtocolVersion[]): ProtocolVersion {
+  return [...supported].filter((v) => !isModern(v)).sort((a, b) => (a < b ? 1 : -1))[0] ?? '2025-06-18'
+}
+
+/** The 2026-07-28 request envelope (`params._meta`) the edge sends as a client. */
+export function modernEnvelope(capabilities: unknown = {}): Record<string, unknown> {
+  return { [META_VERSION_KEY]: MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': capabilities, 'io.modelcontextprotocol/clientInfo': CLIENT_INFO }
+}
+
+/**
+ * Opens the edge's connection to one origin in the newest era it supports: `server/discover`
+ * (when the edge serves 2026-07-28), and when that gives no DiscoverResult, `initialize` and
+ * `notifications/initialized`, keeping the session id a stateful origin gives. The answers teach
+ * the per-origin era memory too (D17).
+ * @param authorization the `Authorization` to send (the caller's with auth off, ORIGIN_AUTHORIZATION with auth on), or null
+ * @throws when the origin cannot be reached, does not answer in time, or answers `initialize` with anything but a result
+ */
+export async function connectOrigin(deps: EdgeDeps, target: OriginTarget, authorization: string | null): Promise<OriginConnection> {
+  const { config } = deps
+  const base: Record<string, string> = { 'content-type': 'application/json', accept: ACCEPT, ...(authorization ? { authorization } : {}) }
+  const send = (headers: Record<string, string>, body: Record<string, unknown>) =>
+    deps.origin({
+      method: 'POST',
+      url: target.url,
+      headers: { ...base, ...headers },
+      body: JSON.stringify(body),
+      timeoutMs: config.originTimeoutMs,
+      maxReplyBytes: config.maxReplyBytes,
+    })
+  if (config.supportedVersions.includes(MODERN_VERSION)) {
+    const reply = await send({ 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'server/discover' }, requestMessage('server/discover', { _meta: modernEnvelope() }, 1))
+    if (reply.status >= 200 && reply.status < 300) {
+      const msg = await readRpcResponse(reply, 1, config.maxJsonDepth).catch(() => null)
+      if (msg) originEras(deps).observe(target.id, 'server/discover', msg, reply.status)
+      const r = msg?.result
+      if (isObject(r) && Array.isArray(r.supportedVersions) && r.supportedVersions.includes(MODERN_VERSION))
+        return { era: MODERN_VERSION, capabilities: isObject(r.capabilities) ? r.capabilities : {} }
+    } else reply.discard()
+  }
+  const offered = newestLegacy(config.supportedVersions)
+  const reply = await send(
+    hasVersionHeader(offered) ? { 'mcp-protocol-version': offered } : {},
+    requestMessage('initialize', { protocolVersion: offered, capabilities: {}, clientInfo: CLIENT_INFO }, 2)
+  )
+  if (reply.status < 200 || reply.status > 299) {
+    reply.discard()
+    throw new PullError('status', reply.status)
+  }
+  const sessionId = reply.headers['mcp-session-id'] || undefined
+  const msg = await readRpcResponse(reply, 2, config.maxJsonDepth)
+  if (!isObject(msg.result)) throw new PullError('initialize')
+  originEras(deps).observe(target.id, 'initialize', msg, reply.status)
+  const v = msg.result.protocolVersion
+  const era = isKnownVersion(v) && !isModern(v) ? v : offered
+  const done = await send({ 'mcp-protocol-version': era, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) }, requestMessage('notifications/initialized'))
+  done.discard()
+  return { era, ...(sessionId ? { sessionId } : {}), capabilities: isObject(msg.result.capabilities) ? msg.result.capabilities : {} }
+}
+
+/**
+ * The edge's own connection to `origin` for requests without a virtual-server session: opened once
+ * per process and credential, again after a failure.
+ * @param credential the digest of `authorization` (validation/caller-scope.ts `privateScope`)
+ */
+export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authorization: string | null, credential: string): Promise<OriginConnection> {
+  const st = virtualState(deps)
+  const key = `${target.id}\n${credential}`
+  let p = st.shared.get(key)
+  if (!p) {
+    p = connectOrigin(deps, target, authorization)
+    setBounded(st.shared, key, p)
+    p.catch(() => {
+      if (st.shared.get(key) === p) st.shared.delete(key)
+    })
+  }
+  return p
+}
+
+/**
+ * A new connection standing for one the origin no longer knows (it restarted, or ended the
+ * session). The edge's own shared connection (`used` is the promise it was taken from) is opened
+ * again once, whoever notices first; a virtual-server session's origin session gets one
+ * replacement per process, shared by every request that still carries it.
+ */
+export function replaceConnection(
+  deps: EdgeDeps,
+  target: OriginTarget,
+  stale: OriginConnection,
+  used: Promise<OriginConnection> | undefined,
+  authorization: string | null,
+  credential: string
+): Promise<OriginConnection> {
+  const st = virtualState(deps)
+  if (used !== undefined || stale.sessionId === undefined) {
+    const key = `${target.id}\n${credential}`
+    if (used === undefined || st.shared.get(key) === used) st.shared.delete(key)
+    return sharedConnection(deps, target, authorization, credential)
+  }
+  const k = `${target.id}\n${stale.sessionId}`
+  let p = st.replaced.get(k)
+  if (!p) {
+    p = connectOrigin(deps, target, authorization)
+    setBounded(st.replaced, k, p)
+    p.catch(() => {
+      if (st.replaced.get(k) === p) st.replaced.delete(k)
+    })
+  }
+  return p
+}
+
+/** The replacement of an origin session, when one was made in this process. */
+export function replacementOf(deps: EdgeDeps, origin: string, sessionId: string): Promise<OriginConnection> | undefined {
+  return virtualState(deps).replaced.get(`${origin}\n${sessionId}`)
+}
+
+/** Ends an origin session the edge opened (DELETE, in the background; failures ignored). */
+export function endOriginSession(deps: EdgeDeps, target: OriginTarget, conn: OriginConnection, authorization: string | null): void {
+  if (conn.sessionId === undefined) return
+  const headers: Record<string, string> = { 'mcp-session-id': conn.sessionId, 'mcp-protocol-version': conn.era, ...(authorization ? { authorization } : {}) }
+  deps.defer(
+    deps.origin({ method: 'DELETE', url: target.url, headers, timeoutMs: deps.config.originTimeoutMs }).then(
+      (r) => r.discard(),
+      () => undefined
+    )
+  )
+}

@@ -1,0 +1,744 @@
+/**
+ * @module core/virtual/virtual-server
+ * A virtual server (`VIRTUAL_SERVERS`, docs/virtual-servers.md): one MCP server at
+ * `<mount>/<name>` whose tools are those of several origins of `ORIGINS`. The edge is its server:
+ * it answers `initialize`, `server/discover`, `ping` and `tools/list` itself (the list merged
+ * from each origin's own pull, paginated by the edge), and routes each `tools/call` by the body's
+ * tool name to its origin under the origin's own name, through the same per-origin pipeline as
+ * `<mount>/<origin>` ({@link handlePost}: filters, scopes, budgets, pins, validation and grading
+ * of that origin). An origin that is down or late is left out of the list and its calls answered
+ * with a gateway error naming it; the others are served.
+ */
+import { invalidArgsAsToolError, isKnownVersion, isModern, META_VERSION_KEY, MODERN_VERSION, type ProtocolVersion } from '../jsonrpc/versions'
+import { ErrorCode, errorText, isObject, requestText, responseText, resultText, type RawId } from '../jsonrpc/jsonrpc'
+import { formatEvent, isMessageEvent } from '../sse/sse-event'
+import { parseBody } from '../request/parse-body'
+import { boundText } from '../jsonrpc/bound-text'
+import { classify, type Classified } from '../request/classify'
+import { edgeResponse, isWholeBody, type ByteSource, type EdgeResponse, type RequestHeaders } from '../edge-response'
+import { localResponse, toWire, type ProtocolRefusal } from '../local-answer'
+import { decideEra } from '../protocol/era-decision'
+import { checkStandardHeaders } from '../protocol/standard-headers'
+import { headerMemos, originEras, pinBook, type EdgeDeps, type OriginTarget } from '../exchange'
+import type { ClientSignal } from '../client-signal'
+import type { AccessIdentity } from '../access/bearer'
+import type { Config, VirtualServerSetting } from '../config'
+import { handlePost, originTarget } from '../pipeline'
+import { pullOriginTools } from '../call-context'
+import type { PulledToolList } from '../forwarding/tool-list-pull'
+import { holdToolsList } from '../pinning/apply-pins'
+import { identityScopeKey, listScope, privateScope } from '../validation/caller-scope'
+import { unknownToolAnswer } from '../validation/tools-call'
+import { readSseEvents } from '../sse/read-sse-events'
+import { originCause } from '../observe/origin-cause'
+import { OriginTimeoutError } from '../ports'
+import { mergeTools, originOfPrefixed, type MergedTool, type MergedTools, type OriginTools } from './merge-tools'
+import { openVirtualStream } from './virtual-stream'
+import { mintSession, readSession, type BackendSession, type VirtualSession } from './session-token'
+import {
+  connectOrigin,
+  endOriginSession,
+  modernEnvelope,
+  newestLegacy,
+  replaceConnection,
+  replacementOf,
+  setBounded,
+  sharedConnection,
+  virtualState,
+  type OriginConnection,
+} from './origin-sessions'
+
+/** A virtual server of `VIRTUAL_SERVERS`: its name (the path segment) and its setting. */
+export interface VirtualTarget {
+  name: string
+  setting: VirtualServerSetting
+}
+
+/** The virtual server `<mount>/<name>` names, or null. */
+export function virtualServerFor(config: Config, name: string | undefined): VirtualTarget | null {
+  if (name === undefined || !Object.hasOwn(config.virtualServers, name)) return null
+  return { name, setting: config.virtualServers[name]! }
+}
+
+/** The server version a virtual server announces in its `serverInfo`. */
+const SERVER_VERSION = '1.0.0'
+
+/** One request's view of the virtual server: who asks, in which session, with which headers. */
+interface Ask {
+  deps: EdgeDeps
+  vt: VirtualTarget
+  headers: RequestHeaders
+  session: VirtualSession | null
+  /** The `Authorization` the origins get: the caller's with auth off, ORIGIN_AUTHORIZATION with auth on (request-auth.ts gave the origin-bound headers). */
+  authorization: string | null
+  /** Its digest (validation/caller-scope.ts `privateScope`): what the edge's own origin sessions and merged lists are kept by. */
+  credential: string
+  signal: ClientSignal | undefined
+  identity: AccessIdentity | undefined
+}
+
+/** What one request of the client gets: a response text, a whole HTTP response (a routed call), or nothing (a notification). */
+type Outcome = { text: string; status?: number; headers?: Record<string, string> } | { response: EdgeResponse } | null
+
+const JSON_TYPE = { 'content-type': 'application/json' }
+
+/** 404 for a session id this virtual server did not issue (or that was altered): the client starts a new session. */
+function sessionNotFound(): EdgeResponse {
+  return localResponse({
+    kind: 'transport',
+    status: 404,
+    message: 'Session not found: this session id was not issued by this virtual server (or was altered); send initialize to start a new session',
+  })
+}
+
+/**
+ * Answers one `POST <mount>/<virtual server>` whose transport checks (and token check, with auth
+ * on) passed. A single message or a 2025-03-26 batch, answered per id; a session id that this
+ * virtual server did not issue is answered 404.
+ * @param headers the client's headers (with auth on, the origin-bound view)
+ */
+export async function handleVirtualPost(
+  body: Uint8Array | string,
+  headers: RequestHeaders,
+  vt: VirtualTarget,
+  deps: EdgeDeps,
+  signal?: ClientSignal,
+  identity?: AccessIdentity
+): Promise<EdgeResponse> {
+  const started = (deps.now ?? Date.now)()
+  const methods: string[] = []
+  const r = await answerPost(body, headers, vt, deps, methods, signal, identity)
+  // One line per POST, as on every MCP path; a routed call has its origin's `mcp.post` line too.
+  deps.log({
+    level: r.status >= 500 ? 'warn' : 'info',
+    msg: 'virtual.post',
+    server: vt.name,
+    methods: methods.slice(0, 16).map((m) => boundText(m, 64)),
+    status: r.status,
+    ms: (deps.now ?? Date.now)() - started,
+  })
+  return r
+}
+
+async function answerPost(
+  body: Uint8Array | string,
+  headers: RequestHeaders,
+  vt: VirtualTarget,
+  deps: EdgeDeps,
+  methods: string[],
+  signal?: ClientSignal,
+  identity?: AccessIdentity
+): Promise<EdgeResponse> {
+  const parsed = parseBody(body, deps.config.maxJsonDepth)
+  if (parsed.kind === 'body') return localResponse(parsed)
+  const token = headers.get('mcp-session-id')
+  let session: VirtualSession | null = null
+  if (token !== null) {
+    session = await readSession(await virtualState(deps).key, token, vt.name)
+    if (!session) return sessionNotFound()
+  }
+  const authorization = headers.get('authorization')
+  const ask: Ask = { deps, vt, headers, session, authorization, credential: await privateScope(authorization), signal, identity }
+  if (parsed.kind === 'batch') {
+    const version = headers.get('mcp-protocol-version')
+    if (version !== null && version.trim() !== '2025-03-26')
+      return localResponse({ kind: 'body', code: ErrorCode.InvalidRequest, message: 'Invalid Request: JSON-RPC batches exist only in MCP 2025-03-26' })
+    if (parsed.items.length > deps.config.maxBatch)
+      return localResponse({ kind: 'body', code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${deps.config.maxBatch} messages` })
+    const items = parsed.items.map((it) => classify(it, parsed.text))
+    for (const c of items) if (c.kind === 'request' || c.kind === 'notification') methods.push(c.method)
+    const seen = new Set<string>()
+    const texts = await Promise.all(
+      items.map(async (c, i): Promise<string | null> => {
+        if (c.kind === 'request') {
+          if (seen.has(c.id.key)) return errorText(c.id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: this id is already used in the batch' })
+          seen.add(c.id.key)
+          if (c.method === 'initialize')
+            return errorText(c.id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize must be sent on its own, not inside a batch' })
+        }
+        return textOf(await answer(ask, c, parsed.items[i]!.value), c)
+      })
+    )
+    const out = texts.filter((t): t is string => t !== null)
+    if (out.length === 0) return edgeResponse(null, 202, {})
+    return edgeResponse(`[${out.join(',')}]`, 200, { ...JSON_TYPE })
+  }
+  const c = classify(parsed.item, parsed.text)
+  if (c.kind === 'request' || c.kind === 'notification') methods.push(c.method)
+  const o = await answer(ask, c, parsed.item.value)
+  if (o === null) return edgeResponse(null, 202, {})
+  if ('response' in o) return o.response
+  return edgeResponse(o.text, o.status ?? 200, { ...JSON_TYPE, ...o.headers })
+}
+
+/** The response text of an {@link Outcome} (a routed call's response read to its end), for a batch. */
+async function textOf(o: Outcome, c: Classified): Promise<string | null> {
+  if (o === null) return null
+  if ('text' in o) return o.text
+  const id = c.kind === 'request' ? c.id : null
+  return id ? responseTextOf(o.response, id) : null
+}
+
+/**
+ * The JSON-RPC response for `id` in a routed call's answer: its JSON body, or the event of its
+ * SSE stream that answers `id` (notifications before it are dropped: a batch has no stream).
+ */
+async function responseTextOf(r: EdgeResponse, id: RawId): Promise<string> {
+  const body = r.body
+  if (body === null) return errorText(id, { code: ErrorCode.OriginNoAnswer, message: 'Origin never answered this request', data: { source: 'edge' } })
+  if (isWholeBody(body)) return typeof body === 'string' ? body : new TextDecoder().decode(body)
+  try {
+    for await (const ev of readSseEvents(body)) {
+      if (!ev.data) continue
+      let msg: unknown
+      try {
+        msg = JSON.parse(ev.data)
+      } catch {
+        continue
+      }
+      if (isObject(msg) && !('method' in msg) && ('result' in msg || 'error' in msg)) return ev.data
+    }
+  } finally {
+    void (body as ByteSource).cancel().catch(() => undefined)
+  }
+  return errorText(id, { code: ErrorCode.OriginNoAnswer, message: 'Origin never answered this request', data: { source: 'edge' } })
+}
+
+/** The era of a request: 2026-07-28 when its envelope says so, else the version header (or 2025-03-26 without one). */
+function eraOf(c: Extract<Classified, { kind: 'request' }>, headers: RequestHeaders): ProtocolVersion {
+  const meta = c.params?._meta
+  if (isObject(meta) && meta[META_VERSION_KEY] === MODERN_VERSION) return MODERN_VERSION
+  const h = headers.get('mcp-protocol-version')?.trim()
+  return isKnownVersion(h) && !isModern(h) ? h : '2025-03-26'
+}
+
+/** A result built by the edge, with `resultType` (and the cache hints of a list) on 2026-07-28. */
+function localResult(id: RawId, result: Record<string, unknown>, modern: boolean, cacheable = false): string {
+  if (modern) {
+    result.resultType = 'complete'
+    if (cacheable) Object.assign(result, { ttlMs: 0, cacheScope: 'private' })
+  }
+  return resultText(id, result)
+}
+
+/**
+ * Sends a client's `notifications/cancelled` to each 2025 origin session its virtual-server session
+ * carries, through the origin's path (the notification as the client wrote it). 2026-07-28 origins
+ * have no sessions: a call to one is cancelled by the client closing its request, which aborts the
+ * edge's request to the origin.
+ */
+async function relayCancellation(ask: Ask, text: string): Promise<void> {
+  const sessions = Object.entries(ask.session?.backends ?? {}).filter(([, s]) => s.sessionId !== undefined && !isModern(s.era))
+  await Promise.all(
+    sessions.map(async ([origin, s]) => {
+      const target = originTarget(ask.deps.config, origin)
+      if (!target) return
+      const conn = (await replacementOf(ask.deps, origin, s.sessionId!)?.catch(() => undefined)) ?? { era: s.era, sessionId: s.sessionId!, capabilities: {} }
+      const r = await handlePost(text, originHeaders(ask.headers, conn, 'notifications/cancelled', '', false), target, ask.deps)
+      if (r.body !== null && !isWholeBody(r.body)) await r.body.cancel().catch(() => undefined)
+    })
+  )
+}
+
+/** A refusal of the era rule, with its status (400 for the 2026-07-28 envelope and header errors). */
+function refusal(r: ProtocolRefusal): Outcome {
+  const w = toWire(r)
+  return { text: w.text, status: w.status, ...(w.headers ? { headers: w.headers } : {}) }
+}
+
+/** One message of the client: what the virtual server answers. */
+async function answer(ask: Ask, c: Classified, value: unknown): Promise<Outcome> {
+  if (c.kind === 'invalid') return c.notification ? null : { text: toWire(c).text }
+  // A cancellation goes to every origin session of the client's session: the request it names
+  // went to one of them under the client's own id, and the others ignore an id they do not know.
+  if (c.kind === 'notification' && c.method === 'notifications/cancelled') {
+    await relayCancellation(ask, c.text)
+    return null
+  }
+  // Other notifications (initialized, progress) and responses are the virtual server's: none is relayed.
+  if (c.kind !== 'request') return null
+  // The era rule of every MCP path (protocol/era-decision.ts): the version header against the
+  // envelope, a version the edge does not serve (-32022), and on 2026-07-28 the standard headers
+  // against the body (-32020: an Mcp-Name that is not the body's tool name is refused, never routed by).
+  const d = decideEra(c, value, { headers: ask.headers, supported: ask.deps.config.supportedVersions })
+  if (d.kind === 'protocol') return refusal(d)
+  const modern = d.kind === 'modern'
+  if (modern) {
+    const r = checkStandardHeaders(c, ask.headers)
+    if (r) return refusal(r)
+  }
+  switch (c.method) {
+    case 'initialize':
+      return initialize(ask, c)
+    case 'server/discover':
+      return {
+        text: localResult(
+          c.id,
+          { supportedVersions: ask.deps.config.supportedVersions, capabilities: await capabilities(ask), _meta: { serverInfo: serverInfo(ask) } },
+          true,
+          true
+        ),
+      }
+    case 'ping':
+      return { text: localResult(c.id, {}, modern) }
+    case 'tools/list':
+      return { text: await listPage(ask, c, modern) }
+    case 'tools/call':
+      return callTool(ask, c)
+    default:
+      return {
+        text: errorText(c.id, {
+          code: ErrorCode.MethodNotFound,
+          message: 'Method not found: a virtual server answers initialize, server/discover, ping, tools/list and tools/call',
+        }),
+      }
+  }
+}
+
+function serverInfo(ask: Ask): Record<string, unknown> {
+  return { name: ask.vt.name, version: SERVER_VERSION }
+}
+
+/**
+ * The capabilities a virtual server announces: `tools` (with `listChanged` when an origin has
+ * it), the only kind of feature it merges.
+ */
+async function capabilities(ask: Ask, known?: OriginConnection[]): Promise<Record<string, unknown>> {
+  const conns =
+    known ??
+    (await Promise.allSettled(ask.vt.setting.origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))).flatMap((r) =>
+      r.status === 'fulfilled' ? [r.value] : []
+    )
+  const listChanged = conns.some((c) => isObject(c.capabilities.tools) && c.capabilities.tools.listChanged === true)
+  return { tools: listChanged ? { listChanged: true } : {} }
+}
+
+function targetOf(ask: Ask, origin: string): OriginTarget {
+  return originTarget(ask.deps.config, origin)!
+}
+
+/**
+ * `initialize` (2025 revisions): the edge opens a session with each origin in its newest era (a
+ * stateful origin gives its session id), and answers with its own `serverInfo`, the merged
+ * capabilities and a session id of its own that carries the origins' (session-token.ts). An
+ * origin that does not answer is left out of the session; its calls later use the edge's own connection.
+ */
+async function initialize(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Promise<Outcome> {
+  const { deps, vt } = ask
+  const wanted = c.params?.protocolVersion
+  const supported = deps.config.supportedVersions
+  const version = isKnownVersion(wanted) && !isModern(wanted) && supported.includes(wanted) ? wanted : newestLegacy(supported)
+  const results = await Promise.allSettled(vt.setting.origins.map((o) => connectOrigin(deps, targetOf(ask, o), ask.authorization)))
+  const backends: Record<string, BackendSession> = {}
+  const conns: OriginConnection[] = []
+  results.forEach((r, i) => {
+    const origin = vt.setting.origins[i]!
+    if (r.status === 'fulfilled') {
+      conns.push(r.value)
+      backends[origin] = { era: r.value.era, ...(r.value.sessionId !== undefined ? { sessionId: r.value.sessionId } : {}) }
+    } else noteLeftOut(ask, origin, r.reason)
+  })
+  const token = await mintSession(await virtualState(deps).key, { server: vt.name, backends })
+  const result = { protocolVersion: version, capabilities: await capabilities(ask, conns), serverInfo: serverInfo(ask) }
+  return { text: resultText(c.id, result), headers: { 'mcp-session-id': token } }
+}
+
+/** The tools/list cursor of the edge: the offset in the merged list, as opaque text. */
+function cursorAt(offset: number): string {
+  return btoa(`vs:${offset}`).replace(/=+$/, '')
+}
+
+function offsetOf(cursor: unknown): number | null {
+  if (typeof cursor !== 'string' || !/^[A-Za-z0-9+/]{1,40}$/.test(cursor)) return null
+  try {
+    const m = /^vs:(\d{1,9})$/.exec(atob(cursor + '='.repeat((4 - (cursor.length % 4)) % 4)))
+    return m ? Number(m[1]) : null
+  } catch {
+    return null
+  }
+}
+
+/** One page of the merged list (every origin's list pulled again for the first page; later pages read the list the first one merged). */
+async function listPage(ask: Ask, c: Extract<Classified, { kind: 'request' }>, modern: boolean): Promise<string> {
+  const cursor = c.params?.cursor
+  let offset = 0
+  if (cursor !== undefined) {
+    const o = offsetOf(cursor)
+    if (o === null) return errorText(c.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: this cursor was not given by this server; call tools/list without a cursor' })
+    offset = o
+  }
+  const held = offset > 0 ? virtualState(ask.deps).lists.get(listKey(ask)) : undefined
+  const merged = held ?? (await mergedList(ask))
+  const size = ask.vt.setting.pageSize
+  const page = merged.tools.slice(offset, offset + size).map((t) => t.definition)
+  const result: Record<string, unknown> = { tools: page }
+  if (offset + size < merged.tools.length) result.nextCursor = cursorAt(offset + size)
+  return localResult(c.id, result, modern, true)
+}
+
+/** Where a caller's merged list of this virtual server is kept: per server and credential. */
+function listKey(ask: Ask): string {
+  return `${ask.vt.name}\n${ask.credential}`
+}
+
+/**
+ * Every origin's list, pulled through the one tool-list pull of the edge (call-context.ts
+ * `pullOriginTools`: the filters applied, the origin credential sent) in the era the origin
+ * speaks, all at once: each is bounded by its own deadline (`ORIGIN_TIMEOUT_MS`,
+ * `TOOL_LIST_TIMEOUT_MS`), and one that fails or is late is left out while the others are
+ * merged. Concurrent lists of one virtual server share one fan-out.
+ */
+export function mergedList(ask: Ask): Promise<MergedTools> {
+  const st = virtualState(ask.deps)
+  const key = listKey(ask)
+  const running = st.pulling.get(key)
+  if (running) return running
+  const p = (async () => {
+    const origins = ask.vt.setting.origins
+    const lists = await Promise.allSettled(
+      origins.map(async (o): Promise<OriginTools | null> => {
+        const target = targetOf(ask, o)
+        const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.credential)
+        const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
+        const tools = await pinnedTools(ask, o, pulled)
+        return tools ? { origin: o, tools } : null
+      })
+    )
+    const ok: OriginTools[] = []
+    const leftOut: Record<string, string> = {}
+    lists.forEach((r, i) => {
+      const origin = origins[i]!
+      if (r.status === 'fulfilled' && r.value) ok.push(r.value)
+      else leftOut[origin] = noteLeftOut(ask, origin, r.status === 'rejected' ? r.reason : PINS_REFUSED)
+    })
+    const merged = mergeTools(ask.vt.setting.prefix, ok)
+    const before = st.status.get(ask.vt.name)
+    for (const o of Object.keys(before?.leftOut ?? {}))
+      if (!(o in leftOut))
+        ask.deps.log({
+          level: 'info',
+          msg: 'virtual.origin_back',
+          server: ask.vt.name,
+          origin: o,
+          text: `origin ${o} of virtual server ${ask.vt.name} answers again: its tools are listed`,
+        })
+    if (merged.collisions.length && merged.collisions.join('\n') !== before?.collisions.join('\n'))
+      ask.deps.log({
+        level: 'warn',
+        msg: 'virtual.names_left_out',
+        server: ask.vt.name,
+        tools: merged.collisions,
+        text: `virtual server ${ask.vt.name} (prefix never) leaves out tool names that several origins share: ${merged.collisions.join(', ')}`,
+      })
+    st.status.set(ask.vt.name, { leftOut, collisions: merged.collisions })
+    setBounded(st.lists, key, { ...merged, at: (ask.deps.now ?? Date.now)() })
+    return merged
+  })()
+  st.pulling.set(key, p)
+  const clear = () => {
+    if (st.pulling.get(key) === p) st.pulling.delete(key)
+  }
+  p.then(clear, clear)
+  return p
+}
+
+/**
+ * An origin's pulled list as tool pinning lets it through (pinning/apply-pins.ts `holdToolsList`,
+ * the same gate as a list relayed on `<mount>/<origin>`): `audit` records it and keeps every
+ * tool, `enforce` leaves out the tools not approved.
+ * @returns the tools, or null when the pins refuse the whole list (its pins could not be read, or
+ *   it was malformed: `enforce` fails closed), which leaves the origin out
+ */
+async function pinnedTools(ask: Ask, origin: string, pulled: PulledToolList): Promise<unknown[] | null> {
+  const book = pinBook(ask.deps)
+  if (book.mode === 'off') return pulled.tools
+  const caller = ask.identity ? identityScopeKey(ask.identity) : ask.authorization
+  const scope = listScope(pulled.cacheScope, pulled.era, await privateScope(caller))
+  const id = { raw: '1', key: 'n:1' }
+  const source = resultText(id, { tools: pulled.tools })
+  const held = await holdToolsList(book, { originId: origin, scope, id, paged: false, msg: JSON.parse(source) as Record<string, unknown>, source })
+  if (held === source) return pulled.tools
+  const v: unknown = JSON.parse(held)
+  if (isObject(v) && isObject(v.result) && Array.isArray(v.result.tools)) return v.result.tools
+  return null
+}
+
+/** The reason {@link noteLeftOut} is given for a list tool pinning refused as a whole. */
+const PINS_REFUSED = Symbol('pins refused the list')
+
+/** Logs and counts one origin left out of a virtual server's list or session; returns why, as `/readyz` says it. */
+function noteLeftOut(ask: Ask, origin: string, reason: unknown): string {
+  const why =
+    reason instanceof OriginTimeoutError
+      ? 'timeout: no answer in time'
+      : reason === PINS_REFUSED
+        ? 'refused by tool pinning: its pins could not be read'
+        : `unavailable: ${originCause(reason).text}`
+  ask.deps.log({
+    level: 'warn',
+    msg: 'virtual.origin_left_out',
+    server: ask.vt.name,
+    origin,
+    reason: why,
+    text: `origin ${origin} of virtual server ${ask.vt.name} is left out (${why}); the other origins are served`,
+  })
+  ask.deps.metrics.countVirtualLeftOut?.(ask.vt.name, origin)
+  return why
+}
+
+/** The merged tool `name` names: from the held list, else after one new merge (a tool added since), bounded by REFRESH_MIN_INTERVAL_MS. */
+async function findMerged(ask: Ask, name: string): Promise<MergedTool | undefined> {
+  const list = virtualState(ask.deps).lists.get(listKey(ask))
+  const held = list?.byName.get(name)
+  if (held) return held
+  // A name the held list lacks merges again (a tool added since), at most once per
+  // REFRESH_MIN_INTERVAL_MS per caller, as an unknown tool refreshes an origin's list (D7): calls
+  // to made-up names do not turn into pulls of every origin.
+  if (list && (ask.deps.now ?? Date.now)() - list.at < ask.deps.config.refreshMinIntervalMs) return undefined
+  return (await mergedList(ask)).byName.get(name)
+}
+
+/** A gateway error for `id` naming the origin that could not serve it. */
+function originDown(id: RawId, origin: string, timeout: boolean): string {
+  return errorText(id, {
+    code: timeout ? ErrorCode.OriginTimeout : ErrorCode.OriginUnavailable,
+    message: timeout
+      ? `Origin timeout: origin ${origin} of this virtual server did not answer in time`
+      : `Origin unavailable: origin ${origin} of this virtual server cannot be reached`,
+    data: { source: 'edge', origin },
+  })
+}
+
+/**
+ * `tools/call`: routed by the body's tool name (never a header) to its origin, under the origin's
+ * own name, through that origin's pipeline. A name the merged list does not hold is an unknown
+ * tool (a hidden tool's included); one whose origin is left out gets a gateway error naming it.
+ */
+async function callTool(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Promise<Outcome> {
+  const name = c.params?.name
+  if (typeof name !== 'string') return { text: errorText(c.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: tools/call needs params.name, a string' }) }
+  const m = await findMerged(ask, name)
+  if (!m) {
+    const st = virtualState(ask.deps).status.get(ask.vt.name)
+    const owner = ask.vt.setting.prefix === 'always' ? originOfPrefixed(name, ask.vt.setting.origins)?.origin : undefined
+    const down = owner !== undefined ? st?.leftOut[owner] : undefined
+    if (owner !== undefined && down !== undefined) return { text: originDown(c.id, owner, down.startsWith('timeout')) }
+    return { text: toWire(unknownToolAnswer(c.id, name)).text }
+  }
+  return routeCall(ask, c, m)
+}
+
+/** The headers a routed request carries to its origin: the client's, with the session, version and standard headers of the origin's era. */
+function originHeaders(client: RequestHeaders, conn: OriginConnection, method: string, name: string, clientModern: boolean): RequestHeaders {
+  const h = new Map<string, string>()
+  client.forEach((value, key) => {
+    if (key === 'content-length' || key === 'mcp-session-id' || key === 'mcp-protocol-version' || key === 'mcp-method' || key === 'mcp-name' || key === 'last-event-id') return
+    // Mcp-Param-* mirror arguments of a 2026-07-28 request: kept only from a 2026-07-28 client to a 2026-07-28 origin.
+    if (key.startsWith('mcp-param-') && !(clientModern && isModern(conn.era))) return
+    h.set(key, value)
+  })
+  h.set('mcp-protocol-version', conn.era)
+  if (conn.sessionId !== undefined) h.set('mcp-session-id', conn.sessionId)
+  if (isModern(conn.era)) {
+    h.set('mcp-method', method)
+    // Non-ASCII names go as the `=?base64?...?=` form of MCP 2026-07-28 Streamable HTTP §Value Encoding.
+    h.set('mcp-name', /^[\x20-\x7e]*$/.test(name) ? name : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(name)))}?=`)
+  }
+  return { get: (n) => h.get(n) ?? null, forEach: (fn) => h.forEach((v, k) => fn(v, k)) }
+}
+
+/** The body a routed tools/call carries: the client's request with the origin's tool name and the envelope of the origin's era; the id as the client wrote it. */
+function originCallText(c: Extract<Classified, { kind: 'request' }>, originName: string, era: ProtocolVersion, clientModern: boolean): string {
+  const params: Record<string, unknown> = { ...(c.params ?? {}), name: originName }
+  const meta: Record<string, unknown> = isObject(params._meta) ? { ...params._meta } : {}
+  if (isModern(era)) {
+    Object.assign(meta, modernEnvelope(clientModern ? (meta['io.modelcontextprotocol/clientCapabilities'] ?? {}) : {}))
+  } else {
+    for (const k of Object.keys(meta)) if (k.startsWith('io.modelcontextprotocol/')) delete meta[k]
+  }
+  if (Object.keys(meta).length) params._meta = meta
+  else delete params._meta
+  return requestText(c.id, 'tools/call', JSON.stringify(params))
+}
+
+/** The connection a routed request uses: the one its session carries (or its replacement here), else the edge's own. */
+function connectionFor(ask: Ask, origin: string): { conn: Promise<OriginConnection>; shared?: Promise<OriginConnection> } {
+  const s = ask.session?.backends[origin]
+  if (s) {
+    const replaced = s.sessionId !== undefined ? replacementOf(ask.deps, origin, s.sessionId) : undefined
+    return { conn: replaced ?? Promise.resolve({ era: s.era, ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}), capabilities: {} }) }
+  }
+  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization, ask.credential)
+  return { conn: shared, shared }
+}
+
+/** Whether a routed call's answer says the origin no longer knows the session (it restarted): HTTP 404, relayed or as a gateway error's `originStatus`. */
+function sessionGone(r: EdgeResponse): boolean {
+  if (r.status === 404) return true
+  if (!isWholeBody(r.body)) return false
+  const text = typeof r.body === 'string' ? r.body : new TextDecoder().decode(r.body)
+  if (!text.includes('"originStatus":404')) return false
+  try {
+    const v: unknown = JSON.parse(text)
+    return isObject(v) && isObject(v.error) && isObject(v.error.data) && v.error.data.originStatus === 404
+  } catch {
+    return false
+  }
+}
+
+/** A whole JSON answer whose error is one of the edge's gateway errors (D9), with the origin named in its `data`. */
+function nameOriginInGatewayError(r: EdgeResponse, id: RawId, origin: string): EdgeResponse {
+  if (!isWholeBody(r.body)) return r
+  const text = typeof r.body === 'string' ? r.body : new TextDecoder().decode(r.body)
+  if (!text.includes('"source":"edge"')) return r
+  try {
+    const v: unknown = JSON.parse(text)
+    if (!isObject(v) || !isObject(v.error)) return r
+    const code = v.error.code
+    if (code !== ErrorCode.OriginUnavailable && code !== ErrorCode.OriginTimeout && code !== ErrorCode.OriginNoAnswer) return r
+    const data = isObject(v.error.data) ? v.error.data : {}
+    return { ...r, body: errorText(id, { code, message: String(v.error.message), data: { ...data, origin } }) }
+  } catch {
+    return r
+  }
+}
+
+/** The ports with `INVALID_ARGS` fixed to one shape, per shape and edge (they share every other part, the learned state included). */
+const shaped = new WeakMap<EdgeDeps, Map<string, EdgeDeps>>()
+
+/**
+ * The ports a routed call goes through: `deps` itself, or with `INVALID_ARGS=auto` and a client
+ * whose era answers invalid arguments in another shape than the origin's era, the same ports
+ * with the client's shape fixed (-32602 for 2025-06-18 and older, an `isError` result from
+ * 2025-11-25 on), so the client gets the shape of its own era.
+ */
+function depsForShape(deps: EdgeDeps, clientEra: ProtocolVersion, originEra: ProtocolVersion): EdgeDeps {
+  if (deps.config.invalidArgs !== 'auto' || invalidArgsAsToolError(clientEra) === invalidArgsAsToolError(originEra)) return deps
+  const shape = invalidArgsAsToolError(clientEra) ? 'tool-error' : 'rpc-error'
+  let byShape = shaped.get(deps)
+  if (!byShape) shaped.set(deps, (byShape = new Map()))
+  let d = byShape.get(shape)
+  if (!d) {
+    // What the ports learn lazily is made first, so both views share it.
+    originEras(deps)
+    headerMemos(deps)
+    pinBook(deps)
+    d = { ...deps, config: { ...deps.config, invalidArgs: shape } }
+    byShape.set(shape, d)
+  }
+  return d
+}
+
+/** A response text whose `result` has no `resultType`, with `resultType: "complete"`; other texts unchanged. */
+function addResultType(text: string, id: RawId): string {
+  if (!text.includes('"result"')) return text
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch {
+    return text
+  }
+  if (!isObject(v) || !isObject(v.result) || 'resultType' in v.result || 'method' in v) return text
+  // The id as the client wrote it (the parse above loses the digits of an integer past 2^53).
+  return responseText(id, 'result', JSON.stringify({ ...v.result, resultType: 'complete' }))
+}
+
+/**
+ * A 2025 origin's answer to a 2026-07-28 client: every result carries `resultType` in 2026-07-28
+ * (absent means `complete` to a lenient client, but the revision requires it), so a result
+ * without one gets `"resultType":"complete"`; an SSE answer is rewritten event by event.
+ */
+function withResultType(r: EdgeResponse, id: RawId): EdgeResponse {
+  const body = r.body
+  if (body === null) return r
+  if (isWholeBody(body)) return { ...r, body: addResultType(typeof body === 'string' ? body : new TextDecoder().decode(body), id) }
+  const events = readSseEvents(body)[Symbol.asyncIterator]()
+  const encoder = new TextEncoder()
+  const source: ByteSource = {
+    async read() {
+      const n = await events.next()
+      if (n.done) return { done: true }
+      const ev = n.value
+      return { done: false, value: encoder.encode(formatEvent(isMessageEvent(ev) && ev.data ? { ...ev, data: addResultType(ev.data, id) } : ev)) }
+    },
+    cancel: async (reason) => {
+      await events.return?.(undefined)
+      await body.cancel(reason)
+    },
+  }
+  return { ...r, body: source }
+}
+
+/** Sends a routed call through its origin's pipeline; once more on a new session when the origin lost the one used. */
+async function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m: MergedTool): Promise<Outcome> {
+  const target = targetOf(ask, m.origin)
+  const clientModern = isModern(eraOf(c, ask.headers))
+  const { conn: pending, shared } = connectionFor(ask, m.origin)
+  let conn: OriginConnection
+  try {
+    conn = await pending
+  } catch (e) {
+    noteLeftOut(ask, m.origin, e)
+    return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
+  }
+  const clientEra = eraOf(c, ask.headers)
+  const send = (cn: OriginConnection) =>
+    handlePost(
+      originCallText(c, m.originName, cn.era, clientModern),
+      originHeaders(ask.headers, cn, 'tools/call', m.originName, clientModern),
+      target,
+      depsForShape(ask.deps, clientEra, cn.era),
+      ask.signal,
+      ask.identity
+    )
+  let r = await send(conn)
+  if (conn.sessionId !== undefined && sessionGone(r)) {
+    try {
+      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, ask.credential)
+    } catch (e) {
+      noteLeftOut(ask, m.origin, e)
+      return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
+    }
+    r = await send(conn)
+  }
+  // The origin's session id is the edge's business: the client keeps the virtual server's.
+  delete r.headers['mcp-session-id']
+  const named = nameOriginInGatewayError(r, c.id, m.origin)
+  return { response: clientModern && !isModern(conn.era) ? withResultType(named, c.id) : named }
+}
+
+/**
+ * `GET <mount>/<virtual server>` (2025 revisions, with the session id): the stream that relays the
+ * origins' `notifications/tools/list_changed` (virtual-stream.ts); 405 when no origin of the
+ * session has a stream. `DELETE`: ends the client's session with the virtual server and the
+ * origin sessions it carries.
+ */
+export async function handleVirtualPassThrough(method: 'GET' | 'DELETE', headers: RequestHeaders, vt: VirtualTarget, deps: EdgeDeps): Promise<EdgeResponse> {
+  const version = headers.get('mcp-protocol-version')?.trim()
+  const noStream = (why: string) => localResponse({ kind: 'transport', status: 405, message: `Method Not Allowed: ${why}; use POST`, headers: { allow: 'GET, POST, DELETE' } })
+  // MCP 2026-07-28 is POST-only (D18).
+  if (version !== undefined && isKnownVersion(version) && isModern(version)) return noStream(`MCP 2026-07-28 has no ${method} endpoint`)
+  const token = headers.get('mcp-session-id')
+  if (method === 'GET') {
+    if (token === null) return noStream('the stream of a virtual server belongs to a session; send its Mcp-Session-Id')
+    const s = await readSession(await virtualState(deps).key, token, vt.name)
+    if (!s) return sessionNotFound()
+    return (await openVirtualStream(deps, vt.name, s, headers.get('authorization'))) ?? noStream('no origin of this session has a stream')
+  }
+  if (token === null) return localResponse({ kind: 'transport', status: 400, message: 'Bad Request: DELETE needs the Mcp-Session-Id of the session to end' })
+  const session = await readSession(await virtualState(deps).key, token, vt.name)
+  if (!session) return sessionNotFound()
+  const authorization = headers.get('authorization')
+  for (const [origin, s] of Object.entries(session.backends)) {
+    const target = originTarget(deps.config, origin)
+    if (!target || s.sessionId === undefined) continue
+    const replaced = replacementOf(deps, origin, s.sessionId)
+    endOriginSession(deps, target, { era: s.era, sessionId: s.sessionId, capabilities: {} }, authorization)
+    if (replaced)
+      void replaced.then(
+        (conn) => endOriginSession(deps, target, conn, authorization),
+        () => undefined
+      )
+  }
+  return edgeResponse(null, 200, {})
+}

@@ -1,0 +1,113 @@
+/**
+ * @module core/virtual/virtual-stream
+ * The standalone stream of a virtual server (`GET <mount>/<name>`, 2025 revisions, with the
+ * session id the virtual server gave): the edge opens the GET stream of each origin session the
+ * client's session carries and relays to the client one `notifications/tools/list_changed` for
+ * every one an origin sends (the origin's tools forgotten first, so the client's next `tools/list`
+ * and calls see the new list). Nothing else of the origins' streams is relayed: their other
+ * messages belong to sessions and ids the client does not know.
+ */
+import { isObject, requestMessage } from '../jsonrpc/jsonrpc'
+import type { ByteSource, EdgeResponse } from '../edge-response'
+import { edgeResponse } from '../edge-response'
+import { pinBook, type EdgeDeps } from '../exchange'
+import { readSseEvents } from '../sse/read-sse-events'
+import type { OriginReply } from '../ports'
+import { originTarget } from '../pipeline'
+import { forgetLists, replacementOf } from './origin-sessions'
+import type { VirtualSession } from './session-token'
+
+const LIST_CHANGED_EVENT = new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(requestMessage('notifications/tools/list_changed'))}\n\n`)
+
+/** True when an SSE event's data is `notifications/tools/list_changed` (alone or inside a batch). */
+function carriesListChanged(data: string): boolean {
+  if (!data.includes('notifications/tools/list_changed')) return false
+  let v: unknown
+  try {
+    v = JSON.parse(data)
+  } catch {
+    return false
+  }
+  const isIt = (m: unknown) => isObject(m) && m.method === 'notifications/tools/list_changed' && !('id' in m)
+  return Array.isArray(v) ? v.some(isIt) : isIt(v)
+}
+
+/**
+ * Opens the client's stream: the GET stream of each origin session of `session` that has one.
+ * @returns the SSE response, or null when no origin opened a stream (the caller answers 405)
+ */
+export async function openVirtualStream(deps: EdgeDeps, server: string, session: VirtualSession, authorization: string | null): Promise<EdgeResponse | null> {
+  const opened: { origin: string; reply: OriginReply }[] = []
+  await Promise.all(
+    Object.entries(session.backends).map(async ([origin, s]) => {
+      const target = originTarget(deps.config, origin)
+      if (!target || s.sessionId === undefined) return
+      const conn = (await replacementOf(deps, origin, s.sessionId)?.catch(() => undefined)) ?? s
+      if (conn.sessionId === undefined) return
+      const headers: Record<string, string> = {
+        accept: 'text/event-stream',
+        'mcp-session-id': conn.sessionId,
+        'mcp-protocol-version': conn.era,
+        ...(authorization ? { authorization } : {}),
+      }
+      try {
+        const reply = await deps.origin({ method: 'GET', url: target.url, headers, timeoutMs: deps.config.originTimeoutMs, bodyTimeoutMs: 0 })
+        if (reply.status === 200 && (reply.headers['content-type'] ?? '').includes('text/event-stream')) opened.push({ origin, reply })
+        else reply.discard()
+      } catch {
+        // No stream from this origin: its list changes reach the client at its next tools/list.
+      }
+    })
+  )
+  if (opened.length === 0) return null
+  const queue: Uint8Array[] = []
+  let wake: (() => void) | undefined
+  let ended = false
+  const sources: ByteSource[] = []
+  const end = () => {
+    if (ended) return
+    ended = true
+    clearTimeout(timer)
+    for (const s of sources) void s.cancel().catch(() => undefined)
+    wake?.()
+  }
+  // STREAM_MAX_MS bounds this stream as it bounds a relayed one; the client reconnects.
+  const timer = deps.config.streamMaxMs > 0 ? setTimeout(end, deps.config.streamMaxMs) : undefined
+  let open = opened.length
+  for (const { origin, reply } of opened) {
+    const source = reply.stream()
+    if (!source) {
+      open--
+      continue
+    }
+    sources.push(source)
+    void (async () => {
+      try {
+        for await (const ev of readSseEvents(source)) {
+          if (!carriesListChanged(ev.data)) continue
+          // Forget first: the client's next tools/list and calls must see the new list.
+          deps.registry.invalidate(origin)
+          pinBook(deps).listChanged(origin)
+          forgetLists(deps, origin)
+          queue.push(LIST_CHANGED_EVENT)
+          wake?.()
+        }
+      } catch {
+        // The origin's stream failed: the others go on.
+      }
+      if (--open === 0) end()
+    })()
+  }
+  if (open === 0) end()
+  const body: ByteSource = {
+    async read() {
+      while (queue.length === 0 && !ended) await new Promise<void>((r) => (wake = r))
+      wake = undefined
+      const value = queue.shift()
+      return value ? { done: false, value } : { done: true }
+    },
+    cancel: async () => end(),
+  }
+  deps.log({ level: 'info', msg: 'virtual.stream_open', server, origins: opened.map((o) => o.origin) })
+  return edgeResponse(body, 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+}
