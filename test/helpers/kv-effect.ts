@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import { expect } from 'vitest'
-import type { Case } from '../rules-harness'
+import type { Case } from '../vectors/rules-harness'
 import type { EdgeUnderTest } from './runtimes'
 import { eventually } from './mcp-script'
 

@@ -1,6 +1,6 @@
 /**
  * The property-based fuzz of the whole `POST /mcp` path (docs/reliability.md), shared by
- * test/post-fuzz.test.ts (a seeded short run) and scripts/fuzz.ts (`npm run fuzz`, long runs).
+ * test/reliability/post-fuzz.test.ts (a seeded short run) and scripts/fuzz.ts (`npm run fuzz`, long runs).
  *
  * One case is a request body (arbitrary bytes or JSON, near-valid JSON-RPC, 2025-03-26 batches,
  * `__proto__` keys, lone surrogates, a BOM, huge strings, nesting near MAX_JSON_DEPTH), request

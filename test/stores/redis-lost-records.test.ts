@@ -3,7 +3,7 @@
  * holds a corrupt record, a call to a tool the origin lists is validated after one refresh, not
  * answered "Unknown tool" for up to REFRESH_MIN_INTERVAL_MS (the last pull was recent, so the
  * interval held the refresh back). The both-runtime cases on a KV namespace are in
- * test/lost-records.test.ts.
+ * test/registry/lost-records.test.ts.
  */
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
