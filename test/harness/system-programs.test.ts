@@ -72,7 +72,7 @@ describe('ensureSystemPrograms (the global setup of npm test)', () => {
       [apt, 'install', '-y', '-qq', 'redis-server', 'chromium', 'DEBIAN_FRONTEND=noninteractive'],
     ])
     expect(lines[0]).toMatch(
-      /^npm test: installing redis-server \(redis-server, for the Redis store tests.*\), chromium \(chromium, for test\/browser-cors\.test\.ts\) with apt-get$/
+      /^npm test: installing redis-server \(redis-server, for the Redis store tests.*\), chromium \(chromium, for test\/access\/browser-cors\.test\.ts\) with apt-get$/
     )
     expect(lines.at(-1)).toBe('npm test: installed redis-server, chromium')
   })
