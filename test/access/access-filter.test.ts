@@ -12,6 +12,7 @@ import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { mcpHeaders } from '../helpers/mcp'
 import { startAccessOrigin, type AccessOrigin } from '../helpers/access-origin'
 import { waitFor } from '../helpers/wait'
+import { toolPrefix } from '../../src/core/validation/tool-store'
 
 const TOOLS = ['get_weather', 'get_secret', 'search', 'delete_all', 'get_time']
 
@@ -137,7 +138,7 @@ describe.each(RUNTIMES)('tool filtering on $name', ({ start }) => {
     // Learned from the relayed pages and the edge's own pull: the visible tools, never a hidden one.
     const keys = await waitFor(
       async () => {
-        const k = await edge.kvKeys!('tools:json:')
+        const k = await edge.kvKeys!(toolPrefix('json'))
         return k.some((x) => x.endsWith(':get_weather')) && k.some((x) => x.endsWith(':get_time')) ? k : null
       },
       { what: 'the learned tools of origin json in the store' }
@@ -150,7 +151,7 @@ describe.each(RUNTIMES)('tool filtering on $name', ({ start }) => {
     expect(JSON.parse(a.text)).toMatchObject({ id: 12, result: { content: [{ text: 'get_time ok' }] } })
     const keys = await waitFor(
       async () => {
-        const k = await edge.kvKeys!('tools:pulled:')
+        const k = await edge.kvKeys!(toolPrefix('pulled'))
         return k.some((x) => x.endsWith(':get_time')) ? k : null
       },
       { what: 'the pulled tools of origin pulled in the store' }

@@ -18,6 +18,7 @@ import { startScriptedOrigin, sendJson, type ScriptedOrigin, type ReceivedReques
 import { freePort, ORIGIN_CREDENTIAL } from '../helpers/auth-edge'
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer'
 import { mcpHeaders } from '../helpers/mcp'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef'
 const TOOLS = ['get_weather', 'search', 'delete_file', 'admin_drop'].map((name) => ({ name, inputSchema: { type: 'object' } }))
@@ -180,7 +181,7 @@ describe.each(RUNTIMES)('name variants, mirrored headers, admin refresh and star
     const pulls = origin.received.filter((r) => (r.json as { method?: string } | undefined)?.method === 'tools/list')
     expect(pulls.length).toBeGreaterThan(0)
     for (const p of pulls) expect(p.headers.authorization).toBe(ORIGIN_CREDENTIAL)
-    expect(await edge.kvGet('tools:default:public:delete_file')).toBeNull()
+    expect(await edge.kvGet(toolKey('default', 'public', 'delete_file'))).toBeNull()
   })
 
   it('start-up: a warning for TOOL_PINING naming TOOL_PINNING, and one line with the governance in force', async () => {
@@ -238,7 +239,7 @@ describe.each(RUNTIMES)('TOOL_PINNING=enforce and a base64 Mcp-Name on $name', (
     const res = await fetch(new URL('/admin/tools/default/refresh', edge.url), { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     expect(res.status).toBe(200)
     expect(((await res.json()) as { tools: string[] }).tools).toEqual(['météo'])
-    expect(await edge.kvGet('tools:default:public:secret_keys')).toBeNull()
+    expect(await edge.kvGet(toolKey('default', 'public', 'secret_keys'))).toBeNull()
     const listed = await fetch(new URL('/admin/tools/default', edge.url), { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     expect(((await listed.json()) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(['météo'])
   })

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { call, countMethod, rpc, serveMcp, type McpScript } from '../helpers/mcp-script'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 const TOKEN = 'admin-token-0123456789abcdef'
 /** Room for the 20,000-deep schema (160 kB); small enough that an early 413 is not cut by a connection reset. */
@@ -66,13 +67,13 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
       ['a Basic header', `Basic ${btoa('a:b')}`, 400],
     ]
     it.each(cases)('with %s: %i and nothing done', async (_label, auth, status) => {
-      const before = await edge.kvGet('tools:default:public:weather')
+      const before = await edge.kvGet(toolKey('default', 'public', 'weather'))
       const res = await admin(route.method, route.path, route.body, auth)
       expect(res.status).toBe(status)
       const body = (await res.json()) as { error: string }
       expect(body.error).toMatch(status === 401 ? /unauthorized/ : /bad request/)
       if (status === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/)
-      expect(await edge.kvGet('tools:default:public:weather')).toBe(before)
+      expect(await edge.kvGet(toolKey('default', 'public', 'weather'))).toBe(before)
     })
     it('with an unknown origin: 404 naming the problem', async () => {
       if (!route.path.startsWith('/admin/tools/')) return
@@ -86,7 +87,7 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
     const put = await admin('PUT', '/admin/tools/default', { tools: [WEATHER] })
     expect(put.status).toBe(200)
     expect(await put.json()).toEqual({ origin: 'default', scope: 'public', stored: ['weather'] })
-    const stored = JSON.parse((await edge.kvGet('tools:default:public:weather'))!) as { inputSchema: unknown; dialect: string }
+    const stored = JSON.parse((await edge.kvGet(toolKey('default', 'public', 'weather')))!) as { inputSchema: unknown; dialect: string }
     expect(stored.inputSchema).toEqual(WEATHER.inputSchema)
     expect(stored.dialect).toBe('2020-12')
 
@@ -107,7 +108,7 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
 
     const del = await admin('DELETE', '/admin/tools/default/weather')
     expect(del.status).toBe(200)
-    expect(await edge.kvGet('tools:default:public:weather')).toBeNull()
+    expect(await edge.kvGet(toolKey('default', 'public', 'weather'))).toBeNull()
     expect((await admin('GET', '/admin/tools/default/weather')).status).toBe(404)
     expect((await admin('DELETE', '/admin/tools/default/weather')).status).toBe(404)
     const after = (await (await admin('GET', '/admin/tools/default')).json()) as { tools: { name: string }[] }
@@ -117,7 +118,7 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
   it('a named origin and a private scope are kept apart', async () => {
     const scope = 'u-' + 'a'.repeat(64)
     expect((await admin('PUT', `/admin/tools/second?scope=${scope}`, { tools: [WEATHER] })).status).toBe(200)
-    expect(await edge.kvGet(`tools:second:${scope}:weather`)).not.toBeNull()
+    expect(await edge.kvGet(toolKey('second', scope, 'weather'))).not.toBeNull()
     expect((await admin('GET', '/admin/tools/second/weather')).status).toBe(404)
     expect((await admin('GET', `/admin/tools/second/weather?scope=${scope}`)).status).toBe(200)
     const badScope = await admin('GET', '/admin/tools/second?scope=../etc')
@@ -154,8 +155,8 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
     expect(byIndex[7]).toMatchObject({ name: 'good_one', problem: expect.stringMatching(/twice/) })
     expect(byIndex[8]!.name!.length).toBeLessThanOrEqual(64)
     expect(byIndex[9]).toMatchObject({ name: 'bad_output', problem: expect.stringMatching(/outputSchema/) })
-    expect(await edge.kvGet('tools:default:public:good_one')).toBeNull()
-    expect(await edge.kvGet('tools:default:public:bad_dialect')).toBeNull()
+    expect(await edge.kvGet(toolKey('default', 'public', 'good_one'))).toBeNull()
+    expect(await edge.kvGet(toolKey('default', 'public', 'bad_dialect'))).toBeNull()
   })
 
   it('well-formed schemas the edge cannot use are stored and named (calls to them follow ON_SCHEMA_ERROR)', async () => {
@@ -175,7 +176,7 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
     ])
     expect(body.unusable[0]!.problem).toMatch(/dialect/)
     expect(body.unusable[1]!.problem).toMatch(/\$ref|remote/i)
-    expect(await edge.kvGet('tools:default:public:remote_ref')).not.toBeNull()
+    expect(await edge.kvGet(toolKey('default', 'public', 'remote_ref'))).not.toBeNull()
   })
 
   it('bodies: not JSON, wrong shape, a 20,000-deep schema, past MAX_BODY_BYTES: refused, nothing stored', async () => {
@@ -187,12 +188,12 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
     const d = await admin('PUT', '/admin/tools/default', undefined, `Bearer ${TOKEN}`, deep)
     expect(d.status).toBe(400)
     expect(((await d.json()) as { error: string }).error).toMatch(/MAX_JSON_DEPTH/)
-    expect(await edge.kvGet('tools:default:public:deep')).toBeNull()
+    expect(await edge.kvGet(toolKey('default', 'public', 'deep'))).toBeNull()
     const big = JSON.stringify({ tools: [{ name: 'big', inputSchema: { type: 'object', description: 'x'.repeat(MAX_BODY) } }] })
     const b = await admin('PUT', '/admin/tools/default', undefined, `Bearer ${TOKEN}`, big)
     expect(b.status).toBe(413)
     expect(((await b.json()) as { error: string }).error).toMatch(/MAX_BODY_BYTES/)
-    expect(await edge.kvGet('tools:default:public:big')).toBeNull()
+    expect(await edge.kvGet(toolKey('default', 'public', 'big'))).toBeNull()
   })
 
   it('refresh pulls the tool list now; the registry figures count it; a failing origin is 502', async () => {
@@ -205,7 +206,7 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ refreshed: true, tools: ['pulled_a', 'pulled_b'] })
     expect(countMethod(origin, 'initialize')).toBe(inits + 1)
-    expect(await edge.kvGet('tools:default:public:pulled_a')).not.toBeNull()
+    expect(await edge.kvGet(toolKey('default', 'public', 'pulled_a'))).not.toBeNull()
     // "Now": a second refresh right away pulls again (the D7 interval is for calls, not operators).
     expect((await admin('POST', '/admin/tools/default/refresh')).status).toBe(200)
     expect(countMethod(origin, 'initialize')).toBe(inits + 2)
@@ -229,7 +230,7 @@ describe.each(RUNTIMES)('admin API on $name', ({ start }) => {
     // The edge validates with it: a call without q is answered locally.
     const bad = await rpc(edge.url, call(78, 'pulled_b', {}))
     expect(bad.json.result?.isError ?? bad.json.error).toBeTruthy()
-    expect(JSON.parse((await edge.kvGet('tools:default:public:pulled_b'))!).inputSchema).toEqual(mine)
+    expect(JSON.parse((await edge.kvGet(toolKey('default', 'public', 'pulled_b')))!).inputSchema).toEqual(mine)
     expect((await admin('DELETE', '/admin/tools/default/pulled_b')).status).toBe(200)
   })
 

@@ -17,6 +17,7 @@ import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startScriptedOrigin, type ReceivedRequest, type ScriptedHandler, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { call, countMethod, eventually, rpc, serveMcp, type McpScript } from '../helpers/mcp-script'
 import { missingMessage, programPath } from '../helpers/system-programs'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 const PROMTOOL = programPath('promtool')
 const TOKEN = 'metrics-token-1234'
@@ -106,7 +107,7 @@ describe.each(RUNTIMES)('metrics on $name', ({ name, start }) => {
     expect(value(s2, 'mcp_edge_registry_memory_hits_total') - value(s1, 'mcp_edge_registry_memory_hits_total')).toBe(8)
 
     // 3. A schema the edge cannot use (remote $ref), pushed into the store by hand: one schema error; forwarded unvalidated.
-    await edge.kvPut('tools:default:public:remote', JSON.stringify({ name: 'remote', inputSchema: { $ref: 'https://example.com/s.json' }, dialect: '2020-12', hash: '0' }))
+    await edge.kvPut(toolKey('default', 'public', 'remote'), JSON.stringify({ name: 'remote', inputSchema: { $ref: 'https://example.com/s.json' }, dialect: '2020-12', hash: '0' }))
     expect((await rpc(edge.url, call(30, 'remote', {}))).status).toBe(200)
     // 4. Unknown tools: each one a pull (REFRESH_MIN_INTERVAL_MS 0) until the budget (4 per minute)
     // is spent. nope_1's pull fails, so it is forwarded unvalidated (D16); nope_2 and nope_3 are

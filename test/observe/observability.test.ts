@@ -23,6 +23,7 @@ import { startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-or
 import { call, eventually, rpc, serveMcp, type McpScript } from '../helpers/mcp-script'
 import { freePort } from '../helpers/peers-procs'
 import { READY_CACHE_MS } from '../../src/observe/readiness'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 const WEATHER = { name: 'weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }
 
@@ -191,7 +192,7 @@ describe.each(RUNTIMES)('log lines on $name', ({ start }) => {
     script.failPull = false
     const failed = await eventually(async () => (await logs()).find((l) => l.msg === 'registry.refresh' && l.ok === false))
     expect(failed).toMatchObject({ level: 'warn', origin: 'default', cause: 'PULL', causeText: 'tool-list pull: status 500' })
-    await edge.kvPut('tools:default:public:remote', JSON.stringify({ name: 'remote', inputSchema: { $ref: 'https://example.com/s.json' }, dialect: '2020-12', hash: '0' }))
+    await edge.kvPut(toolKey('default', 'public', 'remote'), JSON.stringify({ name: 'remote', inputSchema: { $ref: 'https://example.com/s.json' }, dialect: '2020-12', hash: '0' }))
     await rpc(edge.url, call(6, 'remote', {}))
     const unusable = await eventually(async () => (await logs()).find((l) => l.msg === 'registry.schema_unusable'))
     expect(unusable).toMatchObject({ level: 'warn', tool: 'remote', schema: 'inputSchema' })

@@ -24,6 +24,7 @@ import { startEdge } from '../../src/adapters/node/index'
 import { mcpEdge } from '../../src/adapters/node/node-edge'
 import type { LogRecord } from '../../src/core/ports'
 import { privateScope } from '../../src/core/validation/caller-scope'
+import { pinKey } from '../../src/core/pinning/pin-store'
 
 const TOKEN = 'pin-admin-token-0123456789'
 
@@ -116,7 +117,7 @@ describe.each(RUNTIMES)("the pins are the origin's, whatever scope a list comes 
     expect(origin.state.calls).toEqual(['get_forecast(city)', 'get_forecast(city)', 'get_forecast(city)'])
     expect(await statusOf(edge, 'echo', 'changed')).toMatchObject({ approvedDigest: expect.stringMatching(/^sha256:/) })
     // No private scope has pins of its own: the origin's record is the only one.
-    if (edge.kvKeys) expect(await edge.kvKeys('pins:')).toEqual(['pins:default:public'])
+    if (edge.kvKeys) expect(await edge.kvKeys('pins:')).toEqual([pinKey('default', 'public')])
   })
 
   it('a private list first seen after the baseline never trusts a new tool on first sight', async () => {
@@ -226,17 +227,17 @@ describe.each(RUNTIMES)('a store that comes back without the pins does not re-ba
     expect(await listNames(edge)).toEqual(['get_forecast', 'echo'])
     origin.state.tools = [forecast(), pulled()]
     expect(await listNames(edge)).toEqual(['get_forecast'])
-    const held = JSON.parse((await edge.kvGet('pins:default:public'))!) as { pins: { name: string; digest: string }[] }
+    const held = JSON.parse((await edge.kvGet(pinKey('default', 'public')))!) as { pins: { name: string; digest: string }[] }
     // The store comes back empty (every key gone, as after a restart without persistence).
     for (const k of await edge.kvKeys!('')) await edge.kvDelete!(k)
-    expect(await edge.kvGet('pins:default:public')).toBeNull()
+    expect(await edge.kvGet(pinKey('default', 'public'))).toBeNull()
     origin.state.calls = []
     expect(await listNames(edge)).toEqual(['get_forecast'])
     expect(blockedText(await call(edge, 'echo', { text: 'x', exfil: 'secret' }))).toMatch(/changed since an operator approved it/)
     expect(origin.state.calls).toEqual([])
     const logs = await edge.logs({ msg: 'pin.store_lost' })
     expect(logs.find((r) => r.msg === 'pin.store_lost')).toMatchObject({ level: 'warn', origin: 'default', pins: 2, rewritten: true })
-    const back = JSON.parse((await edge.kvGet('pins:default:public'))!) as { pins: { name: string; digest: string }[] }
+    const back = JSON.parse((await edge.kvGet(pinKey('default', 'public')))!) as { pins: { name: string; digest: string }[] }
     expect(back.pins.map((p) => [p.name, p.digest])).toEqual(held.pins.map((p) => [p.name, p.digest]))
   })
 })

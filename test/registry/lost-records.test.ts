@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 const HEADERS = mcpHeaders()
 const TOOLS = [
@@ -56,19 +57,19 @@ describe.each(RUNTIMES)('lost or unreadable records on $name', ({ start }) => {
     // The first call pulls the list (both tools stored); memory keeps only `other`.
     expect((await call('other', {})).result).toBeDefined()
     expect(pulls()).toBe(1)
-    await edge.kvPut('tools:default:public:get_weather', '{"name": "get_weather", not json')
+    await edge.kvPut(toolKey('default', 'public', 'get_weather'), '{"name": "get_weather", not json')
     const bad = await call('get_weather', { units: 'k' })
     expect(bad.error?.message, JSON.stringify(bad)).toContain('units')
     expect(bad.error?.message).not.toMatch(/Unknown tool/)
     expect(pulls()).toBe(2)
     // The pull wrote the record again.
-    expect(JSON.parse((await edge.kvGet('tools:default:public:get_weather'))!)).toMatchObject({ name: 'get_weather', inputSchema: TOOLS[0]!.inputSchema })
+    expect(JSON.parse((await edge.kvGet(toolKey('default', 'public', 'get_weather')))!)).toMatchObject({ name: 'get_weather', inputSchema: TOOLS[0]!.inputSchema })
   })
 
   it('a missing record of a listed tool is refreshed once and the call validated, not answered Unknown tool', async () => {
     expect((await call('other', {})).result).toBeDefined() // memory now holds `other`, not get_weather
     const before = pulls()
-    await edge.kvDelete!('tools:default:public:get_weather')
+    await edge.kvDelete!(toolKey('default', 'public', 'get_weather'))
     const bad = await call('get_weather', { units: 'k' })
     expect(bad.error?.message, JSON.stringify(bad)).toContain('units')
     expect(pulls()).toBe(before + 1)

@@ -15,6 +15,7 @@ import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
 import { pollUntil } from '../helpers/wait'
+import { pinKey } from '../../src/core/pinning/pin-store'
 
 const HEADERS = mcpHeaders()
 const TOOLS = [
@@ -73,7 +74,7 @@ describe.each(RUNTIMES)('private scopes bounded on $name', ({ start }) => {
       async () => (await edge.kvKeys!('pins:')).length,
       (n) => n === 1
     )
-    expect(await edge.kvKeys!('pins:')).toEqual(['pins:default:public'])
+    expect(await edge.kvKeys!('pins:')).toEqual([pinKey('default', 'public')])
     const served = await eventually(
       2_000,
       () => scopesIn('pinserved'),

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { call, countMethod, eventually, rpc, serveMcp, toolCalls } from '../helpers/mcp-script'
+import { toolKey, toolListKey } from '../../src/core/validation/tool-store'
 
 const WEATHER = {
   name: 'get_weather',
@@ -55,9 +56,9 @@ describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
     const p2 = await rpc(url(edge, 'learn'), { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { cursor: '1' } })
     expect(p2.json.result.tools[0].name).toBe('count')
     // Learning runs in the background (deps.defer): the KV records appear shortly after the replies.
-    const stored = await eventually(() => edge.kvGet('tools:learn:public:count'))
+    const stored = await eventually(() => edge.kvGet(toolKey('learn', 'public', 'count')))
     expect(JSON.parse(stored)).toMatchObject({ name: 'count', dialect: '2020-12', inputSchema: numberArg('count').inputSchema })
-    expect(JSON.parse((await edge.kvGet('tools:learn:public:get_weather'))!).inputSchema).toEqual(WEATHER.inputSchema)
+    expect(JSON.parse((await edge.kvGet(toolKey('learn', 'public', 'get_weather')))!).inputSchema).toEqual(WEATHER.inputSchema)
     const bad = await rpc(url(edge, 'learn'), call(3, 'count', { x: 'seven' }))
     expect(isRejected(bad)).toBe(true)
     const good = await rpc(url(edge, 'learn'), call(4, 'get_weather', { city: 'Oslo', days: 2 }))
@@ -81,7 +82,7 @@ describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
       '2',
     ])
     await eventually(() => o.received.some((r) => r.method === 'DELETE' && r.headers['mcp-session-id'] === 'sess-1'))
-    const list = JSON.parse((await edge.kvGet('toollist:pages:public'))!)
+    const list = JSON.parse((await edge.kvGet(toolListKey('pages', 'public')))!)
     expect(list.names).toEqual(['a', 'b', 'c'])
     for (const n of ['a', 'b']) expect(isForwardedOk(await rpc(url(edge, 'pages'), call(n, n, { x: 2 })))).toBe(true)
     expect(countMethod(o, 'tools/list')).toBe(3)
@@ -139,7 +140,7 @@ describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
   it('an operator push (KV record written directly) is used for validation', async () => {
     const o = origins.push
     serveMcp(o, { pages: [[]] })
-    await edge.kvPut('tools:push:public:pushed', JSON.stringify({ name: 'pushed', inputSchema: { type: 'object', properties: { n: { type: 'integer', maximum: 3 } } } }))
+    await edge.kvPut(toolKey('push', 'public', 'pushed'), JSON.stringify({ name: 'pushed', inputSchema: { type: 'object', properties: { n: { type: 'integer', maximum: 3 } } } }))
     const bad = await rpc(url(edge, 'push'), call(1, 'pushed', { n: 4 }))
     expect(isRejected(bad)).toBe(true)
     expect(bad.json.result.content[0].text).toContain('n: must be <= 3')
@@ -240,6 +241,6 @@ describe.each(RUNTIMES)('tool schemas in KV on $name', ({ start }) => {
     await new Promise((r) => setTimeout(r, 1200))
     expect(isRejected(await rpc(url(ttlEdge, 'hint'), call(2, 'hinted', { x: 'a' })))).toBe(true)
     expect(countMethod(o, 'tools/list')).toBe(1)
-    expect(JSON.parse((await ttlEdge.kvGet('tools:hint:public:hinted'))!).ttlMs).toBe(5000)
+    expect(JSON.parse((await ttlEdge.kvGet(toolKey('hint', 'public', 'hinted')))!).ttlMs).toBe(5000)
   })
 })

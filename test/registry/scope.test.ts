@@ -18,6 +18,7 @@ import { sendJson, startScriptedOrigin, type ReceivedRequest, type ScriptedOrigi
 import { eventually, MCP_HEADERS, serveMcp, countMethod } from '../helpers/mcp-script'
 import { assertKvEffect, expectedPrivateScope } from '../helpers/kv-effect'
 import { assertCase, deploy, expandRows, readVectors, send, type Deployment } from '../vectors/rules-harness'
+import { toolKey, toolListKey } from '../../src/core/validation/tool-store'
 
 const TOKEN_A = 'Bearer tok-A-7f3e9c'
 const TOKEN_B = 'Bearer tok-B-51d2aa'
@@ -134,11 +135,11 @@ describe.each(RUNTIMES)('private tool lists on $name', ({ name, start }) => {
     expect(listB.json.result.tools.map((t: { name: string }) => t.name)).toEqual(['alpha', 'beta'])
     const scopeA = expectedPrivateScope(TOKEN_A)
     const scopeB = expectedPrivateScope(TOKEN_B)
-    await eventually(() => edge.kvGet(`tools:priv:${scopeA}:alpha`))
-    await eventually(() => edge.kvGet(`tools:priv:${scopeB}:beta`))
-    expect(JSON.parse((await edge.kvGet(`tools:priv:${scopeA}:alpha`))!).inputSchema.properties.n.type).toBe('integer')
-    expect(JSON.parse((await edge.kvGet(`tools:priv:${scopeB}:alpha`))!).inputSchema.properties.n.type).toBe('string')
-    expect(await edge.kvGet('tools:priv:public:alpha')).toBeNull()
+    await eventually(() => edge.kvGet(toolKey('priv', scopeA, 'alpha')))
+    await eventually(() => edge.kvGet(toolKey('priv', scopeB, 'beta')))
+    expect(JSON.parse((await edge.kvGet(toolKey('priv', scopeA, 'alpha')))!).inputSchema.properties.n.type).toBe('integer')
+    expect(JSON.parse((await edge.kvGet(toolKey('priv', scopeB, 'alpha')))!).inputSchema.properties.n.type).toBe('string')
+    expect(await edge.kvGet(toolKey('priv', 'public', 'alpha'))).toBeNull()
     priv.reset()
 
     // A's schema wants an integer: A's string is refused locally, B's string goes through.
@@ -181,10 +182,10 @@ describe.each(RUNTIMES)('private tool lists on $name', ({ name, start }) => {
     expect(b.json.result?.content[0].text, b.text).toBe('ok')
     expect(edgePulls(pulled)).toEqual([TOKEN_A, TOKEN_B])
     expect(callsReceived(pulled)).toEqual([{ n: 'x' }])
-    expect(await edge.kvGet(`tools:pulled:${expectedPrivateScope(TOKEN_A)}:alpha`)).not.toBeNull()
-    expect(await edge.kvGet(`tools:pulled:${expectedPrivateScope(TOKEN_B)}:beta`)).not.toBeNull()
-    expect(await edge.kvGet('tools:pulled:public:alpha')).toBeNull()
-    expect(JSON.parse((await edge.kvGet(`toollist:pulled:${expectedPrivateScope(TOKEN_B)}`))!).names).toEqual(['alpha', 'beta'])
+    expect(await edge.kvGet(toolKey('pulled', expectedPrivateScope(TOKEN_A), 'alpha'))).not.toBeNull()
+    expect(await edge.kvGet(toolKey('pulled', expectedPrivateScope(TOKEN_B), 'beta'))).not.toBeNull()
+    expect(await edge.kvGet(toolKey('pulled', 'public', 'alpha'))).toBeNull()
+    expect(JSON.parse((await edge.kvGet(toolListKey('pulled', expectedPrivateScope(TOKEN_B))))!).names).toEqual(['alpha', 'beta'])
   })
 
   it('a public list (cacheScope "public", or a 2025 list without hints) is pulled once and serves every caller', async () => {
@@ -195,15 +196,15 @@ describe.each(RUNTIMES)('private tool lists on $name', ({ name, start }) => {
     const anon = await modern(edge, 'pub', 14, 'tools/call', { name: 'alpha', arguments: { n: 2 } })
     expect(anon.json.result?.content[0].text).toBe('ok')
     expect(edgePulls(pub)).toEqual([TOKEN_A])
-    expect(await edge.kvGet('tools:pub:public:alpha')).not.toBeNull()
-    expect(await edge.kvGet(`tools:pub:${expectedPrivateScope(TOKEN_A)}:alpha`)).toBeNull()
+    expect(await edge.kvGet(toolKey('pub', 'public', 'alpha'))).not.toBeNull()
+    expect(await edge.kvGet(toolKey('pub', expectedPrivateScope(TOKEN_A), 'alpha'))).toBeNull()
 
     const la = await legacy(edge, 'old', 15, 'tools/call', { name: 'gamma', arguments: { n: 'x' } }, TOKEN_A)
     expect(la.json.result?.isError).toBe(true)
     const lb = await legacy(edge, 'old', 16, 'tools/call', { name: 'gamma', arguments: { n: 'x' } }, TOKEN_B)
     expect(lb.json.result?.isError).toBe(true)
     expect(countMethod(old, 'tools/list')).toBe(1)
-    expect(await edge.kvGet('tools:old:public:gamma')).not.toBeNull()
+    expect(await edge.kvGet(toolKey('old', 'public', 'gamma'))).not.toBeNull()
   })
 
   it('stores a digest of the authorization context, never the token', async () => {

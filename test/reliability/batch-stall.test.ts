@@ -18,6 +18,7 @@ import type { KvStore, LogRecord } from '../../src/core/ports'
 import { MemoryKv } from '../../src/stores/memory-kv'
 import { DigestMemo } from '../../src/core/pinning/tool-digest'
 import { PinBook } from '../../src/core/pinning/apply-pins'
+import { parsePinKey } from '../../src/core/pinning/pin-store'
 
 /** A list of `n` tools, about 200 bytes each, with escapes and non-ASCII text in it. */
 function toolList(n: number): unknown[] {
@@ -217,7 +218,7 @@ describe('one large batch on the Node edge (in this process)', () => {
     const decided = vi.spyOn(PinBook.prototype, 'onList')
     edge = await startEdge({ env: { STORE_FILE: 'memory', ORIGIN_URL: origin.url, TOOL_PINNING: 'audit' }, port: 0, kv, log: (r) => records.push(r) })
     let pinReads = 0
-    onGet = (k) => void (k.startsWith('pins:') && pinReads++)
+    onGet = (k) => void (parsePinKey(k) !== null && pinReads++)
     /** Posts 30 lists and waits until the edge has decided each (in the background). */
     const postAndDecide = async () => {
       decided.mockClear()

@@ -11,6 +11,7 @@ import { ADMIN_TOKEN, pushTools } from '../helpers/grading'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
+import { toolPrefix } from '../../src/core/validation/tool-store'
 
 const H = mcpHeaders()
 const post = (url: string, body: unknown, headers: Record<string, string> = H) =>
@@ -136,7 +137,7 @@ describe('schemas never cross origin URLs (Node, one store outliving a restart)'
     const first = await startEdge({ env: { ORIGIN_URL: a.url, STORE_FILE: 'memory' }, port: 0, kv, log: (r) => logs.push(r) })
     expect(await (await post(first.url, call)).json()).toMatchObject({ error: { code: -32602 } })
     await first.close()
-    expect((await kv.keys('tools:default:')).length).toBe(1)
+    expect((await kv.keys(toolPrefix('default'))).length).toBe(1)
     const second = await startEdge({ env: { ORIGIN_URL: b.url, STORE_FILE: 'memory' }, port: 0, kv, log: (r) => logs.push(r) })
     expect(await (await post(second.url, call)).json()).toMatchObject({ id: 1, result: { content: [{ text: 'done' }] } })
     await second.close()

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { call, serveMcp, toolCalls } from '../helpers/mcp-script'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 const PROFILE = {
   name: 'profile',
@@ -128,7 +129,7 @@ describe.each(RUNTIMES)('no canary leaves the edge on $name', ({ start }) => {
     expect(leaks(await unknown.text())).toEqual([])
     // A schema the edge cannot use, whose remote $ref names a canary: the registry.schema_unusable line gives a reason, not the schema.
     await edge.kvPut(
-      'tools:default:public:canary_ref',
+      toolKey('default', 'public', 'canary_ref'),
       JSON.stringify({ name: 'canary_ref', inputSchema: { $ref: `https://${C(902)}.example/s.json` }, dialect: '2020-12', hash: '0' })
     )
     const unusable = await fetch(edge.url, {

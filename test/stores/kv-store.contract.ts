@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { putEntries, type KvListResult, type KvStore } from '../../src/core/ports'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 /** A fresh, empty store for one test. */
 export interface StoreUnderTest {
@@ -65,7 +66,7 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
     it(
       'get of a missing key is null; put, overwrite, delete',
       withStore(async ({ kv }) => {
-        expect(await kv.get('tools:default:public:nope')).toBeNull()
+        expect(await kv.get(toolKey('default', 'public', 'nope'))).toBeNull()
         await kv.put('k', 'one')
         expect(await kv.get('k')).toBe('one')
         await kv.put('k', 'two')
@@ -91,7 +92,7 @@ export function kvStoreContract(name: string, factory: StoreFactory): void {
     it(
       'keys: unicode and 512 UTF-8 bytes are fine; empty, ".", ".." and 513 bytes are refused',
       withStore(async ({ kv }) => {
-        const unicode = 'tools:météo:public:天気🌦'
+        const unicode = toolKey('météo', 'public', '天気🌦')
         await kv.put(unicode, 'u')
         expect(await kv.get(unicode)).toBe('u')
         const max = 'é'.repeat(256) // 512 bytes

@@ -11,6 +11,7 @@ import { killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 const HEADERS = mcpHeaders()
 const PREFIX = `lost-${process.pid}:`
@@ -93,7 +94,7 @@ describe('records Redis lost', () => {
     const before = pulls()
     const other = new Redis(redis.url, { connectionName: 'probe' })
     try {
-      const key = 'tools:default:public:get_weather'
+      const key = toolKey('default', 'public', 'get_weather')
       await other.set(`${PREFIX}v:${key}`, '{"name":"get_weather","inputSchema":')
       // As another edge's write does: the change notice drops this edge's memory copy.
       await other.publish(`${PREFIX}changes`, JSON.stringify({ from: 'another-edge', key }))
