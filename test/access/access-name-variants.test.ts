@@ -19,6 +19,7 @@ import { freePort, ORIGIN_CREDENTIAL } from '../helpers/auth-edge'
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer'
 import { mcpHeaders } from '../helpers/mcp'
 import { toolKey } from '../../src/core/validation/tool-store'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef'
 const TOOLS = ['get_weather', 'search', 'delete_file', 'admin_drop'].map((name) => ({ name, inputSchema: { type: 'object' } }))
@@ -37,7 +38,7 @@ function foldingOrigin(o: ScriptedOrigin, tools: unknown[], credential?: string)
     if (r.method !== 'POST') return void res.writeHead(405).end()
     const answer = (m: { id?: unknown; method?: string; params?: { name?: string; protocolVersion?: string } }) =>
       m.method === 'initialize'
-        ? { jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } }
+        ? initializeReply(m, { echo: '2025-06-18' })
         : m.method === 'tools/list'
           ? { jsonrpc: '2.0', id: m.id, result: { tools, cacheScope: 'public' } }
           : { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: `ran ${originFold(String(m.params?.name))}` }] } }

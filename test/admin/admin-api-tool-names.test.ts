@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startScriptedOrigin, sendJson, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const TOKEN = 'admin-names-token-0123456789'
 
@@ -22,8 +23,7 @@ describe.each(RUNTIMES)('admin API tool names on $name', ({ start }) => {
     origin = await startScriptedOrigin()
     origin.handle((req, res) => {
       const m = req.json as { id?: number; method?: string } | undefined
-      if (m?.method === 'initialize')
-        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } })
+      if (m?.method === 'initialize') return sendJson(res, initializeReply(m, { serverInfo: { name: 's', version: '1' } }))
       if (m?.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
       res.writeHead(202).end()
     })

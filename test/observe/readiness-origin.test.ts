@@ -15,6 +15,7 @@ import { startServe } from '../helpers/cli-process'
 import { eventually } from '../helpers/mcp-script'
 import { freePort, ORIGIN_CREDENTIAL } from '../helpers/auth-edge'
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const readyz = async (edge: EdgeUnderTest) => {
   const res = await fetch(new URL('/readyz', edge.url))
@@ -50,8 +51,7 @@ describe.each(RUNTIMES)('readiness with ORIGIN_AUTHORIZATION on $name', ({ start
       if (r.headers.authorization !== accepted) return void res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('unauthorized')
       const m = r.json as { id?: string; method?: string } | undefined
       if (r.method === 'DELETE') return void res.writeHead(200).end()
-      if (m?.method === 'initialize')
-        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'c', version: '1' } } })
+      if (m?.method === 'initialize') return sendJson(res, initializeReply(m, { capabilities: {}, serverInfo: { name: 'c', version: '1' } }))
       res.writeHead(202).end()
     })
     const port = await freePort()
@@ -99,7 +99,7 @@ describe.each(RUNTIMES)('readiness against the origin endpoint on $name', ({ sta
       const m = r.json as { id?: string; method?: string } | undefined
       if (r.method === 'DELETE') return void res.writeHead(200).end()
       if (m?.method === 'initialize')
-        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'c', version: '1' } } }, 200, {
+        return sendJson(res, initializeReply(m, { capabilities: {}, serverInfo: { name: 'c', version: '1' } }), 200, {
           'mcp-session-id': 'probe-session',
         })
       res.writeHead(202).end()

@@ -16,6 +16,7 @@ import { DEMO_TOOLS } from '../../packages/cli/demo/origin'
 import { hostMiddlewareSeen, startMiddlewareEdge, startNodeEdge, startWorkerEdge, type EdgeUnderTest } from '../helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { POST_HEADERS } from '../helpers/mcp'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const HIDDEN_FAILURE = { content: [{ type: 'text', text: '{"success":false,"error":"relation users does not exist"}' }] }
 
@@ -24,8 +25,7 @@ function scriptOrigin(origin: ScriptedOrigin): void {
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string; params?: { name?: string } } | undefined
     if (!m || m.id === undefined) return void res.writeHead(202).end()
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } } })
+    if (m.method === 'initialize') return sendJson(res, initializeReply(m, { serverInfo: { name: 'scripted', version: '1' } }))
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: DEMO_TOOLS } })
     if (m.params?.name === 'run_query') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: HIDDEN_FAILURE })
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'ok' }] } })

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startScriptedOrigin, sendJson, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { toolKey } from '../../src/core/validation/tool-store'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const TOKEN = 'admin-api-token'
 const TOOL = { name: 'ship', inputSchema: { type: 'object', properties: { weight: { type: 'number', maximum: 30 } }, required: ['weight'] } }
@@ -23,8 +24,7 @@ describe.each(RUNTIMES)('admin API read/delete on $name', ({ start }) => {
     // The origin lists no tools: a call to a tool the store does not hold is refused as unknown.
     origin.handle((req, res) => {
       const m = req.json as { id?: number; method?: string } | undefined
-      if (m?.method === 'initialize')
-        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } })
+      if (m?.method === 'initialize') return sendJson(res, initializeReply(m, { serverInfo: { name: 's', version: '1' } }))
       if (m?.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
       res.writeHead(202).end()
     })

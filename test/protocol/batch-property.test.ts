@@ -12,6 +12,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startScriptedOrigin, type ReceivedRequest, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { initializeResult } from '../helpers/initialize-reply'
 
 const TOOLS = [
   { name: 'calc', inputSchema: { type: 'object', properties: { a: { type: 'integer' }, op: { enum: ['add', 'sub'] } }, required: ['a'] } },
@@ -146,8 +147,7 @@ describe.each(RUNTIMES)('batches on $name (fast-check)', ({ name, start }) => {
         const m = (j as { method?: string } | undefined)?.method
         if (r.method === 'DELETE' || m === 'notifications/initialized' || !j || !('id' in (j as object))) return void res.writeHead(202).end()
         const id = (j as { id: number }).id
-        const result =
-          m === 'initialize' ? { protocolVersion: '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'p', version: '1' } } : m === 'tools/list' ? { tools: TOOLS } : {}
+        const result = m === 'initialize' ? initializeResult({}, { version: '2025-03-26', serverInfo: { name: 'p', version: '1' } }) : m === 'tools/list' ? { tools: TOOLS } : {}
         return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }))
       }
       // The forwarded sub-batch: answer each request by its exact id token, then misbehave.

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ReceivedRequest, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { POST_HEADERS } from '../helpers/mcp'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const LEGACY = POST_HEADERS
 const V = (v: string) => ({ ...LEGACY, 'mcp-protocol-version': v })
@@ -90,13 +91,7 @@ describe.each(RUNTIMES)('decisions on $name', ({ name, start }) => {
       if (isPull(r)) {
         if (r.method === 'DELETE' || j?.method === 'notifications/initialized') return void res.writeHead(202).end()
         if (pullGarbage) return void res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not json</html>')
-        if (j?.method === 'initialize')
-          return sendJson(
-            res,
-            { jsonrpc: '2.0', id: j.id, result: { protocolVersion: j.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } },
-            200,
-            { 'mcp-session-id': `pull-${++n}` }
-          )
+        if (j?.method === 'initialize') return sendJson(res, initializeReply(j, { echo: true, serverInfo: { name: 's', version: '1' } }), 200, { 'mcp-session-id': `pull-${++n}` })
         return sendJson(res, { jsonrpc: '2.0', id: j?.id, result: { tools } })
       }
       answer(r, res)

@@ -9,6 +9,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { initializeResult } from '../helpers/initialize-reply'
 
 const version = fc.constantFrom(undefined, '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', '2099-01-01', 'banana', ' 2026-07-28 ', '')
 const id = fc.oneof(fc.integer(), fc.string({ maxLength: 4 }), fc.constantFrom(null, 1.5, true, {}, [], '9007199254740993'))
@@ -73,7 +74,7 @@ describe.each(RUNTIMES)('random requests on $name (fast-check)', ({ name, start 
       if (!j || !('id' in j) || r.method !== 'POST') return void res.writeHead(202).end()
       const result =
         j.method === 'initialize'
-          ? { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'f', version: '1' } }
+          ? initializeResult(j, { version: '2025-03-26', capabilities: {}, serverInfo: { name: 'f', version: '1' } })
           : j.method === 'tools/list'
             ? { tools: [{ name: 'calc', inputSchema: { type: 'object', properties: { a: { type: 'integer' } } } }] }
             : {}

@@ -14,6 +14,7 @@ import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
 import { toolKey } from '../../src/core/validation/tool-store'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const HEADERS = mcpHeaders()
 const TOOLS = [
@@ -28,8 +29,7 @@ describe.each(RUNTIMES)('lost or unreadable records on $name', ({ start }) => {
     origin = await startScriptedOrigin()
     origin.handle((req, res) => {
       const m = req.json as { id?: unknown; method?: string }
-      if (m.method === 'initialize')
-        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+      if (m.method === 'initialize') return sendJson(res, initializeReply(m))
       if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: TOOLS } })
       if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
       sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })

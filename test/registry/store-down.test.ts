@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const CALL = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_weather', arguments: { location: 'Paris' } } }
 const HEADERS = mcpHeaders()
@@ -19,8 +20,7 @@ describe.each(RUNTIMES)('tool store unavailable on $name', ({ start }) => {
     origin.handle((req, res) => {
       const m = req.json as { id?: unknown; method?: string }
       if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
-      if (m.method === 'initialize')
-        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } } })
+      if (m.method === 'initialize') return sendJson(res, initializeReply(m, { capabilities: {}, serverInfo: { name: 's', version: '1' } }))
       if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
       sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'sunny' }] } })
     })

@@ -18,6 +18,7 @@ import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startScriptedOrigin, sendJson, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { countMethod, serveMcp } from '../helpers/mcp-script'
 import { ADMIN_TOKEN, mcpHeaders, post, pushTools } from '../helpers/grading'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const call = (id: number, name: string, args: unknown = {}) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
@@ -102,8 +103,7 @@ describe.each(RUNTIMES)('abuse regressions on $name', ({ start }) => {
     origin.handle((req, res) => {
       const m = req.json as { id?: number; method?: string } | undefined
       if (req.method === 'DELETE') return void res.writeHead(200).end()
-      if (m?.method === 'initialize')
-        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 't', version: '1' } } })
+      if (m?.method === 'initialize') return sendJson(res, initializeReply(m, { serverInfo: { name: 't', version: '1' } }))
       if (m?.method === 'notifications/initialized') return void res.writeHead(202).end()
       if (m?.method === 'tools/list') {
         res.writeHead(200, { 'content-type': 'text/event-stream' })

@@ -12,6 +12,7 @@ import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
 import { toolPrefix } from '../../src/core/validation/tool-store'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const H = mcpHeaders()
 const post = (url: string, body: unknown, headers: Record<string, string> = H) =>
@@ -22,8 +23,7 @@ function answerWith(origin: ScriptedOrigin, tools: unknown[]): void {
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string } | unknown[]
     if (Array.isArray(m) || req.method !== 'POST') return void res.writeHead(202).end()
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'initialize') return sendJson(res, initializeReply(m))
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools } })
     if (m.id === undefined) return void res.writeHead(202).end()
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } })

@@ -18,6 +18,7 @@ import { killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { toolPrefix, scopeMarkerPrefix } from '../../src/core/validation/tool-store'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
 const TOOLS = [
@@ -37,8 +38,7 @@ beforeAll(async () => {
   origin = await startScriptedOrigin()
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'initialize') return sendJson(res, initializeReply(m))
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: TOOLS, cacheScope: 'private' } })
     if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })

@@ -12,6 +12,7 @@ import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
 import { toolKey } from '../../src/core/validation/tool-store'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const HEADERS = mcpHeaders()
 const PREFIX = `lost-${process.pid}:`
@@ -26,8 +27,7 @@ beforeAll(async () => {
   origin = await startScriptedOrigin()
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'initialize') return sendJson(res, initializeReply(m))
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [WEATHER] } })
     if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })

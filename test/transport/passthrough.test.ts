@@ -22,6 +22,7 @@ import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, Too
 import { RUNTIMES_AND_MIDDLEWARE, type EdgeUnderTest } from '../helpers/runtimes'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { call, countMethod, rpc } from '../helpers/mcp-script'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const LIST_CHANGED = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
 const ALPHA = { name: 'alpha', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } }
@@ -56,16 +57,9 @@ describe.each(RUNTIMES_AND_MIDDLEWARE)('GET stream pass-through on $name', ({ st
       if (r.method === 'DELETE') return void res.writeHead(200).end()
       const m = r.json as Rpc | undefined
       if (m?.method === 'initialize')
-        return sendJson(
-          res,
-          {
-            jsonrpc: '2.0',
-            id: m.id,
-            result: { protocolVersion: m.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'scripted', version: '1' } },
-          },
-          200,
-          { 'mcp-session-id': 'pull-1' }
-        )
+        return sendJson(res, initializeReply(m, { echo: '2025-03-26', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'scripted', version: '1' } }), 200, {
+          'mcp-session-id': 'pull-1',
+        })
       if (m?.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [ALPHA] } })
       if (m?.method === 'tools/call') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'ok' }] } })
       res.writeHead(202).end()

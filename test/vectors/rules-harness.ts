@@ -12,6 +12,7 @@ import { request } from 'undici'
 import { expect } from 'vitest'
 import type { EdgeUnderTest, StartEdge } from '../helpers/runtimes'
 import { startScriptedOrigin, type ReceivedRequest, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const VECTORS = resolve(import.meta.dirname, '../fixtures/vectors')
 
@@ -140,13 +141,7 @@ export async function deploy(start: StartEdge, cases: Case[], vars: Record<strin
       if (j?.method === 'initialize') {
         const sid = `edge-pull-${++pullN}`
         res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': sid })
-        return void res.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: j.id,
-            result: { protocolVersion: j.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } },
-          })
-        )
+        return void res.end(JSON.stringify(initializeReply(j, { echo: '2025-03-26', serverInfo: { name: 'scripted', version: '1' } })))
       }
       res.writeHead(200, { 'content-type': 'application/json' })
       return void res.end(JSON.stringify({ jsonrpc: '2.0', id: j?.id, result: { tools: row ? toolsOf(row) : [] } }))
