@@ -235,7 +235,7 @@ const DISCARD_WAIT_MS = 1_000
  *
  * Why: workerd closes a connection whose request body was left unread, without a
  * `Connection: close`, so a keep-alive client's next request on it failed with "other side
- * closed" (every time, in test/keep-alive.test.ts: a refused POST, then a normal one). Node's HTTP
+ * closed" (every time, in test/transport/keep-alive.test.ts: a refused POST, then a normal one). Node's HTTP
  * server drains such bodies itself; reading it here costs nothing there either.
  */
 async function discardBody(req: Request, maxBytes: number): Promise<void> {

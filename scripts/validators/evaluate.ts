@@ -5,7 +5,7 @@
  * under Miniflare, no `nodejs_compat`), where code generation from strings is forbidden.
  *
  * 1. JSON-Schema-Test-Suite (test/fixtures/json-schema-test-suite), draft-07 and 2020-12, the
- *    required tests with `format` as an annotation (as test/json-schema-suite.test.ts runs them):
+ *    required tests with `format` as an annotation (as test/validation/json-schema-suite.test.ts runs them):
  *    passed and failed per engine, and every failing group.
  * 2. Differential: the differential test's corpus and generator (test/helpers/tool-schema-corpus.ts),
  *    each schema put through the edge's portability gate and normal form, inputs generated with

@@ -12,7 +12,7 @@
  * @opentelemetry/api, ioredis, @hono/node-server): they are behind the
  * subpaths `./engines/ajv`, `./engines/tiered`, `./node`, `./redis`, `./prometheus` and `./otel`.
  * Every name is listed: the API report (api/mcp-edge-validator.api.md) is checked against the
- * built declarations by test/package.test.ts.
+ * built declarations by test/package/package.test.ts.
  */
 import { runtime } from '#runtime'
 import { createMcpEdge, type McpEdge, type McpEdgeInit } from '../mcp-edge'

@@ -10,7 +10,7 @@
  *
  * Both engines give the same verdict on every schema the edge uses: schema-portability.ts
  * routes the features where they differ to "unusable" before any engine sees a schema, and
- * test/differential.test.ts holds them to it. When the second engine cannot use a schema the
+ * test/validation/differential.test.ts holds them to it. When the second engine cannot use a schema the
  * first one took, the first one stays (the tool keeps being validated).
  */
 import type { Dialect } from '../core/jsonrpc/versions'

@@ -12,6 +12,7 @@ import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/s
 import { freePort, ORIGIN_CREDENTIAL, toolOrigin } from '../helpers/auth-edge'
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer'
 import { mcpHeaders } from '../helpers/mcp'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 describe.each(RUNTIMES)('the edge as a resource server on $name', ({ name, start }) => {
   let iss: TokenIssuer
@@ -345,7 +346,7 @@ describe.each(RUNTIMES)('private tool lists keyed by the verified identity on $n
       const t2 = await iss.issue(url, { claims: { jti: 'second' } })
       const other = await iss.issue(url, { claims: { sub: 'user-2' } })
       for (const t of [t1, t2, other]) await list(t)
-      const key = (scope: string) => `tools:default:${scope}:mine`
+      const key = (scope: string) => toolKey('default', scope, 'mine')
       await expect.poll(() => edge.kvGet(key(scopeOf('user-1', 'client-1'))), { timeout: 5000 }).not.toBeNull()
       await expect.poll(() => edge.kvGet(key(scopeOf('user-2', 'client-1'))), { timeout: 5000 }).not.toBeNull()
       const keys = edge.kvKeys ? await edge.kvKeys('tools:') : []

@@ -12,6 +12,7 @@ import { serveMcp } from '../helpers/mcp-script'
 import { freePort } from '../helpers/peers-procs'
 import { checkJson, row, runMcpEdge, type CliRun, type JsonReport } from '../helpers/check-cli'
 import { runCli } from '../helpers/cli-process'
+import { initializeReply } from '../helpers/initialize-reply'
 import pkg from '../../packages/cli/package.json' with { type: 'json' }
 
 const TOOL = { name: 'lookup', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }
@@ -148,12 +149,7 @@ describe('check run bounds', () => {
     const hang = await startScriptedOrigin()
     hang.handle((req, res) => {
       const m = req.json as { id?: unknown; method?: string; params?: { protocolVersion?: string } } | undefined
-      if (m?.method === 'initialize')
-        return sendJson(res, {
-          jsonrpc: '2.0',
-          id: m.id,
-          result: { protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hang', version: '1' } },
-        })
+      if (m?.method === 'initialize') return sendJson(res, initializeReply(m, { echo: true, serverInfo: { name: 'hang', version: '1' } }))
       if (m?.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [TOOL] } })
       if (m?.method === 'tools/call') return // never answers
       res.writeHead(202).end()

@@ -17,6 +17,7 @@ import { startDemoOrigin, type RunningOrigin } from '../../packages/cli/demo/ori
 import { startEdge, type RunningEdge } from '../../src/adapters/node/index'
 import { checkJson, runMcpEdge, type JsonReport } from '../helpers/check-cli'
 import { sendJson, startScriptedOrigin, type ReceivedRequest, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { initializeReply } from '../helpers/initialize-reply'
 
 interface Failure {
   '@type': string
@@ -141,16 +142,7 @@ function markupHandler(req: ReceivedRequest, res: ServerResponse): void {
   const m = req.json as { id?: unknown; method?: unknown; params?: { protocolVersion?: string } }
   switch (m.method) {
     case 'initialize':
-      return sendJson(
-        res,
-        {
-          jsonrpc: '2.0',
-          id: m.id,
-          result: { protocolVersion: m.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: MARKUP, version: '1' } },
-        },
-        200,
-        { 'mcp-session-id': 'markup-session' }
-      )
+      return sendJson(res, initializeReply(m, { echo: '2025-03-26', serverInfo: { name: MARKUP, version: '1' } }), 200, { 'mcp-session-id': 'markup-session' })
     case 'tools/list':
       return sendJson(res, {
         jsonrpc: '2.0',

@@ -1,7 +1,7 @@
 /**
  * `mcp-edge check` against @modelcontextprotocol/server-everything (the reference server, SDK v1
  * McpServer with zod validation, every POST answered with SSE), started on loopback as in
- * test/server-everything.test.ts. What it shows about the reference server: its argument checks
+ * test/interop/server-everything.test.ts. What it shows about the reference server: its argument checks
  * answer isError results (pass), but `arguments` that is not an object gets the SDK's -32603
  * (misleads), an unknown tool gets an isError result instead of -32602, a foreign Origin is
  * served (its HTTP app checks no Origin), and an invalid request is answered -32700.

@@ -1,5 +1,5 @@
 /**
- * A small Worker for the access building blocks under workerd (bundled by test/workers-access.test.ts
+ * A small Worker for the access building blocks under workerd (bundled by test/access/workers-access.test.ts
  * with the same esbuild settings as the edge's Worker): the Rate Limiting binding adapter behind
  * the limiter port, RATE_LIMIT budgets charged through it, and the jose verifier against a JWKS
  * on loopback. Routes (POST, JSON in and out):

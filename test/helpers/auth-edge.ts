@@ -5,6 +5,7 @@
  */
 import { createServer } from 'node:net'
 import { sendJson, type ScriptedOrigin } from './scripted-origin'
+import { initializeReply } from './initialize-reply'
 
 /** A free loopback port (the edge must know its own URL, AUTH_AUDIENCE, before it starts). */
 export async function freePort(): Promise<number> {
@@ -26,7 +27,7 @@ export function toolOrigin(o: ScriptedOrigin): void {
   o.handle((r, res) => {
     const answer = (m: { id?: unknown; method?: string; params?: { name?: string } }) =>
       m.method === 'initialize'
-        ? { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } }
+        ? initializeReply(m)
         : m.method === 'tools/list'
           ? { jsonrpc: '2.0', id: m.id, result: { tools: TOOLS } }
           : { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: `ran ${m.params?.name}` }] } }

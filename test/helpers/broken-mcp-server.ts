@@ -18,6 +18,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import { sendJson, startScriptedOrigin, type ReceivedRequest, type ScriptedOrigin } from './scripted-origin'
+import { initializeReply } from './initialize-reply'
 
 /** The tools the broken server lists. */
 export const BROKEN_TOOLS = [
@@ -68,16 +69,7 @@ function handle(req: ReceivedRequest, res: ServerResponse): void {
   if (typeof m.method !== 'string') return sendJson(res, { jsonrpc: '2.0', id: m.id ?? null, error: { code: -32600, message: 'Invalid Request' } })
   switch (m.method) {
     case 'initialize':
-      return sendJson(
-        res,
-        {
-          jsonrpc: '2.0',
-          id: m.id,
-          result: { protocolVersion: m.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'broken', version: '0.0.1' } },
-        },
-        200,
-        { 'mcp-session-id': 'broken-session' }
-      )
+      return sendJson(res, initializeReply(m, { echo: '2025-03-26', serverInfo: { name: 'broken', version: '0.0.1' } }), 200, { 'mcp-session-id': 'broken-session' })
     case 'server/discover':
       // claims 2026-07-28, then checks none of its headers or envelopes
       return sendJson(res, {

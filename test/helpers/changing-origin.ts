@@ -3,7 +3,7 @@
  * changes between lists: it serves `state.tools` as they are when each request comes, records the
  * tools called in `state.calls`, and pages its list when `state.pageSize` > 0 (the cursor is the
  * index of the page's first tool), adding to each page's result the members `state.listExtra` gives
- * for that page (e.g. `cacheScope: "private"`). Used by the tool-pinning tests (test/tool-pinning.test.ts) and
+ * for that page (e.g. `cacheScope: "private"`). Used by the tool-pinning tests (test/pinning/tool-pinning.test.ts) and
  * the `mcp-edge tools` command's tests (test/production/tools-cli.test.ts).
  */
 import type { AddressInfo } from 'node:net'

@@ -12,6 +12,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import { sendJson, startScriptedOrigin, type ReceivedRequest, type ScriptedOrigin } from './scripted-origin'
+import { initializeReply } from './initialize-reply'
 
 /** Every kind of raw terminal control the escaping server sends, in one string. */
 export const ESCAPES = '\x1b[2J\x1b]0;pwned\x07\x1b]52;c;ZWNobyBwd25lZA==\x07\x07\b\r\u009b31m\x7f\u202e\u2066\u200f'
@@ -41,12 +42,7 @@ function escapingHandler(req: ReceivedRequest, res: ServerResponse): void {
       const v = m.params?.protocolVersion
       // One version's handshake fails with an error body full of escapes (the SDK puts it in its error).
       if (v === '2025-06-18') return void res.writeHead(400, { 'content-type': 'text/plain' }).end(`no ${ESCAPES} for you`)
-      return sendJson(
-        res,
-        { jsonrpc: '2.0', id, result: { protocolVersion: v ?? '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: `esc${ESCAPES}`, version: `1${ESCAPES}` } } },
-        200,
-        { 'mcp-session-id': 'escaping-session' }
-      )
+      return sendJson(res, initializeReply(m, { echo: '2025-03-26', serverInfo: { name: `esc${ESCAPES}`, version: `1${ESCAPES}` } }), 200, { 'mcp-session-id': 'escaping-session' })
     }
     case 'tools/list':
       return sendJson(res, { jsonrpc: '2.0', id, result: { tools: ESCAPING_TOOLS } })
@@ -134,7 +130,7 @@ export async function startHugeReplyServer(bytes: number): Promise<ScriptedOrigi
         res.writeHead(404, { 'content-type': 'text/html' })
         return stream(res, bytes, '<html><body>', '</body></html>').then(sent('initialize-404'))
       }
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: v, capabilities: { tools: {} }, serverInfo: { name: 'huge', version: '1' } } }, 200, {
+      return sendJson(res, initializeReply(m, { echo: true, serverInfo: { name: 'huge', version: '1' } }), 200, {
         'mcp-session-id': 'huge',
       })
     }

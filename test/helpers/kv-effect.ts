@@ -7,9 +7,10 @@
  */
 import { createHash } from 'node:crypto'
 import { expect } from 'vitest'
-import type { Case } from '../rules-harness'
+import type { Case } from '../vectors/rules-harness'
 import type { EdgeUnderTest } from './runtimes'
 import { eventually } from './mcp-script'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 /** docs/scope.md: `u-` + hex SHA-256 of the label and the exact `Authorization` value ('' when absent). */
 export function expectedPrivateScope(authorization: string | undefined): string {
@@ -35,13 +36,13 @@ export async function assertKvEffect(c: Case, edge: EdgeUnderTest): Promise<void
   const [want, not] = isPublic ? ['public', own] : [own, 'public']
   for (const tool of result.tools) {
     // Learning runs in the background after the reply.
-    const text = await eventually(() => edge.kvGet(`tools:${c.origin}:${want}:${tool.name}`), 3000)
+    const text = await eventually(() => edge.kvGet(toolKey(c.origin, want, tool.name)), 3000)
     const record = JSON.parse(text) as { name: string; ttlMs?: number; fetchedAt: number }
     expect(record.name, c.label).toBe(tool.name)
     expect(Date.now() - record.fetchedAt, `${c.label}: fetched now`).toBeLessThan(60_000)
     if (typeof result.ttlMs === 'number' && result.ttlMs > 0) expect(record.ttlMs, `${c.label}: ttlMs kept`).toBe(result.ttlMs)
     else expect(record.ttlMs, `${c.label}: a ttlMs of ${result.ttlMs} is not kept (edge policy)`).toBeUndefined()
-    expect(await edge.kvGet(`tools:${c.origin}:${not}:${tool.name}`), `${c.label}: nothing under ${not}`).toBeNull()
+    expect(await edge.kvGet(toolKey(c.origin, not, tool.name)), `${c.label}: nothing under ${not}`).toBeNull()
     if (auth) expect(text, `${c.label}: no token in the record`).not.toContain(auth.replace(/^Bearer /, ''))
   }
 }

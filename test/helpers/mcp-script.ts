@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http'
 import { sendJson, type ReceivedRequest, type ScriptedOrigin } from './scripted-origin'
 import { mcpHeaders } from './mcp'
 import { waitFor } from './wait'
+import { initializeReply } from './initialize-reply'
 
 /** What the scripted server publishes and answers; tests change it between calls. */
 export interface McpScript {
@@ -34,20 +35,9 @@ export function serveMcp(origin: ScriptedOrigin, script: McpScript): McpScript {
     switch (m?.method) {
       case 'initialize':
         if (script.failPull) return void res.writeHead(500).end('internal failure')
-        return sendJson(
-          res,
-          {
-            jsonrpc: '2.0',
-            id: m.id,
-            result: {
-              protocolVersion: m.params?.protocolVersion ?? '2025-03-26',
-              capabilities: { tools: { listChanged: true } },
-              serverInfo: { name: 'scripted', version: '1.0.0' },
-            },
-          },
-          200,
-          { 'mcp-session-id': 'sess-1' }
-        )
+        return sendJson(res, initializeReply(m, { echo: '2025-03-26', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'scripted', version: '1.0.0' } }), 200, {
+          'mcp-session-id': 'sess-1',
+        })
       case 'notifications/initialized':
         return void res.writeHead(202).end()
       case 'tools/list': {

@@ -2,7 +2,7 @@
  * The packages as a user gets them: `npm pack` of the library (the repository's root, whose
  * `prepack` builds dist/lib) and of the `mcp-edge` command (the packages/cli workspace), each into
  * a temporary folder, never into the repository, and a scratch project in the system's temp folder
- * that installs the tarballs from their files. Used by test/package.test.ts and
+ * that installs the tarballs from their files. Used by test/package/package.test.ts and
  * test/production/production-install.test.ts.
  */
 import { execFile } from 'node:child_process'

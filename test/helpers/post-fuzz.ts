@@ -1,6 +1,6 @@
 /**
  * The property-based fuzz of the whole `POST /mcp` path (docs/reliability.md), shared by
- * test/post-fuzz.test.ts (a seeded short run) and scripts/fuzz.ts (`npm run fuzz`, long runs).
+ * test/reliability/post-fuzz.test.ts (a seeded short run) and scripts/fuzz.ts (`npm run fuzz`, long runs).
  *
  * One case is a request body (arbitrary bytes or JSON, near-valid JSON-RPC, 2025-03-26 batches,
  * `__proto__` keys, lone surrogates, a BOM, huge strings, nesting near MAX_JSON_DEPTH), request
@@ -31,6 +31,7 @@ import type { EdgeDeps, OriginTarget } from '../../src/core/exchange'
 import { admitPost, handlePost } from '../../src/core/pipeline'
 import { OriginReplyTooLargeError, OriginTimeoutError, type OriginClient, type OriginReply } from '../../src/core/ports'
 import { MemoryKv } from '../../src/stores/memory-kv'
+import { initializeResult } from './initialize-reply'
 
 // ---------------------------------------------------------------- origin behaviours
 
@@ -83,11 +84,14 @@ function idsOf(json: unknown): { id: unknown; method: string }[] {
 
 function resultFor(method: string, requestedVersion: unknown): unknown {
   if (method === 'initialize')
-    return {
-      protocolVersion: typeof requestedVersion === 'string' ? requestedVersion : '2025-06-18',
-      capabilities: { tools: { listChanged: true } },
-      serverInfo: { name: 'fuzz-origin', version: '1.0.0' },
-    }
+    return initializeResult(
+      {},
+      {
+        version: typeof requestedVersion === 'string' ? requestedVersion : '2025-06-18',
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: 'fuzz-origin', version: '1.0.0' },
+      }
+    )
   if (method === 'tools/list') return { tools: FUZZ_TOOLS }
   if (method === 'server/discover') return { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'fuzz-origin', version: '1.0.0' } }
   if (method === 'tools/call') return { content: [{ type: 'text', text: 'ok' }] }

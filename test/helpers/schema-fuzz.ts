@@ -6,7 +6,7 @@
  * (portabilityProblem) and both engines (ajv and @cfworker/json-schema, each compiled as the edge
  * compiles). Records the slowest single validation per engine, every verdict the two engines give
  * differently, and every fault an engine throws while validating (a crash of a call).
- * Used by test/schema-fuzz.test.ts (a short seeded run) and scripts/schema-fuzz.ts (the long run).
+ * Used by test/validation/schema-fuzz.test.ts (a short seeded run) and scripts/schema-fuzz.ts (the long run).
  */
 import fc from 'fast-check'
 import { readFileSync, readdirSync } from 'node:fs'

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createAsyncServer } from './async-listener'
+import { initializeReply } from './initialize-reply'
 
 /** One request as the origin received it. */
 export interface ReceivedRequest {
@@ -85,8 +86,7 @@ export async function startScriptedOrigin(): Promise<ScriptedOrigin> {
 export function emptyToolsOrigin(opts: { forward?: boolean } = {}): ScriptedHandler {
   return (req, res) => {
     const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'initialize') return sendJson(res, initializeReply(m))
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
     if (opts.forward === false || m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })

@@ -28,9 +28,14 @@ export interface SystemProgram {
 
 /** The three programs, in install order. */
 export const SYSTEM_PROGRAMS: readonly SystemProgram[] = [
-  { program: 'redis-server', variable: 'REDIS_SERVER_PATH', pkg: 'redis-server', neededBy: 'the Redis store tests (test/stores, test/access-rate-limit, test/tool-pinning)' },
-  { program: 'promtool', variable: 'PROMTOOL_PATH', pkg: 'prometheus', neededBy: 'test/metrics.test.ts and test/grafana-dashboard.test.ts' },
-  { program: 'chromium', variable: 'CHROMIUM_PATH', pkg: 'chromium', neededBy: 'test/browser-cors.test.ts' },
+  {
+    program: 'redis-server',
+    variable: 'REDIS_SERVER_PATH',
+    pkg: 'redis-server',
+    neededBy: 'the Redis store tests (test/stores, test/access/access-rate-limit, test/pinning/tool-pinning)',
+  },
+  { program: 'promtool', variable: 'PROMTOOL_PATH', pkg: 'prometheus', neededBy: 'test/observe/metrics.test.ts and test/observe/grafana-dashboard.test.ts' },
+  { program: 'chromium', variable: 'CHROMIUM_PATH', pkg: 'chromium', neededBy: 'test/access/browser-cors.test.ts' },
 ]
 
 /** The first executable file called `name` in the folders of `path` (a PATH value), or undefined. */

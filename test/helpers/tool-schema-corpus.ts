@@ -1,6 +1,6 @@
 /**
  * The corpus of real tool schemas and the input generator of the differential test
- * (test/differential.test.ts), shared with the validator-engine evaluation
+ * (test/validation/differential.test.ts), shared with the validator-engine evaluation
  * (scripts/validators/evaluate.ts): the demo origin's schemas, the official server-everything's
  * input and output schemas, and schemas written in the shapes MCP servers publish (pydantic,
  * zod-to-json-schema, hand-written 2020-12 and draft-07); `arb` generates values shaped by a

@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { startScriptedOrigin, sendJson, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { toolKey } from '../../src/core/validation/tool-store'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const TOKEN = 'admin-api-token'
 const TOOL = { name: 'ship', inputSchema: { type: 'object', properties: { weight: { type: 'number', maximum: 30 } }, required: ['weight'] } }
@@ -22,8 +24,7 @@ describe.each(RUNTIMES)('admin API read/delete on $name', ({ start }) => {
     // The origin lists no tools: a call to a tool the store does not hold is refused as unknown.
     origin.handle((req, res) => {
       const m = req.json as { id?: number; method?: string } | undefined
-      if (m?.method === 'initialize')
-        return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } })
+      if (m?.method === 'initialize') return sendJson(res, initializeReply(m, { serverInfo: { name: 's', version: '1' } }))
       if (m?.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
       res.writeHead(202).end()
     })
@@ -72,7 +73,7 @@ describe.each(RUNTIMES)('admin API read/delete on $name', ({ start }) => {
     const del = await fetch(`${admin}/ship`, { method: 'DELETE', headers: auth })
     expect(del.status).toBe(200)
     expect(await del.json()).toEqual({ deleted: 'ship' })
-    expect(await edge.kvGet('tools:default:public:ship')).toBeNull()
+    expect(await edge.kvGet(toolKey('default', 'public', 'ship'))).toBeNull()
     expect((await fetch(`${admin}/ship`, { method: 'DELETE', headers: auth })).status).toBe(404)
     // Gone from the edge too: the origin lists no such tool.
     expect(await call({ weight: 40 })).toContain('Unknown tool: "ship"')

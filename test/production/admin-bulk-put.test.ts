@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { emptyToolsOrigin, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { toolKey, toolPrefix } from '../../src/core/validation/tool-store'
 
 const TOKEN = 'bulk-put-token'
 
@@ -66,7 +67,7 @@ function storedNames(file: string, tag: string): string[] {
     return []
   }
   const entries = (JSON.parse(text) as { entries: Record<string, unknown> }).entries
-  return Object.keys(entries).filter((k) => k.startsWith(`tools:default:public:${tag}_`))
+  return Object.keys(entries).filter((k) => k.startsWith(`${toolPrefix('default', 'public')}${tag}_`))
 }
 
 describe('admin PUT on the file store: bulk', () => {
@@ -110,7 +111,7 @@ describe('admin PUT on the file store: bulk', () => {
     }
     expect(await names(edge)).toEqual(['keep_0', 'later_0'])
     expect(storedNames(file, 'failed')).toEqual([])
-    expect(storedNames(file, 'later')).toEqual(['tools:default:public:later_0'])
+    expect(storedNames(file, 'later')).toEqual([toolKey('default', 'public', 'later_0')])
     edge.child.kill('SIGTERM')
     await edge.exited
     const again = await spawnEdge(env)

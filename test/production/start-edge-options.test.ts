@@ -1,7 +1,7 @@
 /**
  * `startEdge` takes the Node entry's settings as typed options (`NodeServerOptions`,
  * docs/library.md), read once with the variables by the settings table (`loadNodeConfig`) and
- * handed to the store and to the graceful stop (the connection bounds: test/connection-bounds.test.ts).
+ * handed to the store and to the graceful stop (the connection bounds: test/transport/connection-bounds.test.ts).
  * Each option wins over its variable. Real parts: the Node server, a scripted HTTP origin,
  * redis-server, a store file in a temporary folder.
  */

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { killAll, runEdgeToExit, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { emptyToolsOrigin, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 const TOKEN = 'store-test-token'
 const HEADERS = mcpHeaders()
@@ -115,7 +116,7 @@ describe('file store under kill -9', () => {
     console.log(`kill -9 rounds: ${acknowledged.length} pushes acknowledged, all kept; ${leftByKill} of 5 restarts removed a cut write's temporary file`)
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { entries: Record<string, { value: string }> }
     for (const n of acknowledged) {
-      expect(Object.keys(saved.entries), n).toContain(`tools:default:public:${n}`)
+      expect(Object.keys(saved.entries), n).toContain(toolKey('default', 'public', n))
       const call = await badCall(edge, n)
       expect(call.refused, `${n}: ${JSON.stringify(call.body)}`).toBe(true)
     }
@@ -130,7 +131,7 @@ describe('file store at start', () => {
   it('a truncated store file: one clear line, the file kept aside byte for byte, the edge serves and learns again', async () => {
     const dir = storeDir()
     const file = join(dir, 'kv.json')
-    const whole = JSON.stringify({ format: 'mcp-edge-kv', version: 1, entries: { 'tools:default:public:x': { value: '{"name":"x"}', expiresAt: null } } })
+    const whole = JSON.stringify({ format: 'mcp-edge-kv', version: 1, entries: { [toolKey('default', 'public', 'x')]: { value: '{"name":"x"}', expiresAt: null } } })
     const truncated = whole.slice(0, 40)
     writeFileSync(file, truncated)
     const edge = await spawnEdge(edgeEnv(file))

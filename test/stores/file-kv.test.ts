@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FileKv, StoreFileError } from '../../src/stores/file-kv'
 import { StoreLockedError } from '../../src/stores/store-lock'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 const dirs: string[] = []
 afterAll(() => {
@@ -29,10 +30,10 @@ describe('FileKv durability', () => {
   it('a put or delete that resolved is already in the file (no timer)', async () => {
     const { file } = fresh()
     const kv = new FileKv(file, { warn: () => undefined })
-    await kv.put('tools:default:public:a', '{"name":"a"}')
-    expect(onDisk(file)['tools:default:public:a']!.value).toBe('{"name":"a"}')
-    await kv.delete('tools:default:public:a')
-    expect(onDisk(file)['tools:default:public:a']).toBeUndefined()
+    await kv.put(toolKey('default', 'public', 'a'), '{"name":"a"}')
+    expect(onDisk(file)[toolKey('default', 'public', 'a')]!.value).toBe('{"name":"a"}')
+    await kv.delete(toolKey('default', 'public', 'a'))
+    expect(onDisk(file)[toolKey('default', 'public', 'a')]).toBeUndefined()
     await kv.close()
   })
 
@@ -67,9 +68,9 @@ describe('FileKv durability', () => {
 
   it('reads a store file of the first FileKv (entries at the top level)', async () => {
     const { file } = fresh()
-    writeFileSync(file, JSON.stringify({ 'tools:default:public:old': { value: '{"name":"old"}', expiresAt: null } }))
+    writeFileSync(file, JSON.stringify({ [toolKey('default', 'public', 'old')]: { value: '{"name":"old"}', expiresAt: null } }))
     const kv = new FileKv(file, { warn: () => undefined })
-    expect(await kv.get('tools:default:public:old')).toBe('{"name":"old"}')
+    expect(await kv.get(toolKey('default', 'public', 'old'))).toBe('{"name":"old"}')
     await kv.put('new', '1')
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ format: 'mcp-edge-kv', version: 1 })
     await kv.close()
@@ -497,7 +498,7 @@ describe('FileKv putMany', () => {
     const kv = new FileKv(file, { warn: () => undefined })
     await kv.put('before', '0')
     const writes = kv.stats.writes
-    const entries = Array.from({ length: 10_000 }, (_, i) => ({ key: `tools:default:public:t${i}`, value: `{"name":"t${i}"}` }))
+    const entries = Array.from({ length: 10_000 }, (_, i) => ({ key: toolKey('default', 'public', `t${i}`), value: `{"name":"t${i}"}` }))
     await kv.putMany(entries)
     expect(kv.stats.writes - writes).toBe(1)
     expect(Object.keys(onDisk(file)).length).toBe(10_001)

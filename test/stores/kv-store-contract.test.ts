@@ -1,24 +1,44 @@
 /**
- * The store contract (./kv-store.contract.ts) against every store the edge runs on: MemoryKv,
- * FileKv (a file in a fresh temporary folder), RedisKv (a real redis-server this file starts) and
- * the Workers KV binding under Miniflare (what the Worker's TOOL_SCHEMAS is).
+ * The store contract (mcp-edge-validator/store-contract, src/stores/store-contract.ts: plain cases
+ * with no test runner in them) against every store the edge runs on: MemoryKv, FileKv (a file in a
+ * fresh temporary folder), RedisKv (a real redis-server this file starts) and the Workers KV
+ * binding under Miniflare (what the Worker's TOOL_SCHEMAS is). A store of another package runs the
+ * same cases the same way (docs/stores.md "A store of your own").
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Miniflare } from 'miniflare'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { KvStore } from '../../src/core/ports'
 import { FileKv } from '../../src/stores/file-kv'
 import { MemoryKv } from '../../src/stores/memory-kv'
 import { RedisKv } from '../../src/stores/redis-kv'
+import { STORE_CONTRACT, runStoreContractCase, type StoreFactory, type StoreUnderTest } from 'mcp-edge-validator/store-contract'
 import { memoryDir } from '../helpers/memory-dir'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
-import { kvStoreContract, type StoreUnderTest } from './kv-store.contract'
+
+/**
+ * Registers every case of the contract for one store. `has`: what this store offers beyond the
+ * port's required calls (its batch write, checked on every store a case gets; its failure mode, on
+ * the store the failure case gets), so none of the edge's stores loses either unnoticed (the cases
+ * themselves skip what a store lacks).
+ */
+function kvStoreContract(name: string, has: { putMany: boolean; failure: boolean }, factory: StoreFactory): void {
+  const checked: StoreFactory = async (opts) => {
+    const store = await factory(opts)
+    expect(typeof store.kv.putMany === 'function', `${name}: putMany`).toBe(has.putMany)
+    if (opts?.breakable) expect(typeof store.breakStore === 'function', `${name}: a backend that can fail`).toBe(has.failure)
+    return store
+  }
+  describe(`store contract: ${name}`, () => {
+    for (const contractCase of STORE_CONTRACT) it(contractCase.name, () => runStoreContractCase(contractCase, checked))
+  })
+}
 
 type Listing = StoreUnderTest['kv']
 
-kvStoreContract('MemoryKv', async () => {
+kvStoreContract('MemoryKv', { putMany: true, failure: false }, async () => {
   let now = Date.now()
   const kv = new MemoryKv(() => now)
   return { kv, advance: (ms) => void (now += ms), close: async () => {} }
@@ -28,7 +48,7 @@ const dirs: string[] = []
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
-kvStoreContract('FileKv', async () => {
+kvStoreContract('FileKv', { putMany: true, failure: true }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'edge-filekv-'))
   dirs.push(dir)
   let now = Date.now()
@@ -55,7 +75,7 @@ afterAll(async () => {
   for (const s of extraServers) await s.stop()
 })
 let prefixes = 0
-kvStoreContract('RedisKv', async (opts) => {
+kvStoreContract('RedisKv', { putMany: true, failure: true }, async (opts) => {
   // A failure test gets a redis-server of its own (it is stopped); the others share one, each under its own prefix.
   const server = opts?.breakable ? await startRedisServer() : redis
   if (opts?.breakable) extraServers.push(server)
@@ -92,7 +112,7 @@ afterAll(async () => {
   await mf?.dispose()
   kvDir.remove()
 })
-kvStoreContract('Workers KV (Miniflare)', async (opts) => {
+kvStoreContract('Workers KV (Miniflare)', { putMany: false, failure: true }, async (opts) => {
   if (opts?.breakable) {
     const own = new Miniflare({ modules: true, script, kvNamespaces: ['KV'], kvPersist: join(kvDir.path, `own-${++ownDirs}`) })
     const kv = (await own.getKVNamespace('KV')) as unknown as KvStore as Listing

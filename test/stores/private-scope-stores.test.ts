@@ -17,6 +17,8 @@ import { sweepEvery } from '../../src/core/validation/private-scopes'
 import { killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
+import { toolPrefix, scopeMarkerPrefix } from '../../src/core/validation/tool-store'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
 const TOOLS = [
@@ -36,8 +38,7 @@ beforeAll(async () => {
   origin = await startScriptedOrigin()
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'initialize') return sendJson(res, initializeReply(m))
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: TOOLS, cacheScope: 'private' } })
     if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })
@@ -60,9 +61,9 @@ async function callAs(edge: EdgeProcess, caller: string): Promise<void> {
   expect(body.error?.message, JSON.stringify(body)).toContain('units')
 }
 
-/** Distinct private scopes among `keys` (`tools:default:u-...:<tool>`, `scopes:default:u-...`, ...). */
-function scopesOf(keys: string[], kind: string): Set<string> {
-  return new Set(keys.filter((k) => k.startsWith(`${kind}:default:u-`)).map((k) => k.split(':')[2]!))
+/** Distinct private scopes among `keys` under `prefix` (toolPrefix: `tools:default:u-...:<tool>`, scopeMarkerPrefix: `scopes:default:u-...`). */
+function scopesOf(keys: string[], prefix: string): Set<string> {
+  return new Set(keys.filter((k) => k.startsWith(`${prefix}u-`)).map((k) => k.slice(prefix.length).split(':')[0]!))
 }
 
 /** Polls `check` every 25 ms up to `ms`; returns its last answer. */
@@ -83,7 +84,7 @@ describe('the file store', () => {
     const t0 = Date.now()
     for (let i = 0; i < 30; i++) {
       await callAs(edge, `file-caller-${i}`)
-      expect(scopesOf(Object.keys(entries()), 'tools').size).toBeLessThanOrEqual(BOUND)
+      expect(scopesOf(Object.keys(entries()), toolPrefix('default')).size).toBeLessThanOrEqual(BOUND)
     }
     const e = entries()
     const privateKeys = Object.keys(e).filter((k) => /^(tools|toollist):default:u-/.test(k))
@@ -92,23 +93,23 @@ describe('the file store', () => {
       expect(e[k]!.expiresAt, k).toBeGreaterThanOrEqual(t0 + TTL_S * 1000)
       expect(e[k]!.expiresAt, k).toBeLessThanOrEqual(Date.now() + TTL_S * 1000)
     }
-    for (const k of Object.keys(e).filter((k) => k.startsWith('scopes:default:'))) expect(e[k]!.expiresAt, k).toBeGreaterThanOrEqual(t0 + 2 * TTL_S * 1000)
-    expect(scopesOf(Object.keys(e), 'scopes')).toEqual(scopesOf(Object.keys(e), 'tools'))
+    for (const k of Object.keys(e).filter((k) => k.startsWith(scopeMarkerPrefix('default')))) expect(e[k]!.expiresAt, k).toBeGreaterThanOrEqual(t0 + 2 * TTL_S * 1000)
+    expect(scopesOf(Object.keys(e), scopeMarkerPrefix('default'))).toEqual(scopesOf(Object.keys(e), toolPrefix('default')))
 
     // A restart: the new process never held the earlier scopes; its own new ones sweep them out.
     edge.child.kill('SIGTERM')
     await edge.exited
-    const before = scopesOf(Object.keys(entries()), 'tools')
+    const before = scopesOf(Object.keys(entries()), toolPrefix('default'))
     edge = await spawnEdge({ ORIGIN_URL: origin.url, STORE_FILE: file, ...SETTINGS })
     for (let i = 0; i < 10; i++) await callAs(edge, `file-caller-after-${i}`)
     const after = await eventually(
       3_000,
-      () => scopesOf(Object.keys(entries()), 'tools'),
+      () => scopesOf(Object.keys(entries()), toolPrefix('default')),
       (s) => s.size <= BOUND
     )
     expect(after.size).toBeLessThanOrEqual(BOUND)
     expect([...after].filter((s) => before.has(s))).toEqual([])
-    expect(scopesOf(Object.keys(entries()), 'scopes').size).toBeLessThanOrEqual(BOUND)
+    expect(scopesOf(Object.keys(entries()), scopeMarkerPrefix('default')).size).toBeLessThanOrEqual(BOUND)
   })
 })
 
@@ -133,18 +134,18 @@ describe('Redis shared by two edges', () => {
       // Each edge deletes what it dropped at once; the other edge's scopes go with its sweeps.
       const kept = await eventually(
         3_000,
-        async () => scopesOf(await storeKeys(), 'tools'),
+        async () => scopesOf(await storeKeys(), toolPrefix('default')),
         (s) => s.size <= BOUND
       )
       expect(kept.size).toBeLessThanOrEqual(BOUND)
-      expect(scopesOf(await storeKeys(), 'scopes').size).toBeLessThanOrEqual(BOUND)
-      const sample = (await storeKeys()).find((k) => k.startsWith('tools:default:u-'))!
+      expect(scopesOf(await storeKeys(), scopeMarkerPrefix('default')).size).toBeLessThanOrEqual(BOUND)
+      const sample = (await storeKeys()).find((k) => k.startsWith(`${toolPrefix('default')}u-`))!
       const pttl = await client.pttl(`${prefix}v:${sample}`)
       expect(pttl).toBeGreaterThan(0)
       expect(pttl).toBeLessThanOrEqual(TTL_S * 1000)
       // The sorted-set index holds no member for a deleted key.
       const members = await client.zrange(`${prefix}keys`, '0', '-1')
-      expect(scopesOf(members, 'tools').size).toBeLessThanOrEqual(BOUND)
+      expect(scopesOf(members, toolPrefix('default')).size).toBeLessThanOrEqual(BOUND)
     } finally {
       client.disconnect()
     }

@@ -13,6 +13,7 @@ import { createCfworkerEngine } from '../../src/validators/cfworker'
 import { freePort } from '../helpers/peers-procs'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { pollUntil } from '../helpers/wait'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 let server: RedisServer
 let raw: Redis
@@ -40,17 +41,17 @@ async function eventually(check: () => boolean, ms = 10_000): Promise<void> {
 describe('RedisKv', () => {
   it('lays keys out under the prefix: v:<key> values, one sorted-set index', async () => {
     const kv = await store('layout:')
-    await kv.put('tools:default:public:get_weather', '{"name":"get_weather"}')
+    await kv.put(toolKey('default', 'public', 'get_weather'), '{"name":"get_weather"}')
     await kv.put('ttl', 'x', { expirationTtl: 120 })
     expect((await raw.keys('layout:*')).sort()).toEqual(['layout:keys', 'layout:v:tools:default:public:get_weather', 'layout:v:ttl'])
     expect(await raw.get('layout:v:tools:default:public:get_weather')).toBe('{"name":"get_weather"}')
-    expect(await raw.zrange('layout:keys', '0', '-1')).toEqual(['tools:default:public:get_weather', 'ttl'])
+    expect(await raw.zrange('layout:keys', '0', '-1')).toEqual([toolKey('default', 'public', 'get_weather'), 'ttl'])
     const ttl = await raw.ttl('layout:v:ttl')
     expect(ttl).toBeGreaterThan(115)
     expect(ttl).toBeLessThanOrEqual(120)
     await kv.delete('ttl')
     expect(await raw.exists('layout:v:ttl')).toBe(0)
-    expect(await raw.zrange('layout:keys', '0', '-1')).toEqual(['tools:default:public:get_weather'])
+    expect(await raw.zrange('layout:keys', '0', '-1')).toEqual([toolKey('default', 'public', 'get_weather')])
   })
 
   it('two prefixes on one Redis are two stores', async () => {
@@ -81,10 +82,10 @@ describe('RedisKv', () => {
     reader.subscribe((k) => heard.push(k))
     writer.subscribe((k) => own.push(k))
     await Promise.all([reader.subscribed(), writer.subscribed()])
-    await writer.put('tools:default:public:x', '1')
-    await writer.delete('tools:default:public:x')
+    await writer.put(toolKey('default', 'public', 'x'), '1')
+    await writer.delete(toolKey('default', 'public', 'x'))
     await eventually(() => heard.length >= 2)
-    expect(heard).toEqual(['tools:default:public:x', 'tools:default:public:x'])
+    expect(heard).toEqual([toolKey('default', 'public', 'x'), toolKey('default', 'public', 'x')])
     expect(own).toEqual([])
   })
 
@@ -124,11 +125,11 @@ describe('RedisKv', () => {
     const registryB = new ToolRegistry({ kv: b, engine: createCfworkerEngine(), schemaTtlS: 300, validatorCacheSize: 100, refreshMinIntervalMs: 0 })
     await b.subscribed()
     const record = (enumValues: string[]) => JSON.stringify({ name: 't', inputSchema: { type: 'object', properties: { u: { enum: enumValues } } }, dialect: '2020-12', hash: 'h' })
-    await a.put('tools:default:public:t', record(['c']))
+    await a.put(toolKey('default', 'public', 't'), record(['c']))
     const first = await registryB.lookup('default', 'public', 't')
     expect(first!.validate!({ u: 'k' })).not.toBeNull()
     expect(registryB.cached('default', 'public', 't')).toBeDefined()
-    await a.put('tools:default:public:t', record(['c', 'k']))
+    await a.put(toolKey('default', 'public', 't'), record(['c', 'k']))
     await eventually(() => registryB.cached('default', 'public', 't') === undefined)
     expect(registryB.cached('default', 'public', 't')).toBeUndefined()
     const second = await registryB.lookup('default', 'public', 't')

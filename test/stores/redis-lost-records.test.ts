@@ -3,7 +3,7 @@
  * holds a corrupt record, a call to a tool the origin lists is validated after one refresh, not
  * answered "Unknown tool" for up to REFRESH_MIN_INTERVAL_MS (the last pull was recent, so the
  * interval held the refresh back). The both-runtime cases on a KV namespace are in
- * test/lost-records.test.ts.
+ * test/registry/lost-records.test.ts.
  */
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -11,6 +11,8 @@ import { killAll, spawnEdge, type EdgeProcess } from '../helpers/edge-process'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
+import { toolKey } from '../../src/core/validation/tool-store'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const HEADERS = mcpHeaders()
 const PREFIX = `lost-${process.pid}:`
@@ -25,8 +27,7 @@ beforeAll(async () => {
   origin = await startScriptedOrigin()
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'initialize') return sendJson(res, initializeReply(m))
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [WEATHER] } })
     if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()
     sendJson(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'forwarded' }] } })
@@ -93,7 +94,7 @@ describe('records Redis lost', () => {
     const before = pulls()
     const other = new Redis(redis.url, { connectionName: 'probe' })
     try {
-      const key = 'tools:default:public:get_weather'
+      const key = toolKey('default', 'public', 'get_weather')
       await other.set(`${PREFIX}v:${key}`, '{"name":"get_weather","inputSchema":')
       // As another edge's write does: the change notice drops this edge's memory copy.
       await other.publish(`${PREFIX}changes`, JSON.stringify({ from: 'another-edge', key }))

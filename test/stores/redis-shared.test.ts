@@ -12,6 +12,7 @@ import { startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { sendJson, startScriptedOrigin, type ScriptedOrigin } from '../helpers/scripted-origin'
 import { mcpHeaders } from '../helpers/mcp'
 import { pollUntil } from '../helpers/wait'
+import { initializeReply } from '../helpers/initialize-reply'
 
 const TOKEN = 'redis-test-token'
 const HEADERS = mcpHeaders()
@@ -28,8 +29,7 @@ beforeAll(async () => {
   origin = await startScriptedOrigin()
   origin.handle((req, res) => {
     const m = req.json as { id?: unknown; method?: string }
-    if (m.method === 'initialize')
-      return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'o', version: '1' } } })
+    if (m.method === 'initialize') return sendJson(res, initializeReply(m))
     // The origin lists nothing: every schema the edges know came through the admin API and Redis.
     if (m.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: { tools: [] } })
     if (m.id === undefined || req.method !== 'POST') return void res.writeHead(202).end()

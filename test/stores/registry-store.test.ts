@@ -7,17 +7,18 @@ import { describe, expect, it } from 'vitest'
 import { ToolRegistry } from '../../src/core/validation/tool-registry'
 import { MemoryKv } from '../../src/stores/memory-kv'
 import { createCfworkerEngine } from '../../src/validators/cfworker'
+import { toolKey } from '../../src/core/validation/tool-store'
 
 describe('tool registry and the 512-byte key rule', () => {
   it('a tool name too long for a key is unknown (the store, which would refuse the key, is not asked)', async () => {
     const kv = new MemoryKv()
     const registry = new ToolRegistry({ kv, engine: createCfworkerEngine(), schemaTtlS: 300, validatorCacheSize: 100, refreshMinIntervalMs: 0 })
-    await expect(kv.get(`tools:default:public:${'n'.repeat(600)}`)).rejects.toThrow(RangeError)
+    await expect(kv.get(toolKey('default', 'public', 'n'.repeat(600)))).rejects.toThrow(RangeError)
     for (const name of ['n'.repeat(600), 'é'.repeat(250), '🌦'.repeat(130)]) {
       expect(await registry.lookup('default', 'public', name)).toBeNull()
     }
     // A name that fits (490 ASCII bytes after the 21-byte prefix) is read from the store.
-    await kv.put(`tools:default:public:${'m'.repeat(490)}`, JSON.stringify({ name: 'm'.repeat(490), inputSchema: { type: 'object' }, dialect: '2020-12', hash: 'h' }))
+    await kv.put(toolKey('default', 'public', 'm'.repeat(490)), JSON.stringify({ name: 'm'.repeat(490), inputSchema: { type: 'object' }, dialect: '2020-12', hash: 'h' }))
     expect((await registry.lookup('default', 'public', 'm'.repeat(490)))?.record.name).toBe('m'.repeat(490))
   })
 })

@@ -13,7 +13,7 @@
  * adds a Context, and the answer goes back through a web `Response`; for a gateway whose own work
  * per call is a few tens of microseconds that plumbing was the largest single cost (about 25 us
  * of CPU per POST on Node 20 in `npm run bench` A/B runs, docs/performance.md). The test suite runs every
- * runtime test through this listener, and test/middleware.test.ts runs them through the Hono route.
+ * runtime test through this listener, and test/package/middleware.test.ts runs them through the Hono route.
  *
  * It also skips the middleware of any app it fronts, so it is the standalone server's (startEdge)
  * and an opt-in for a host app: a host that mounts `mcpEdge()` in its own Hono app and serves it

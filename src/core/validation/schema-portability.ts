@@ -4,7 +4,7 @@
  * and on Workers (@cfworker/json-schema). Pure; runtime-neutral.
  *
  * The two engines disagree on a few JSON Schema features (the JSON-Schema-Test-Suite run in
- * test/json-schema-suite.test.ts lists every case and why). Where the schema can be rewritten to
+ * test/validation/json-schema-suite.test.ts lists every case and why). Where the schema can be rewritten to
  * the same meaning, the engines do it (src/core/validation/schema-normal-form.ts). Where it cannot, the feature
  * is routed here to one shared behaviour: the schema is "unusable" on every runtime, so the call
  * follows D8 (forwarded and graded `unvalidated`, or -32603 with `ON_SCHEMA_ERROR=reject`) in

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import { holdToolsList, PinBook } from '../../../src/core/pinning/apply-pins'
-import { decodePinRecord, encodePinRecord, PinRecordUnreadableError, pinKey } from '../../../src/core/pinning/pin-store'
+import { decodePinRecord, encodePinRecord, parsePinKey, PinRecordUnreadableError, pinKey } from '../../../src/core/pinning/pin-store'
 import { MemoryKv } from '../../../src/stores/memory-kv'
 import type { KvStore } from '../../../src/core/ports'
 
@@ -100,7 +100,7 @@ describe('the pin record read by many lists at once', () => {
     const get = kv.get.bind(kv)
     kv.get = async (key: string) => {
       const text = await get(key)
-      if (key.startsWith('pins:')) await new Promise<void>((r) => gate.push(r))
+      if (parsePinKey(key) !== null) await new Promise<void>((r) => gate.push(r))
       return text
     }
     const parse = vi.spyOn(JSON, 'parse')

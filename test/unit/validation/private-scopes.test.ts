@@ -10,6 +10,7 @@ import { sweepEvery } from '../../../src/core/validation/private-scopes'
 import { ToolRegistry } from '../../../src/core/validation/tool-registry'
 import { MemoryKv } from '../../../src/stores/memory-kv'
 import { createCfworkerEngine } from '../../../src/validators/cfworker'
+import { toolKey, toolPrefix, toolListKey, scopeMarkerKey, scopeMarkerPrefix } from '../../../src/core/validation/tool-store'
 
 const TOOLS = [
   { name: 'a', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } },
@@ -49,16 +50,16 @@ describe('private scope TTL', () => {
     const expiry = Object.fromEntries(page.keys.map((k) => [k.name, k.expiration ?? null]))
     const at = Math.floor(c.t / 1000)
     for (const s of [1, 2]) {
-      expect(expiry[`tools:o:${scope(s)}:a`]).toBe(at + 120)
-      expect(expiry[`tools:o:${scope(s)}:b`]).toBe(at + 120)
+      expect(expiry[toolKey('o', scope(s), 'a')]).toBe(at + 120)
+      expect(expiry[toolKey('o', scope(s), 'b')]).toBe(at + 120)
       // The marker outlives the keys by one TTL: a sweep still finds what a store kept of them.
-      expect(expiry[`scopes:o:${scope(s)}`]).toBe(at + 240)
+      expect(expiry[scopeMarkerKey('o', scope(s))]).toBe(at + 240)
     }
-    expect(expiry[`toollist:o:${scope(2)}`]).toBe(at + 120)
-    expect(expiry['tools:o:public:a']).toBeNull()
+    expect(expiry[toolListKey('o', scope(2))]).toBe(at + 120)
+    expect(expiry[toolKey('o', 'public', 'a')]).toBeNull()
     c.t += 120_000
-    expect(await kv.get(`tools:o:${scope(1)}:a`)).toBeNull()
-    expect(await kv.get('tools:o:public:a')).not.toBeNull()
+    expect(await kv.get(toolKey('o', scope(1), 'a'))).toBeNull()
+    expect(await kv.get(toolKey('o', 'public', 'a'))).not.toBeNull()
     // Memory does not outlive the store either: the private entry is read again (and is gone).
     expect(registry.cached('o', scope(1), 'a')).toBeUndefined()
     const reads = registry.stats.kvReads
@@ -90,8 +91,8 @@ describe('private scope count (MAX_PRIVATE_SCOPES)', () => {
     // Other origins and the public scope are not counted.
     await registry.learn('o', 'public', TOOLS, '2025-06-18')
     await registry.learn('p', scope(0), TOOLS, '2025-06-18')
-    expect(await kv.get('tools:o:public:a')).not.toBeNull()
-    expect(await kv.get(`tools:p:${scope(0)}:a`)).not.toBeNull()
+    expect(await kv.get(toolKey('o', 'public', 'a'))).not.toBeNull()
+    expect(await kv.get(toolKey('p', scope(0), 'a'))).not.toBeNull()
   })
 
   it('least recently used first: in memory a scope read lately stays, in the store a scope written lately stays', async () => {
@@ -130,14 +131,14 @@ describe('private scope count (MAX_PRIVATE_SCOPES)', () => {
       now: () => c.t,
     })
     await next.learn('o', scope(2), TOOLS, '2025-06-18')
-    expect(await kv.keys('scopes:o:')).toEqual([`scopes:o:${scope(2)}`])
+    expect(await kv.keys(scopeMarkerPrefix('o'))).toEqual([scopeMarkerKey('o', scope(2))])
     expect(next.privateScopes.stats).toMatchObject({ expired: 1, evicted: 0 })
 
     const plain = new MemoryKv()
     const noList = { get: (k: string) => plain.get(k), put: (k: string, v: string, o?: { expirationTtl?: number }) => plain.put(k, v, o), delete: (k: string) => plain.delete(k) }
     const r2 = new ToolRegistry({ kv: noList, engine: createCfworkerEngine(), schemaTtlS: 300, validatorCacheSize: 1000, refreshMinIntervalMs: 0, maxPrivateScopes: 1 })
     for (let i = 0; i < 3; i++) await r2.learn('o', scope(i), TOOLS, '2025-06-18')
-    expect((await plain.list({ prefix: 'tools:o:u-' })).keys.every((k) => typeof k.expiration === 'number')).toBe(true)
+    expect((await plain.list({ prefix: `${toolPrefix('o')}u-` })).keys.every((k) => typeof k.expiration === 'number')).toBe(true)
   })
 })
 

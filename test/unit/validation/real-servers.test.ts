@@ -10,7 +10,7 @@
  *   the call-time walk): printed as a table, summarised in docs/validation.md.
  *
  * The same calls through the real edge (Node and the Worker under Miniflare) to a stand-in origin
- * serving each server's own list: test/real-servers.test.ts.
+ * serving each server's own list: test/interop/real-servers.test.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -11,6 +11,7 @@ import { ToolInvalidation } from '../../../src/core/validation/tool-invalidation
 import { ToolMemory } from '../../../src/core/validation/tool-memory'
 import type { ResolvedTool } from '../../../src/core/validation/tool-record'
 import { MemoryKv } from '../../../src/stores/memory-kv'
+import { toolKey } from '../../../src/core/validation/tool-store'
 
 function parts() {
   const c = { t: 1_000_000 }
@@ -61,7 +62,7 @@ describe('ToolInvalidation', () => {
     invalidation.recordChanged('o', 'public', 'a')
     expect(memory.size).toBe(3)
     expect(freshness.isStale(tool(c.t - 1).record, 'o', 'public', c.t)).toBe(false)
-    invalidation.changedElsewhere('tools:o:public:b')
+    invalidation.changedElsewhere(toolKey('o', 'public', 'b'))
     expect([memory.size, stats.remoteChanges]).toEqual([2, 1])
     invalidation.pulled('o', ['public'])
     expect(memory.size).toBe(1)

@@ -9,6 +9,7 @@ import { PrivateScopes } from '../../../src/core/validation/private-scopes'
 import { ToolMemory } from '../../../src/core/validation/tool-memory'
 import type { ResolvedTool } from '../../../src/core/validation/tool-record'
 import { MemoryKv } from '../../../src/stores/memory-kv'
+import { toolKey } from '../../../src/core/validation/tool-store'
 
 function parts(maxPerOrigin = 10) {
   const c = { t: 1_000_000 }
@@ -94,12 +95,12 @@ describe('ToolMemory', () => {
   it('what a store read returns is not held when another edge changed a record meanwhile', () => {
     const { c, memory } = parts()
     const before = memory.generation
-    memory.changedElsewhere('tools:o:public:x')
+    memory.changedElsewhere(toolKey('o', 'public', 'x'))
     memory.holdUnlessChanged(before, 'o', 'public', 't', tool('t', c.t), c.t + 60_000)
     expect(memory.size).toBe(0)
     memory.holdUnlessChanged(memory.generation, 'o', 'public', 't', tool('t', c.t), c.t + 60_000)
     expect(memory.size).toBe(1)
-    memory.changedElsewhere('tools:o:public:t')
+    memory.changedElsewhere(toolKey('o', 'public', 't'))
     expect(memory.size).toBe(0)
   })
 

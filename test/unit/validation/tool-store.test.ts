@@ -18,6 +18,9 @@ import {
   readNames,
   scopeKeys,
   scopeMarkerKey,
+  scopeMarkerPrefix,
+  pinKey,
+  pinServedKey,
   sourceTag,
   StoreCannotListError,
   toolKey,
@@ -32,13 +35,18 @@ import { MemoryKv } from '../../../src/stores/memory-kv'
 const SCHEMA = { type: 'object', properties: { n: { type: 'integer' } } }
 
 describe('tool-store: layout', () => {
-  it('keeps the key forms of existing stores, adminlist: and the scope markers included', () => {
+  // The one place the key forms are written out: every other test builds its keys with these
+  // helpers, so a change of layout fails here (and only here) until it is meant.
+  it('keeps the key forms of existing stores, adminlist:, the scope markers and the pins included', () => {
     expect(toolKey('o', 'public', 'get_weather')).toBe('tools:o:public:get_weather')
     expect(toolPrefix('o', 'public')).toBe('tools:o:public:')
     expect(toolPrefix('o')).toBe('tools:o:')
     expect(toolListKey('o', 'public')).toBe('toollist:o:public')
     expect(adminListKey('o', 'public')).toBe('adminlist:o:public')
     expect(scopeMarkerKey('o', 'u-1')).toBe('scopes:o:u-1')
+    expect(scopeMarkerPrefix('o')).toBe('scopes:o:')
+    expect(pinKey('o', 'public')).toBe('pins:o:public')
+    expect(pinServedKey('o', 'u-1')).toBe('pinserved:o:u-1')
   })
 
   it('one tool-name bound: 256 UTF-16 units, and the key within 512 UTF-8 bytes', () => {
@@ -93,14 +101,14 @@ describe('tool-store: reads and writes', () => {
     const b = toToolRecord({ name: 'b', inputSchema: SCHEMA }, '2025-11-25', 1)!
     await putPulledList(kv, 'o', 'public', ['a'], 7)
     await putStoredTools(kv, 'o', 'public', [a, b])
-    expect(await readNames(kv, 'adminlist:o:public')).toEqual(['a', 'b'])
+    expect(await readNames(kv, adminListKey('o', 'public'))).toEqual(['a', 'b'])
     expect((await listStoredTools(kv, 'o')).map((r) => r.name)).toEqual(['a', 'b'])
     expect(await listStoredNames(kv, 'o', 'public', 1)).toEqual({ names: ['a'], listedBy: 'store' })
     expect(await getStoredTool(kv, 'o', 'b')).toEqual(b)
     expect(await deleteStoredTool(kv, 'o', 'a')).toBe(true)
     expect(await deleteStoredTool(kv, 'o', 'a')).toBe(false)
-    expect(await readNames(kv, 'adminlist:o:public')).toEqual(['b'])
-    expect(JSON.parse((await kv.get('toollist:o:public'))!)).toMatchObject({ names: [], fetchedAt: 7 })
+    expect(await readNames(kv, adminListKey('o', 'public'))).toEqual(['b'])
+    expect(JSON.parse((await kv.get(toolListKey('o', 'public')))!)).toMatchObject({ names: [], fetchedAt: 7 })
   })
 
   it('a pull deletes the records of the tools its list no longer names, but not what an operator pushed', async () => {
@@ -109,9 +117,9 @@ describe('tool-store: reads and writes', () => {
     await putStoredTools(kv, 'o', 'public', [toToolRecord({ name: 'pushed', inputSchema: {} }, '2025-11-25', 1)!])
     await putPulledList(kv, 'o', 'public', ['gone', 'pushed', 'kept'], 1)
     await putPulledList(kv, 'o', 'public', ['kept'], 2, 5000)
-    expect(await kv.get('tools:o:public:gone')).toBeNull()
-    expect(await kv.get('tools:o:public:pushed')).not.toBeNull()
-    expect(JSON.parse((await kv.get('toollist:o:public'))!)).toMatchObject({ names: ['kept'], fetchedAt: 2, ttlMs: 5000 })
+    expect(await kv.get(toolKey('o', 'public', 'gone'))).toBeNull()
+    expect(await kv.get(toolKey('o', 'public', 'pushed'))).not.toBeNull()
+    expect(JSON.parse((await kv.get(toolListKey('o', 'public')))!)).toMatchObject({ names: ['kept'], fetchedAt: 2, ttlMs: 5000 })
   })
 
   it('a store without list: names from the pulled and pushed lists; listing records and scopes is refused', async () => {

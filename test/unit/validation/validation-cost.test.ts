@@ -5,7 +5,7 @@
  * (process.cpuUsage), the median of many runs: other processes on a busy machine stretch the
  * wall clock, not the work done, so the test does not flake; the wall-clock median is printed
  * too. The unbounded engines took 700 ms to 14.5 s for these inputs.
- * The end-to-end reproducers (both runtimes, a concurrent client) are in test/validation-cost.test.ts.
+ * The end-to-end reproducers (both runtimes, a concurrent client) are in test/validation/validation-cost.test.ts.
  *
  * Also the unit rules of the bounded parts: the ECMAScript -> RE2 translation, JSON Schema
  * equality for uniqueItems, and the cost model's refusals with their reasons.
