@@ -82,7 +82,15 @@ function admin(edge: EdgeUnderTest, path: string, init: RequestInit = {}): Promi
 async function instructionsStatus(edge: EdgeUnderTest) {
   const res = await admin(edge, '/instructions')
   expect(res.status).toBe(200)
-  return (await res.json()) as { state: string; source: string | null; approvedDigest: string | null; servedDigest: string | null; approved: string | null; served: string | null; advisories: unknown[] }
+  return (await res.json()) as {
+    state: string
+    source: string | null
+    approvedDigest: string | null
+    servedDigest: string | null
+    approved: string | null
+    served: string | null
+    advisories: unknown[]
+  }
 }
 
 let nextId = 1
