@@ -94,6 +94,14 @@ export interface McpEdgeParts {
   /** Releases the origin client's connections (Node build); the edge must not be used after. */
   close(): Promise<void>
   /**
+   * Resolves when the background work the edge has started so far (tool lists learned, pins
+   * decided and written) has settled, or after `maxMs` milliseconds, whichever comes first: a host
+   * that stops calls it before closing its store, so nothing the edge was writing is cut off. On
+   * Workers that work belongs to the request's `waitUntil` and this resolves at once.
+   * @returns true when everything settled, false when `maxMs` passed first
+   */
+  idle(maxMs: number): Promise<boolean>
+  /**
    * With auth on, the protected resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource`
    * and its path-suffixed form for `AUTH_AUDIENCE`'s path (`.../oauth-protected-resource/mcp`):
    * a Hono app to mount at the host's root, `app.route('/', edge.wellKnown)`, since those paths are
@@ -300,7 +308,13 @@ export async function serveWebPost(
 export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRuntime): McpEdge {
   // Workers: background work goes to the latest request's ExecutionContext (`waitUntil`).
   let ctx: { waitUntil(p: Promise<unknown>): void } | undefined
-  const defer: EdgeDeps['defer'] = (p) => (ctx ? ctx.waitUntil(p) : void p.catch(() => undefined))
+  // Elsewhere (Node): held until it settles, so a stop can wait for it (`idle`).
+  const background = new Set<Promise<unknown>>()
+  const defer: EdgeDeps['defer'] = (p) => {
+    if (ctx) return ctx.waitUntil(p)
+    const held = p.catch(() => undefined).finally(() => background.delete(held))
+    background.add(held)
+  }
   let deps: (EdgeDeps & { close(): Promise<void> }) | undefined = typeof init === 'function' ? undefined : buildEdgeDeps(init, runtime, defer)
   const depsFor = (c: Context): EdgeDeps => {
     if (runtime.executionContext) {
@@ -393,6 +407,17 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
     },
     close: async () => {
       await deps?.close()
+    },
+    idle: async (maxMs) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), maxMs)))
+      try {
+        // Work may start more work (a decided list writes its snapshot): wait until none is left.
+        while (background.size > 0) if ((await Promise.race([Promise.all(background).then(() => true), late])) === false) return false
+        return true
+      } finally {
+        clearTimeout(timer)
+      }
     },
   }
   return Object.defineProperties(app, Object.getOwnPropertyDescriptors(parts)) as McpEdge

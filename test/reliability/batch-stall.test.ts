@@ -118,7 +118,8 @@ describe('one large batch on the Node edge (in this process)', () => {
   const records: LogRecord[] = []
   /** Called on each store read while set. */
   let onGet: ((key: string) => void) | null = null
-  const mem = new MemoryKv()
+  // A store per test: each test's pins start from nothing, whatever the tests before it wrote.
+  let mem = new MemoryKv()
   const kv: KvStore = {
     get: (k) => {
       onGet?.(k)
@@ -132,6 +133,7 @@ describe('one large batch on the Node edge (in this process)', () => {
     origin = await startScriptedOrigin()
   })
   beforeEach(() => {
+    mem = new MemoryKv()
     origin.handle((req, res) => {
       const ids = Array.isArray(req.json) ? (req.json as { id: unknown }[]).map((m) => m.id) : [(req.json as { id: unknown }).id]
       res.writeHead(200, { 'content-type': 'application/json' }).end(Array.isArray(req.json) ? batchAnswer(ids, list) : batchAnswer(ids, list).slice(1, -1))

@@ -162,11 +162,14 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
         server.close(() => resolve())
         void closeOrigin()
       })
+      // Background work (lists learned, pins decided and written) finishes before the store closes.
+      await edge.idle(BACKGROUND_WAIT_MS)
       await store.close()
     },
     stop: async (graceMs = node.shutdownGraceMs) => {
       const report = await drainServer(server, inFlight, graceMs, () => undiciClient?.expire())
       deps.log({ msg: 'edge.stop', ...report })
+      await edge.idle(Math.max(graceMs, 0))
       await closeOrigin()
       await store.close()
       if ('flush' in logger && typeof logger.flush === 'function') await (logger.flush as () => Promise<void>)()
@@ -176,6 +179,13 @@ export async function startEdge(opts: StartEdgeOptions = {}): Promise<RunningEdg
     closeStore: () => store.close(),
   }
 }
+
+/**
+ * How long `close()` waits for the edge's background work (tool lists learned, pins written) before
+ * it closes the store: a write of a few records takes milliseconds; an origin that hangs a tool-list
+ * pull is cut off with the origin's connections.
+ */
+const BACKGROUND_WAIT_MS = 5_000
 
 /** The `RATE_LIMIT` budgets of `env`, by the settings table's rule (the edge reads the same row). */
 function rateLimitsOf(env: Record<string, string | undefined>): RateLimits {
