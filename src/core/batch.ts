@@ -18,8 +18,17 @@ import { localResponse } from './local-answer'
  * @param localTexts the JSON texts of the elements answered by the edge, in the client's order
  * @param forward the texts of the elements that go to the origin (requests, notifications, responses), in order
  * @param forwarded the requests among them that await a reply, one pending entry per id
+ * @param sent the sub-batch's text when the caller has it whole (every element forwarded: the
+ *   client's own body); by default the texts of `forward` joined into an array
  */
-export async function respondToBatch(ex: Exchange, headers: RequestHeaders, localTexts: string[], forward: string[], forwarded: Pending[]): Promise<EdgeResponse> {
+export async function respondToBatch(
+  ex: Exchange,
+  headers: RequestHeaders,
+  localTexts: string[],
+  forward: string[],
+  forwarded: Pending[],
+  sent = `[${forward.join(',')}]`
+): Promise<EdgeResponse> {
   if (forward.length === 0) {
     if (localTexts.length === 0) {
       // Only MCP-invalid notifications: refused as one (D5, D15).
@@ -38,12 +47,12 @@ export async function respondToBatch(ex: Exchange, headers: RequestHeaders, loca
   for (const p of forwarded) ex.pending.set(p.id.key, p)
   if (forwarded.length === 0) {
     // Only notifications/responses go out: 202 unless local entries need an answer.
-    const sent = await callOrigin(ex, headers, `[${forward.join(',')}]`)
-    if (sent.kind === 'reply') sent.reply.discard()
+    const call = await callOrigin(ex, headers, sent)
+    if (call.kind === 'reply') call.reply.discard()
     if (localTexts.length === 0) {
-      if (sent.kind === 'gateway') {
+      if (call.kind === 'gateway') {
         ex.finish(502)
-        return localResponse(sent)
+        return localResponse(call)
       }
       ex.finish(202)
       return edgeResponse(null, 202)
@@ -51,5 +60,5 @@ export async function respondToBatch(ex: Exchange, headers: RequestHeaders, loca
     ex.finish(200)
     return edgeResponse(`[${localTexts.join(',')}]`, 200, { ...JSON_HEADERS, 'mcp-edge-grade': gradeHeader(ex.rows) })
   }
-  return forwardRequests(`[${forward.join(',')}]`, localTexts, headers, ex, true)
+  return forwardRequests(sent, localTexts, headers, ex, true)
 }

@@ -7,7 +7,7 @@
 import type { Config } from './config'
 import type { ProtocolVersion } from './jsonrpc/versions'
 import type { RawId } from './jsonrpc/jsonrpc'
-import type { Defer, EdgeMetrics, EdgeTracer, Logger, OriginClient, TraceSpan } from './ports'
+import type { Defer, EdgeMetrics, EdgeTracer, Logger, OriginClient, PostFigures, TraceSpan } from './ports'
 import type { OriginCause } from './observe/origin-cause'
 import { requestIdOf } from './observe/request-id'
 import type { RequestHeaders } from './edge-response'
@@ -265,18 +265,19 @@ export class Exchange {
     this.finished = true
     const now = (this.deps.now ?? Date.now)()
     const failed = this.originCause !== undefined || this.rows.some((r) => r.grade === 'origin_error' || r.grade === 'missing')
+    // Members in the log line's order, each set once (no spread of a temporary object).
     const rec: Record<string, unknown> = {
       level: failed || this.dropped.length ? 'warn' : 'info',
       msg: 'mcp.post',
       rid: this.requestId ?? requestIdOf(undefined),
       origin: this.target.id,
       era: this.refusedVersion === undefined ? this.era : null,
-      ...(this.refusedVersion === undefined ? {} : { requestedVersion: this.refusedVersion }),
-      status,
-      ms: now - this.started,
-      originMs: this.originMs,
-      grades: this.rows,
     }
+    if (this.refusedVersion !== undefined) rec.requestedVersion = this.refusedVersion
+    rec.status = status
+    rec.ms = now - this.started
+    rec.originMs = this.originMs
+    rec.grades = this.rows
     if (this.identity) rec.sub = boundText(this.identity.sub, 128)
     if (this.notification !== undefined) rec.notification = boundText(this.notification, 128)
     if (this.originCause) {
@@ -289,12 +290,10 @@ export class Exchange {
     if (this.span) this.endSpan(status)
     const origin = this.originSeconds
     const edge = ((this.streamingAt ?? performance.now()) - this.startedHr) / 1000 - (origin ?? 0)
-    this.deps.metrics.observePost({
-      origin: this.target.id,
-      edgeSeconds: edge > 0 ? edge : 0,
-      ...(origin !== undefined ? { originSeconds: origin } : {}),
-      forwarded: origin !== undefined,
-    })
+    const figures = { origin: this.target.id, edgeSeconds: edge > 0 ? edge : 0 } as PostFigures
+    if (origin !== undefined) figures.originSeconds = origin
+    figures.forwarded = origin !== undefined
+    this.deps.metrics.observePost(figures)
   }
 
   /**

@@ -100,7 +100,8 @@ export async function handlePost(
     return handleBatch(
       parsed.items.map((it) => classify(it, parsed.text)),
       headers,
-      ex
+      ex,
+      parsed.text
     )
   }
 
@@ -268,8 +269,9 @@ async function handleSingle(c: Classified, headers: RequestHeaders, ex: Exchange
  * as it would be alone; invalid, duplicate-id and refused elements answered locally; the valid
  * rest forwarded as one sub-batch in the client's order; replies merged by id (forward.ts).
  * Notifications get no entry; a batch of notifications/responses only is answered 202.
+ * @param bodyText the POST's body as text (the elements' texts are spans of it)
  */
-async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exchange): Promise<EdgeResponse> {
+async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exchange, bodyText: string): Promise<EdgeResponse> {
   const hasResponses = items.some((c) => c.kind === 'response')
   const hasRequests = items.some((c) => c.kind === 'request' || c.kind === 'notification')
   if (hasResponses && hasRequests) {
@@ -342,5 +344,6 @@ async function handleBatch(items: Classified[], headers: RequestHeaders, ex: Exc
     ex.finish(w.status)
     return wireResponse(w, { 'mcp-edge-grade': gradeHeader(ex.rows) })
   }
-  return respondToBatch(ex, headers, localTexts, forward, forwarded)
+  // Every element forwarded, each as its own text: the sub-batch is the client's body itself, sent as it came.
+  return respondToBatch(ex, headers, localTexts, forward, forwarded, forward.length === items.length ? bodyText.trim() : undefined)
 }

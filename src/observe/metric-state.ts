@@ -44,6 +44,10 @@ class Family {
   constructor(readonly spec: { name: string; help: string; labels: readonly string[] }) {}
   /** Adds `n` to the cell of label values `v0, v1, v2` (as many as the family has), whose joined form is `key`. */
   add(key: string, n: number, v0: string, v1?: string, v2?: string): void {
+    this.cell(key, v0, v1, v2).n += n
+  }
+  /** The cell of label values `v0, v1, v2` whose joined form is `key`, created (or `_other` past {@link MAX_SERIES}) when new. */
+  cell(key: string, v0: string, v1?: string, v2?: string): Cell {
     let c = this.cells.get(key)
     if (c === undefined) {
       let v = v2 !== undefined ? [v0, v1!, v2] : v1 !== undefined ? [v0, v1] : [v0]
@@ -54,7 +58,7 @@ class Family {
       }
       if (c === undefined) this.cells.set(key, (c = { values: v, n: 0 }))
     }
-    c.n += n
+    return c
   }
   /** The value of the cell with joined label values `key` (0 when absent). */
   value(key: string): number {
@@ -84,12 +88,17 @@ class OriginHistogram {
     readonly spec: { name: string; help: string },
     private readonly bounds: number[]
   ) {}
+  /** The origin of the last observation and its buckets (one origin mostly: no lookup then). */
+  private lastOrigin: string | undefined
+  private last: Buckets | undefined
   observe(origin: string, v: number): void {
-    let h = this.byOrigin.get(origin)
+    let h = origin === this.lastOrigin ? this.last : this.byOrigin.get(origin)
     if (h === undefined) {
       if (this.byOrigin.size >= MAX_SERIES) return
       this.byOrigin.set(origin, (h = { counts: new Array<number>(this.bounds.length).fill(0), sum: 0, count: 0 }))
     }
+    this.lastOrigin = origin
+    this.last = h
     const b = this.bounds
     for (let i = 0; i < b.length; i++) {
       if (v <= b[i]!) {
@@ -136,16 +145,37 @@ export abstract class MetricState implements EdgeMetrics {
 
   constructor(private readonly registry?: RegistryStats) {}
 
+  /**
+   * The cells of the last {@link countGrade}: the ids of a batch mostly share their origin,
+   * method, tool and grade, and then count into the same two cells without building their keys
+   * again. A cell, once made, stays in its family, so holding it counts exactly what a lookup would.
+   */
+  private lastGrade: { origin: string; method: string; tool: string | undefined; grade: string; grades: Cell; requests: Cell } | undefined
+
   countGrade(origin: string, method: string, tool: string | undefined, grade: string): void {
+    const last = this.lastGrade
+    if (last !== undefined && last.origin === origin && last.method === method && last.tool === tool && last.grade === grade) {
+      last.grades.n++
+      last.requests.n++
+      return
+    }
     const t = toolLabel(tool)
-    this.grades.add(origin + '\u0000' + t + '\u0000' + grade, 1, origin, t, grade)
+    const grades = this.grades.cell(origin + '\u0000' + t + '\u0000' + grade, origin, t, grade)
     const m = methodLabel(method)
-    this.requests.add(origin + '\u0000' + m + '\u0000' + grade, 1, origin, m, grade)
+    const requests = this.requests.cell(origin + '\u0000' + m + '\u0000' + grade, origin, m, grade)
+    grades.n++
+    requests.n++
+    this.lastGrade = { origin, method, tool, grade, grades, requests }
   }
 
+  /** The `posts` cells of the last origin seen, by `forwarded` (the same holding as {@link lastGrade}). */
+  private lastPosts: { origin: string; forwarded: Cell | undefined; local: Cell | undefined } | undefined
+
   observePost(f: PostFigures): void {
-    const by = f.forwarded ? 'origin' : 'edge'
-    this.posts.add(f.origin + '\u0000' + by, 1, f.origin, by)
+    let last = this.lastPosts
+    if (last === undefined || last.origin !== f.origin) last = this.lastPosts = { origin: f.origin, forwarded: undefined, local: undefined }
+    if (f.forwarded) (last.forwarded ??= this.posts.cell(f.origin + '\u0000origin', f.origin, 'origin')).n++
+    else (last.local ??= this.posts.cell(f.origin + '\u0000edge', f.origin, 'edge')).n++
     this.edgeSeconds.observe(f.origin, f.edgeSeconds)
     if (f.originSeconds !== undefined) this.originSeconds.observe(f.origin, f.originSeconds)
   }

@@ -7,7 +7,7 @@
  */
 import { originCause } from '../observe/origin-cause'
 import { ErrorCode } from '../jsonrpc/jsonrpc'
-import { OriginTimeoutError, type OriginReply } from '../ports'
+import { OriginTimeoutError, type OriginReply, type OriginRequest } from '../ports'
 import { isSse } from '../grading/origin-reply'
 import { LinkSignal, type ClientSignal } from '../client-signal'
 import { isListen, type Exchange } from '../exchange'
@@ -107,15 +107,9 @@ export async function callOrigin(ex: Exchange, headers: RequestHeaders, body: st
   if (traceparent) out.traceparent = traceparent
   try {
     const timeoutMs = isListen(ex) ? 0 : ex.deps.config.originTimeoutMs
-    const reply = await ex.deps.origin({
-      method: 'POST',
-      url: ex.target.url,
-      headers: out,
-      body,
-      timeoutMs,
-      maxReplyBytes: ex.deps.config.maxReplyBytes,
-      ...(link ? { signal: link } : {}),
-    })
+    const request: OriginRequest = { method: 'POST', url: ex.target.url, headers: out, body, timeoutMs, maxReplyBytes: ex.deps.config.maxReplyBytes }
+    if (link) request.signal = link
+    const reply = await ex.deps.origin(request)
     ex.originMs = Date.now() - t0
     ex.originSeconds = (performance.now() - hr0) / 1000
     if (ex.deps.auth && refusesEdgeCredential(reply)) {
