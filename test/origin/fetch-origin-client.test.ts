@@ -5,7 +5,7 @@
  * declared length) through the bounded reader; both give the origin's bytes unchanged and the same
  * refusals (a declared length past the bound unread, a coded or chunked body past the bound
  * counted as decoded) and the same timeout. Node's `fetch` here; the built Worker in workerd runs
- * the same client in test/limits.test.ts (exact bound, one byte over, gzip, chunked).
+ * the same client in test/transport/limits.test.ts (exact bound, one byte over, gzip, chunked).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
