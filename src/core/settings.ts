@@ -325,6 +325,7 @@ const virtualServersKind: Kind<Record<string, VirtualServerSetting>> = {
       const extra = Object.keys(e).find((k) => !VIRTUAL_ENTRY_KEYS.has(k))
       if (extra !== undefined) throw new Refused(`only origins, prefix and pageSize in virtual server ${name} (not ${showValue(extra)})`)
       const origins = e.origins
+      if (origins === undefined) throw new Refused(`a list of names of ORIGINS for virtual server ${name} (its "origins")`)
       const shown = JSON.stringify(origins) ?? ''
       if (!Array.isArray(origins) || !origins.every((o) => typeof o === 'string' && isOriginName(o)))
         throw new Refused('a list of names of ORIGINS', { key: `${name}.origins`, text: shown })
@@ -336,7 +337,7 @@ const virtualServersKind: Kind<Record<string, VirtualServerSetting>> = {
         throw new Refused('one of always, conditional, never', { key: `${name}.prefix`, text: JSON.stringify(e.prefix) ?? '' })
       const pageSize = e.pageSize ?? 100
       if (typeof pageSize !== 'number' || !Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > 1000)
-        throw new Refused('an integer from 1 to 1000', { key: `${name}.pageSize`, text: JSON.stringify(e.pageSize) ?? '' })
+        throw new Refused('an integer from 1 to 1000', { key: `${name}.pageSize`, text: typeof pageSize === 'number' ? String(pageSize) : (JSON.stringify(pageSize) ?? '') })
       const setting: VirtualServerSetting = { origins: [...(origins as string[])], prefix: prefix as VirtualPrefix, pageSize }
       Object.defineProperty(out, name, { value: setting, enumerable: true, writable: true, configurable: true })
     }

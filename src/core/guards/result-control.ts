@@ -32,14 +32,34 @@ const ESC = 0x1b
 const BEL = 0x07
 const ST = 0x9c
 
+/**
+ * Memo of the last control-string body read: from `from` the first BEL, ST or ESC is at `stop`
+ * (`s.length` when none). Any later body that starts inside `[from, stop]` ends at the same place,
+ * so thousands of unterminated introducers (C1 OSC, DCS, ...) read the text once, not once each.
+ */
+interface BodyMemo {
+  from: number
+  stop: number
+}
+
 /** The end of a control string (OSC, DCS, SOS, PM, APC) whose body starts at `at`: past BEL, `ESC \` or ST; -1 when another escape or the end comes first. */
-function controlStringEnd(s: string, at: number): number {
-  for (let i = at; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c === BEL || c === ST) return i + 1
-    if (c === ESC) return s.charCodeAt(i + 1) === 0x5c ? i + 2 : -1
+function controlStringEnd(s: string, at: number, memo: BodyMemo): number {
+  let i: number
+  if (at >= memo.from && at <= memo.stop) i = memo.stop
+  else {
+    i = at
+    while (i < s.length) {
+      const c = s.charCodeAt(i)
+      if (c === BEL || c === ST || c === ESC) break
+      i++
+    }
+    memo.from = at
+    memo.stop = i
   }
-  return -1
+  if (i >= s.length) return -1
+  const c = s.charCodeAt(i)
+  if (c === BEL || c === ST) return i + 1
+  return s.charCodeAt(i + 1) === 0x5c ? i + 2 : -1
 }
 
 /** The end of a CSI whose parameters start at `at` (parameter bytes, intermediate bytes, one final byte), or -1. */
@@ -52,11 +72,11 @@ function csiEnd(s: string, at: number): number {
 }
 
 /** The span of the escape that starts with ESC at `i` (at least the ESC itself). */
-function escapeEnd(s: string, i: number): number {
+function escapeEnd(s: string, i: number, memo: BodyMemo): number {
   const n = s.charCodeAt(i + 1)
   if (n === 0x5b) return Math.max(csiEnd(s, i + 2), i + 1) // ESC [
   // ESC ] (OSC), ESC P (DCS), ESC X (SOS), ESC ^ (PM), ESC _ (APC)
-  if (n === 0x5d || n === 0x50 || n === 0x58 || n === 0x5e || n === 0x5f) return Math.max(controlStringEnd(s, i + 2), i + 1)
+  if (n === 0x5d || n === 0x50 || n === 0x58 || n === 0x5e || n === 0x5f) return Math.max(controlStringEnd(s, i + 2, memo), i + 1)
   // Any other escape: intermediate bytes, then one final byte.
   let j = i + 1
   while (j < s.length && s.charCodeAt(j) >= 0x20 && s.charCodeAt(j) <= 0x2f) j++
@@ -67,6 +87,7 @@ function escapeEnd(s: string, i: number): number {
 /** The hidden characters and escapes of one string, in order, not overlapping; linear in its length. */
 export function findControls(s: string): ControlSpan[] {
   const out: ControlSpan[] = []
+  const memo: BodyMemo = { from: -1, stop: -2 }
   const re = START
   re.lastIndex = 0
   let m: RegExpExecArray | null
@@ -76,13 +97,13 @@ export function findControls(s: string): ControlSpan[] {
     let end = i + 1
     let category: ControlCategory
     if (c === ESC) {
-      end = escapeEnd(s, i)
+      end = escapeEnd(s, i, memo)
       category = 'terminal_escape'
     } else if (c === 0x9b) {
       end = Math.max(csiEnd(s, i + 1), i + 1)
       category = 'terminal_escape'
     } else if (c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
-      end = Math.max(controlStringEnd(s, i + 1), i + 1)
+      end = Math.max(controlStringEnd(s, i + 1, memo), i + 1)
       category = 'terminal_escape'
     } else if (c < 0x20) category = 'c0_control'
     else if (c <= 0x9f) category = 'c1_control'

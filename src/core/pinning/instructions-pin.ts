@@ -86,7 +86,18 @@ export function holdInstructions(book: PinBook, r: InstructionsReply): string | 
     book.countBlock(r.originId, INSTRUCTIONS_HELD)
     return withoutInstructions(r)
   }
-  return decision.then((relay) => (relay ? r.source : held()), held)
+  return decision.then((relay) => (relay ? approvedText(r) : held()), held)
+}
+
+/**
+ * The text of an answer whose instructions were approved: the origin's, unless a member name is
+ * repeated in it (`"instructions"` twice, or `"result"` twice). The edge decided on the value
+ * `JSON.parse` keeps (the last); a client whose parser keeps the first would read the other one,
+ * so such an answer is relayed as the edge parsed it, with the approved value alone.
+ */
+function approvedText(r: InstructionsReply): string {
+  const el = scanJsonText(r.source).elements[0]
+  return el && !el.duplicateNames ? r.source : JSON.stringify(r.msg)
 }
 
 /**

@@ -116,6 +116,36 @@ describe('findControls', () => {
     expect(stripControls(text, spans)).toBe('x]0;no end here')
     expect(findControls('\x1b]'.repeat(200_000)).length).toBe(200_000)
   })
+
+  it('unterminated C1 control-string introducers (OSC, DCS, SOS, PM, APC) stay linear: the body is read once, not once per introducer', () => {
+    // Each of these starts a control string that only BEL, ST or ESC ends; none comes, so a scan
+    // per introducer to the end of the text would be quadratic. The characters read are counted
+    // (String.prototype.charCodeAt, which the scanner reads through), so the test is not timed.
+    const native = String.prototype.charCodeAt
+    let reads = 0
+    String.prototype.charCodeAt = function (this: string, i: number) {
+      reads++
+      return native.call(this, i)
+    }
+    try {
+      for (const c of ['\x9d', '\x90', '\x98', '\x9e', '\x9f']) {
+        reads = 0
+        const spans = findControls(c.repeat(5000))
+        expect(spans.length).toBe(5000)
+        expect(spans.every((s) => s.end === s.start + 1 && s.category === 'terminal_escape')).toBe(true)
+        expect(reads).toBeLessThan(10 * 5000)
+      }
+    } finally {
+      String.prototype.charCodeAt = native
+    }
+    // A terminator after them ends the first one, whole; an ESC that starts another escape ends none.
+    const ended = '\x9d'.repeat(1000) + 'title\x07.'
+    expect(findControls(ended).map((s) => ended.slice(s.start, s.end))).toEqual(['\x9d'.repeat(1000) + 'title\x07'])
+    const cut = '\x9d'.repeat(1000) + '\x1b[31mred'
+    const spans = findControls(cut)
+    expect(spans.length).toBe(1001)
+    expect(cut.slice(spans[1000]!.start, spans[1000]!.end)).toBe('\x1b[31m')
+  })
 })
 
 describe('truncateText', () => {

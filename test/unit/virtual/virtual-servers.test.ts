@@ -48,6 +48,13 @@ describe('VIRTUAL_SERVERS', () => {
     expect(refusal({ ORIGINS, VIRTUAL_SERVERS: '{"all":' })).toContain('this is not valid JSON')
   })
 
+  it('a missing origins list, or a page size JSON reads as Infinity, is named as it is (not as "" or null)', () => {
+    expect(refusal({ ORIGINS, VIRTUAL_SERVERS: '{"all":{}}' })).toBe('VIRTUAL_SERVERS={"all":{}}: expected a list of names of ORIGINS for virtual server all (its "origins")')
+    expect(refusal({ ORIGINS, VIRTUAL_SERVERS: '{"all":{"origins":["files"],"pageSize":1e400}}' })).toBe(
+      'VIRTUAL_SERVERS.all.pageSize=Infinity: expected an integer from 1 to 1000'
+    )
+  })
+
   it('as a typed option, the same rule names the option', () => {
     expect(() => resolveConfig({ origins: { files: 'http://127.0.0.1:9002/mcp' }, virtualServers: { all: { origins: ['files', 'nope'] } } })).toThrow(
       'virtualServers (VIRTUAL_SERVERS).all.origins: nope is not a name of origins (ORIGINS) (origins (ORIGINS) has files)'
