@@ -8,8 +8,9 @@
  * are built once per configuration and run in one ordered list, first refusal wins; within the
  * reply phase the guards that change a message run before the ones that only judge it, so a
  * verdict covers the bytes the client gets (the ordering of agentgateway's guardrails and of the
- * MCP interceptors draft, SEP-2624). Pure and runtime-neutral: types only. The chains:
- * guards/request-chain.ts and guards/reply-chain.ts; the refusals: guards/denial.ts.
+ * MCP interceptors draft, SEP-2624), and the guards that await the pins come last. Pure and
+ * runtime-neutral: types only. The chains: guards/request-chain.ts, grading/reply-guards.ts (the
+ * reply list; its runner guards/reply-chain.ts); the refusals: guards/denial.ts.
  */
 import type { ProtocolVersion } from '../jsonrpc/versions'
 import type { Classified } from '../request/classify'

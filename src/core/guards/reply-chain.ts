@@ -65,7 +65,7 @@ export interface ReplyRunHooks {
   hold?: boolean
 }
 
-interface RunState {
+interface RunState extends ReplyUnderCheck {
   msg: Record<string, unknown>
   text: string
   /** The result the guards that read it see; `{}` when the response carries none (or an error). */
@@ -108,7 +108,8 @@ function run(chain: readonly ReplyGuard[], from: number, s: RunState, ctx: Reply
       }
     } else if (s.original === null) continue
     if (!g.appliesTo(ctx.method)) continue
-    const v = g.check(view(s), ctx)
+    // The run state is the guard's view (result, msg, text, grade): no copy per guard; guards keep no reference.
+    const v = g.check(s, ctx)
     if (v instanceof Promise) return v.then((r) => apply(s, g, r) ?? run(chain, i + 1, s, ctx, hooks))
     const end = apply(s, g, v)
     if (end) return end
@@ -117,10 +118,6 @@ function run(chain: readonly ReplyGuard[], from: number, s: RunState, ctx: Reply
   if (denied) return denied
   if (!s.judged) judged(s, hooks)
   return outcome(s)
-}
-
-function view(s: RunState): ReplyUnderCheck {
-  return s.grade ? { result: s.result, msg: s.msg, text: s.text, grade: s.grade } : { result: s.result, msg: s.msg, text: s.text }
 }
 
 function apply(s: RunState, g: ReplyGuard, v: ReplyVerdict): ReplyChainOutcome | null {
