@@ -5,15 +5,8 @@
  * (guards/request-chain.ts) because grading is one of them and sits on the floor above the guards.
  * The list is run by guards/reply-chain.ts `runReplyGuards` on every reply path: the reply grader
  * (a JSON body, each SSE event, each batch element; grading/reply-grader.ts) and the edge's own
- * tool-list pull (call-context.ts). In chain order:
- * 1. `list_filter` (`TOOLS_ALLOW` / `TOOLS_DENY`): hidden tools leave a `tools/list` result before anything learns from it;
- * 2. `result_control` (`RESULT_CONTROL`): hidden characters first, so a token split by a zero-width character is whole again;
- * 3. `result_secrets` (`RESULT_SECRETS`): before any truncation could cut a secret in two;
- * 4. `oversize_result` (`MAX_RESULT_TEXT_BYTES`, `OVERSIZE_RESULT`);
- * 5. `grading` (always): the grade, D10, D11 (`HIDDEN_FAILURES`);
- * 6. `output_schema` (`OUTPUT_SCHEMA`): D12 on the bytes the client gets;
- * 7. `list_pins` (`TOOL_PINNING`): a `tools/list` answer held for its tools' pins;
- * 8. `instructions_pins` (`TOOL_PINNING`): an `initialize` / `server/discover` answer held for its instructions' pin.
+ * tool-list pull (call-context.ts). What each guard does, and why in this order: the reply guard
+ * table of docs/design.md §2.
  * The chain is sorted by stage (guards/guard.ts `ReplyStage`: mutate, judge, hold), this order
  * within one: a result check in `audit` only judges, so it runs after the changing ones.
  */
@@ -30,7 +23,10 @@ import { gradingGuard, outputSchemaGuard } from './grading-guards'
 
 /** Each factory returns the guard its setting asks for, or null when the setting leaves it out; in chain order. */
 const replyGuardFactories: readonly ((config: Config) => ReplyGuard | null)[] = [
+  // Hidden tools leave a list before anything learns or decides them.
   listFilterGuard,
+  // Hidden characters before secrets: a token split by a zero-width character is whole again once stripped;
+  // secrets before truncation: a secret cut in two would be neither found nor whole.
   resultControlGuard,
   resultSecretsGuard,
   oversizeResultGuard,
