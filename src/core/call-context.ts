@@ -11,8 +11,8 @@ import type { EdgeDeps, Exchange, OriginTarget } from './exchange'
 import type { ProtocolVersion } from './jsonrpc/versions'
 import type { RequestHeaders } from './edge-response'
 import { boundText } from './jsonrpc/bound-text'
-import { filterPulledTools } from './guards/request/tool-filter'
-import { replyChain, runReplyGuards } from './guards/reply-chain'
+import { replyChain } from './grading/reply-guards'
+import { runReplyGuards, type ReplyChainOutcome } from './guards/reply-chain'
 import { recordDenial } from './guards/denial'
 import { requestIdOf } from './observe/request-id'
 import { PullError } from './errors'
@@ -51,8 +51,8 @@ export function edgeOriginCredential(deps: EdgeDeps): string | null {
  * The edge's own tool-list pull of one origin (D7; forwarding/tool-list-pull.ts), the one way the
  * edge asks an origin for its tools, whoever asks (a call's refresh, the admin API's refresh):
  * bounded by ORIGIN_TIMEOUT_MS, TOOL_LIST_TIMEOUT_MS, MAX_REPLY_BYTES and MAX_JSON_DEPTH, sent with
- * `authorization`, and with the tools the filters hide removed (guards/request/tool-filter.ts
- * `filterPulledTools`: the edge never learns a hidden tool).
+ * `authorization`, and through the reply chain's guards that read a result (the tool filter's
+ * `list_filter` first: the edge never learns a hidden tool).
  * @param authorization the `Authorization` to send: the caller's with auth off, ORIGIN_AUTHORIZATION
  *   with auth on; null: none
  * @throws what {@link pullToolList} throws
@@ -71,20 +71,22 @@ export function pullOriginTools(deps: EdgeDeps, target: OriginTarget, era: Proto
 }
 
 /**
- * The list guards on the edge's own pull, as on a relayed `tools/list`: the tool filter, then the
- * reply chain (guards/reply-chain.ts) for method `tools/list`. A reply guard's refusal fails the
- * pull (`PullError` `refused`; callers fail open, D16), recorded as a denial.
+ * The reply chain (grading/reply-guards.ts) on the edge's own pull, as on a relayed `tools/list`:
+ * the same runner for method `tools/list`, where the guards that read the result run (the tool
+ * filter first: the edge never learns a hidden tool); grading and the pins' holds read a relayed
+ * message, and the pull relays none. A reply guard's refusal fails the pull (`PullError`
+ * `refused`; callers fail open, D16), recorded as a denial.
  */
-function guardedList(deps: EdgeDeps, target: OriginTarget, r: PulledToolList): PulledToolList {
-  const tools = filterPulledTools(deps.config, target.id, r.tools)
-  const chain = replyChain(deps.config)
-  if (chain.length === 0) return { ...r, tools }
-  const out = runReplyGuards(chain, { tools }, { originId: target.id, era: r.era, method: 'tools/list' })
-  if (out.kind === 'deny') {
-    recordDenial(deps, requestIdOf(undefined), target.id, { reason: out.verdict.code, method: 'tools/list', guard: out.guard })
-    throw new PullError('refused')
+function guardedList(deps: EdgeDeps, target: OriginTarget, r: PulledToolList): PulledToolList | Promise<PulledToolList> {
+  const done = (out: ReplyChainOutcome): PulledToolList => {
+    if (out.kind === 'deny') {
+      recordDenial(deps, requestIdOf(undefined), target.id, { reason: out.verdict.code, method: 'tools/list', guard: out.guard })
+      throw new PullError('refused')
+    }
+    return { ...r, tools: Array.isArray(out.result.tools) ? out.result.tools : r.tools }
   }
-  return { ...r, tools: Array.isArray(out.result.tools) ? out.result.tools : tools }
+  const out = runReplyGuards(replyChain(deps.config), { msg: { result: { tools: r.tools } }, text: '' }, { originId: target.id, era: r.era, method: 'tools/list' })
+  return out instanceof Promise ? out.then(done) : done(out)
 }
 
 /**

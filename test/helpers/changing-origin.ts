@@ -28,6 +28,8 @@ export interface ChangingOrigin {
     /** Extra members of the list result of page `page` (0 first), e.g. `{ cacheScope: 'private' }`. */
     listExtra?: (page: number) => Record<string, unknown>
     recordArgs?: boolean
+    /** The `instructions` its `initialize` answer carries, when set (read at each request). */
+    instructions?: string
   }
   url: string
   close(): Promise<void>
@@ -41,7 +43,10 @@ export interface ChangingOrigin {
 export async function startChangingOrigin(tools: Tool[], json = true): Promise<ChangingOrigin> {
   const state: ChangingOrigin['state'] = { tools, calls: [], pageSize: 0 }
   const http: HttpServer = createAsyncServer(async (req, res) => {
-    const server = new Server({ name: 'changing-origin', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
+    const server = new Server(
+      { name: 'changing-origin', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true } }, ...(state.instructions !== undefined ? { instructions: state.instructions } : {}) }
+    )
     server.setRequestHandler(ListToolsRequestSchema, (r) => {
       if (state.pageSize === 0) return { tools: state.tools, ...state.listExtra?.(0) } as never
       const from = Number(r.params?.cursor ?? 0)

@@ -1,11 +1,12 @@
 /**
  * @module core/grading/learn-from-replies
- * What the validation side does with the origin's replies, called from reply-grader.ts where a reply
- * to a forwarded request is graded (one call per hook, so grading stays readable):
+ * What the validation side does with the origin's replies (one call per hook, so grading stays readable):
  * - {@link onToolsListReply}: learn the schemas of every `tools/list` page that passes through
  *   (docs/design.md §7), in the background (`deps.defer`), so the response is not delayed, under
- *   the scope its `cacheScope` names (public, or the caller's private scope; ./scope.ts);
- * - {@link onToolsCallReply}: the D12 output-schema check (./output-schema).
+ *   the scope its `cacheScope` names (public, or the caller's private scope; ./scope.ts); called by
+ *   reply-grader.ts once a response's grade is final;
+ * - {@link onToolsCallReply}: the D12 output-schema check (./output-schema), the `output_schema`
+ *   reply guard's (./grading-guards.ts).
  */
 import type { Exchange, Pending } from '../exchange'
 import type { GradedResponse } from './grade-reply'
@@ -56,7 +57,7 @@ export function onToolsCallReply(
 /**
  * True when `changed` (a `tools/call` result whose `structuredContent` a result check redacted or
  * stripped) breaks the tool's `outputSchema` where `original` kept it (`OUTPUT_SCHEMA=off`: never):
- * such a result is refused rather than relayed broken (guards/apply-reply-guards.ts).
+ * such a result is refused rather than relayed broken (guards/reply-chain.ts, asked by the reply grader).
  */
 export function brokeOutputSchema(ex: Exchange, p: Pending, original: Record<string, unknown>, changed: Record<string, unknown>): boolean {
   if (ex.deps.config.outputSchema === 'off' || p.method !== 'tools/call' || p.tool === undefined) return false

@@ -5,19 +5,16 @@
  */
 import { ErrorCode, errorText, isObject, toRawId } from '../jsonrpc/jsonrpc'
 import { memberText, scanJsonText } from '../jsonrpc/json-scan'
-import { gradeResponse, isResponse } from './grade-reply'
+import { isResponse } from './grade-reply'
 import type { GradeRow } from '../grade-table'
 import type { SseEndReason } from '../sse/sse-event'
-import { brokeOutputSchema, onToolsCallReply, onToolsListReply } from './learn-from-replies'
-import { idLabel, originEras, pinBook, type Exchange, type Pending } from '../exchange'
-import { holdToolsList } from '../pinning/apply-pins'
-import { holdInstructions } from '../pinning/instructions-pin'
-import { listScope } from '../validation/caller-scope'
+import { brokeOutputSchema, onToolsListReply } from './learn-from-replies'
+import { idLabel, originEras, type Exchange, type Pending } from '../exchange'
 import { gatewayError } from '../local-answer'
 import { isKnownVersion, isModern } from '../jsonrpc/versions'
-import { filterToolsListReply } from '../guards/request/tool-filter'
 import { resultValueStart } from './sliced-batch'
-import { applyReplyGuards } from '../guards/apply-reply-guards'
+import { applyReplyChain, type JudgedReply } from '../guards/apply-reply-guards'
+import { replyChain } from './reply-guards'
 
 /**
  * Grades the messages of one origin reply against the open ids of an {@link Exchange} (D9, D10,
@@ -94,68 +91,49 @@ export class ReplyGrader {
     // An initialize POST is logged in the version the origin negotiated, not the one the client offered.
     if (p.method === 'initialize' && isObject(msg.result) && isKnownVersion(msg.result.protocolVersion) && !isModern(msg.result.protocolVersion))
       ex.era = msg.result.protocolVersion
-    // The tool filter first (guards/request/tool-filter.ts): tools TOOLS_ALLOW / TOOLS_DENY hide leave the page
-    // before anything learns from it; an unchanged page keeps the origin's bytes.
-    const filtered = filterToolsListReply(ex, p, msg)
-    if (filtered) {
-      msg = filtered.msg
-      source = filtered.text
-    }
-    // The reply chain (guards/reply-chain.ts): guards that change a result, then guards that judge
-    // it, before grading and the output schema judge what the client will get.
-    const guarded = applyReplyGuards(ex, p, msg, (original, changed) => brokeOutputSchema(ex, p, original, changed))
-    if (guarded?.rpcError) {
+    // The reply chain (grading/reply-guards.ts): the tool filter and the result checks that change
+    // a result, then grading and the output schema on the bytes the client gets, then the pins' holds.
+    return applyReplyChain(ex, p, replyChain(ex.deps.config), msg, source, {
+      brokeSchema: (original, changed) => brokeOutputSchema(ex, p, original, changed),
+      judged: (j) => this.judged(p, j),
+      hold,
+    })
+  }
+
+  /**
+   * One response's grade is final (before any hold): its grade row; a `tools/list` result is
+   * learned (once per distinct list of this reply).
+   * @returns the first parse of an equal list this reply carried, for the holds to decide with
+   */
+  private judged(p: Pending, j: JudgedReply): Record<string, unknown> | undefined {
+    const ex = this.ex
+    const g = j.grade
+    let row: GradeRow
+    if (j.answeredBy === 'edge') {
       // A guard standing for a transport bound (MAX_RESULT_TEXT_BYTES): the edge's error, graded as a reply over MAX_REPLY_BYTES is.
-      const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: 'origin_error', code: guarded.rpcError.code, answeredBy: 'edge' }
+      row = { id: idLabel(p.id), method: p.method, grade: g.grade, ...(g.code !== undefined ? { code: g.code } : {}), answeredBy: 'edge' }
       if (p.tool !== undefined) row.tool = p.tool
-      if (ex.originMs !== undefined) row.originMs = ex.originMs
-      ex.row(row)
-      return guarded.text
+    } else {
+      row = { id: idLabel(p.id), method: p.method, grade: g.grade, answeredBy: 'origin' }
+      // Not a GradeRow field: the grade's log line carries it.
+      if (g.outputSchema !== undefined) Object.assign(row, { outputSchema: g.outputSchema })
+      if (p.tool !== undefined) row.tool = p.tool
+      if (g.code !== undefined) row.code = g.code
+      if (g.isError) row.isError = true
     }
-    if (guarded) {
-      msg = guarded.msg
-      source = guarded.text
-    }
+    if (ex.originMs !== undefined) row.originMs = ex.originMs
+    ex.row(row)
+    if (j.answeredBy === 'edge' || p.method !== 'tools/list') return undefined
     // A list whose text is one this reply already carried has the values of that one: the first
     // parse stands in for it, so the digests of its tools are computed once per distinct list
     // (pinning/tool-digest.ts keeps them per list), and it is not learned again.
-    const key = p.method === 'tools/list' ? listKey(p, msg, source) : null
+    const key = listKey(p, j.msg, j.text)
     const first = key === null ? undefined : this.lists.get(key)
-    if (first) msg = { ...msg, result: first }
-    else if (key !== null) this.lists.set(key, msg.result as Record<string, unknown>)
-    // Validation hooks (src/core/grading/learn-from-replies.ts): learn tools/list pages in the background; D12 output schema.
-    if (!first) onToolsListReply(ex, p, msg)
-    const checked = onToolsCallReply(
-      ex,
-      p,
-      msg,
-      gradeResponse(msg, source, p, { hiddenFailures: ex.deps.config.hiddenFailures, ...(ex.requestId !== undefined ? { correlationId: ex.requestId } : {}) })
-    )
-    const g = checked.graded
-    const row: GradeRow = { id: idLabel(p.id), method: p.method, grade: g.grade, answeredBy: 'origin' }
-    if (checked.row) Object.assign(row, checked.row)
-    if (p.tool !== undefined) row.tool = p.tool
-    if (g.code !== undefined) row.code = g.code
-    if (g.isError) row.isError = true
-    if (ex.originMs !== undefined) row.originMs = ex.originMs
-    ex.row(row)
-    const text = g.text ?? source
-    if (!hold) return text
-    // Server instructions pinning (pinning/instructions-pin.ts): the one place an initialize or server/discover answer's instructions are held.
-    if (p.method === 'initialize' || p.method === 'server/discover') return holdInstructions(pinBook(ex.deps), { originId: ex.target.id, msg, source: text })
-    // Tool pinning (pinning/apply-pins.ts): after the access filter, the one place a relayed list is filtered.
-    if (p.method !== 'tools/list') return text
-    // `audit` relays every list as it came and decides it in the background: once per distinct list.
-    if (first && pinBook(ex.deps).mode === 'audit') return text
-    return holdToolsList(pinBook(ex.deps), {
-      originId: ex.target.id,
-      scope: isObject(msg.result) ? listScope(msg.result.cacheScope, ex.era, ex.scope) : (ex.scope ?? null),
-      id: p.id,
-      paged: p.paged === true,
-      ...(p.pull ? { pull: p.pull } : {}),
-      msg,
-      source: text,
-    })
+    if (first) return { ...j.msg, result: first }
+    if (key !== null) this.lists.set(key, j.msg.result as Record<string, unknown>)
+    // Validation (learn-from-replies.ts): learn tools/list pages in the background.
+    onToolsListReply(ex, p, j.msg)
+    return undefined
   }
 
   /**

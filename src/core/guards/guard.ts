@@ -8,8 +8,9 @@
  * are built once per configuration and run in one ordered list, first refusal wins; within the
  * reply phase the guards that change a message run before the ones that only judge it, so a
  * verdict covers the bytes the client gets (the ordering of agentgateway's guardrails and of the
- * MCP interceptors draft, SEP-2624). Pure and runtime-neutral: types only. The chains:
- * guards/request-chain.ts and guards/reply-chain.ts; the refusals: guards/denial.ts.
+ * MCP interceptors draft, SEP-2624), and the guards that await the pins come last. Pure and
+ * runtime-neutral: types only. The chains: guards/request-chain.ts, grading/reply-guards.ts (the
+ * reply list; its runner guards/reply-chain.ts); the refusals: guards/denial.ts.
  */
 import type { ProtocolVersion } from '../jsonrpc/versions'
 import type { Classified } from '../request/classify'
@@ -19,6 +20,7 @@ import type { Exchange, Pending } from '../exchange'
 import type { RequestHeaders } from '../edge-response'
 import type { CallVerdict, ValidateContext } from '../validation/tools-call'
 import type { AccessDenial, CallAnswer, ProtocolRefusal } from '../local-answer'
+import type { Grade } from '../grade-table'
 
 /** A guard's mode: `off` does nothing; `audit` logs and counts, changes nothing; the rest act. */
 export type GuardMode = 'off' | 'audit' | 'enforce'
@@ -47,6 +49,8 @@ export interface ReplyGuardContext {
    * A finding names where and what, never the text found. Absent: findings go nowhere.
    */
   report?(finding: ReplyFinding): void
+  /** The relayed response (message guards); absent on the edge's own tool-list pull. */
+  relay?: RelayedReply
 }
 
 /**
@@ -63,16 +67,65 @@ export interface ReplyFinding {
 }
 
 /**
- * A reply guard's verdict on one response's `result`:
+ * The grade a reply gets (docs/design.md §6), as the judging guards give it: `grading` sets it,
+ * `output_schema` may change it; the reply grader writes it as the exchange's grade row.
+ */
+export interface ReplyGrade {
+  grade: Grade
+  /** The JSON-RPC error code of an error answer. */
+  code?: number
+  /** The answer is an `isError: true` result. */
+  isError?: boolean
+  /** What the output-schema check made of a `tools/call` result, when it says something. */
+  outputSchema?: 'invalid' | 'unchecked'
+}
+
+/**
+ * One response as a reply guard sees it, as the guards before it left it.
+ */
+export interface ReplyUnderCheck {
+  /** The response's `result` (`{}` for an error response: a guard that `reads: 'result'` never sees one). */
+  readonly result: Record<string, unknown>
+  /** The parsed response; on the edge's own pull, `{ result }` only. */
+  readonly msg: Record<string, unknown>
+  /** The exact text to relay (`''` on the edge's own pull: nothing is relayed). */
+  readonly text: string
+  /** The grade the judging guards before this one gave (unset before `grading`). */
+  readonly grade?: ReplyGrade
+}
+
+/**
+ * The relayed response a message guard works on: the exchange and the request it answers. Absent
+ * on the edge's own tool-list pull (nothing is relayed there).
+ */
+export interface RelayedReply {
+  ex: Exchange
+  p: Pending
+  /**
+   * This `tools/list` result is the text of one an earlier response of the same origin reply
+   * carried (a batch of copies of one list): it was learned and decided with that one.
+   */
+  repeat: boolean
+}
+
+/**
+ * A reply guard's verdict on one response:
  * - `pass`: relay as it is (the origin's bytes, when no earlier guard changed it);
- * - `change`: relay this result instead (a mutating guard: redaction, stripping, truncation);
- *   `meta` members are added to the result's `_meta` by the chain, the origin's kept;
+ * - `change` (a guard that reads the result): relay this result instead (redaction, stripping,
+ *   truncation, the tool filter); the runner writes the message as the edge writes it
+ *   (`{"jsonrpc":"2.0","id":<id token>,"result":...}`), once, before the next message guard;
+ * - `judge` (a judging guard that reads the message): the reply's grade, and the new text when the
+ *   judgement edits the message (D11's `isError`, D10, D12 `strict`: byte-preserving edits);
+ * - `rewrite` (a holding guard): relay this text (the list with the tools the pins do not approve
+ *   left out, the answer without its unapproved `instructions`, or the pins' refusal);
  * - `deny`: relay an `isError: true` result in its place, classified `governance` with `code`,
- *   saying `message` (never quoting what was refused).
+ *   saying `message` (never quoting what was refused); the first `deny` ends the run.
  */
 export type ReplyVerdict =
   | { kind: 'pass' }
   | { kind: 'change'; result: Record<string, unknown> }
+  | { kind: 'judge'; grade: ReplyGrade; text?: string }
+  | { kind: 'rewrite'; text: string }
   | {
       kind: 'deny'
       code: string
@@ -87,18 +140,35 @@ export type ReplyVerdict =
     }
 
 /**
- * One reply guard. `changes` is true for a guard that may return `change` (it runs before every
- * guard that only judges). `check` must not throw and must not change `result` in place.
+ * Where a reply guard runs in the chain (the chain is sorted by stage, factory order within one):
+ * - `mutate`: it may change the result the later guards see (the tool filter, redaction, stripping, truncation);
+ * - `judge`: it judges the bytes the client gets (an auditing result check, grading, the output schema);
+ * - `hold`: it awaits the pins and withholds what they do not approve (last: the grade is final
+ *   before a hold is awaited, and the pins decide the bytes the client gets).
+ */
+export type ReplyStage = 'mutate' | 'judge' | 'hold'
+
+/**
+ * One reply guard. `check` must not throw and must not change what it is given in place; it is
+ * synchronous unless it has to await (the pins' holds): the runner stays synchronous until a
+ * guard returns a promise.
  */
 export interface ReplyGuard {
-  /** A short stable name (`result_secrets`, `result_control`, `oversize_result`, `output_schema`, ...): log lines and the guard × path table name it. */
+  /** A short stable name (`list_filter`, `result_secrets`, `grading`, `output_schema`, `list_pins`, ...): log lines and the guard × path table name it. */
   readonly name: string
   readonly phase: 'reply'
-  readonly changes: boolean
+  readonly stage: ReplyStage
+  /**
+   * `result`: the guard reads the parsed `result` (responses carrying an `error` pass it by) and
+   * runs on every path, the edge's own tool-list pull included; `message`: the guard reads the
+   * relayed message and its text ({@link ReplyGuardContext.relay}), so it runs where a reply is
+   * relayed (a JSON body, each SSE event, each batch element), not on the edge's own pull.
+   */
+  readonly reads: 'result' | 'message'
   /** True when the guard has anything to say about responses to `method` (checked before `check`). */
   appliesTo(method: string): boolean
-  /** The verdict on one response's `result` object (a response carrying `error` never reaches a reply guard). */
-  check(result: Record<string, unknown>, ctx: ReplyGuardContext): ReplyVerdict
+  /** The verdict on one response. */
+  check(reply: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict | Promise<ReplyVerdict>
 }
 
 /** A JSON-RPC request as the request guards see it (request/classify.ts). */

@@ -10,7 +10,7 @@
  *   `isError` and every other item are left as they are; the cut never splits a character.
  * Unset bound: no guard. Pure and runtime-neutral.
  */
-import type { ReplyGuard, ReplyGuardContext, ReplyVerdict } from './guard'
+import type { ReplyGuard, ReplyGuardContext, ReplyUnderCheck, ReplyVerdict } from './guard'
 import type { Config } from '../config'
 import { ErrorCode } from '../jsonrpc/jsonrpc'
 import { visitResultText, withMeta } from './result-text'
@@ -99,9 +99,10 @@ export function oversizeResultGuard(config: Config): ReplyGuard | null {
   return {
     name: 'oversize_result',
     phase: 'reply',
-    changes: mode === 'truncate',
+    stage: mode === 'truncate' ? 'mutate' : 'judge',
+    reads: 'result',
     appliesTo: (method) => method === 'tools/call',
-    check(result: Record<string, unknown>, ctx: ReplyGuardContext): ReplyVerdict {
+    check({ result }: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict {
       const items: { index: number; originalBytes: number }[] = []
       const changed = visitResultText(
         result,

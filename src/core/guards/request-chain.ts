@@ -16,7 +16,7 @@ import type { Config } from '../config'
 import type { GuardedRequest, RequestGuard, RequestGuardContext, RequestVerdict } from './guard'
 import { tokenGuard } from './request/token'
 import { rateBudgetGuard } from './request/rate-budget'
-import { toolFilterGuard } from './request/tool-filter'
+import { hasToolFilter, toolFilterGuard } from './request/tool-filter'
 import { toolScopesGuard } from './request/tool-scopes'
 import { toolPinsGuard } from './request/tool-pins'
 import { argumentsGuard } from './request/arguments'
@@ -33,12 +33,6 @@ const requestGuardFactories: readonly ((config: Config) => RequestGuard | null)[
   toolPinsGuard,
   () => argumentsGuard,
 ]
-
-/** True when a tool filter is set, globally or for an origin (else the tool filter guard has nothing to hide). */
-function hasToolFilter(config: Config): boolean {
-  if (config.toolsAllow.length > 0 || config.toolsDeny.length > 0) return true
-  return Object.values(config.origins).some((o) => (o.toolsAllow?.length ?? 0) > 0 || (o.toolsDeny?.length ?? 0) > 0)
-}
 
 const chains = new WeakMap<Config, readonly RequestGuard[]>()
 const messageChains = new WeakMap<Config, readonly RequestGuard[]>()

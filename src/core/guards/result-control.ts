@@ -11,7 +11,7 @@
  * is one native search for a class of code points plus a hand parse of each escape that reads each
  * character a bounded number of times: linear in the text. Pure and runtime-neutral.
  */
-import type { ReplyGuard, ReplyGuardContext, ReplyVerdict } from './guard'
+import type { ReplyGuard, ReplyGuardContext, ReplyUnderCheck, ReplyVerdict } from './guard'
 import type { Config } from '../config'
 import { visitResultText } from './result-text'
 
@@ -133,9 +133,10 @@ export function resultControlGuard(config: Config): ReplyGuard | null {
   return {
     name: 'result_control',
     phase: 'reply',
-    changes: mode === 'strip',
+    stage: mode === 'strip' ? 'mutate' : 'judge',
+    reads: 'result',
     appliesTo: (method) => method === 'tools/call',
-    check(result: Record<string, unknown>, ctx: ReplyGuardContext): ReplyVerdict {
+    check({ result }: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict {
       let any = false
       const changed = visitResultText(result, (text, at) => {
         const spans = findControls(text)

@@ -18,7 +18,7 @@
  * a 40-hex commit hash, a UUID, "PRIVATE KEY" in prose or a lone header, and `AKIA` followed by
  * fewer than 16 characters are no findings. Pure and runtime-neutral.
  */
-import type { ReplyGuard, ReplyGuardContext, ReplyVerdict } from './guard'
+import type { ReplyGuard, ReplyGuardContext, ReplyUnderCheck, ReplyVerdict } from './guard'
 import type { Config } from '../config'
 import { visitResultText } from './result-text'
 import { findSecrets, redactSecrets } from './secret-scan'
@@ -33,9 +33,10 @@ export function resultSecretsGuard(config: Config): ReplyGuard | null {
     phase: 'reply',
     // Before any truncation in every mode (the chain runs changing guards first): a secret cut in
     // two by OVERSIZE_RESULT=truncate would be neither found nor whole.
-    changes: true,
+    stage: 'mutate',
+    reads: 'result',
     appliesTo: (method) => method === 'tools/call',
-    check(result: Record<string, unknown>, ctx: ReplyGuardContext): ReplyVerdict {
+    check({ result }: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict {
       const found = new Map<string, number>()
       const changed = visitResultText(result, (text, at) => {
         const spans = findSecrets(text)

@@ -19,7 +19,8 @@
  * First sight (the origin has no instructions pin): trust on first use, source `tofu`, unless the
  * advisory scan flags the text (then `pending` until an operator approves it) or the text has no
  * digest (a lone surrogate: it can never be approved). The step the reply path calls is
- * {@link holdInstructions}, from one place (grading/reply-grader.ts). Never throws to it.
+ * {@link holdInstructions}, from one place (the `instructions_pins` reply guard, guards/reply/instructions-pins.ts).
+ * Never throws to it.
  */
 import { isObject } from '../jsonrpc/jsonrpc'
 import { scanJsonText } from '../jsonrpc/json-scan'

@@ -102,3 +102,25 @@ describe('closing the reply: what the open ids get', () => {
     expect(ex.rows.map((r) => r.answeredBy)).toEqual(['origin', 'origin'])
   })
 })
+
+describe('the reply chain on the grader path', () => {
+  const TOKEN = 'ghp_' + 'aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5'
+
+  it('a result beside "error": null is a success (D10), so the result checks judge it too', () => {
+    const { deps } = gradingDeps({ RESULT_SECRETS: 'redact' })
+    const ex = exchangeWith(deps, [call(1)])
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"key ${TOKEN}"}]},"error":null}`
+    expect(new ReplyGrader(ex).message(JSON.parse(text), text)).toBe('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"key [REDACTED:github_token]"}]}}')
+    expect(gradesOf(ex.rows)).toEqual(['1 ok'])
+  })
+
+  it('grading judges the changed bytes: a redacted hidden failure is still marked isError, the redaction kept', () => {
+    const { deps } = gradingDeps({ RESULT_SECRETS: 'redact' })
+    const ex = exchangeWith(deps, [call(1)])
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\\"success\\":false,\\"token\\":\\"${TOKEN}\\"}"}]}}`
+    const out = new ReplyGrader(ex).message(JSON.parse(text), text) as string
+    expect(out).not.toContain(TOKEN)
+    expect(JSON.parse(out).result.isError).toBe(true)
+    expect(gradesOf(ex.rows)).toEqual(['1 tool_error'])
+  })
+})

@@ -5,14 +5,20 @@
  */
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../../src/core/config'
-import { replyChain, runReplyGuards } from '../../../src/core/guards/reply-chain'
+import { runReplyGuards, type ReplyChainOutcome } from '../../../src/core/guards/reply-chain'
+import { replyChain } from '../../../src/core/grading/reply-guards'
 import type { ReplyFinding } from '../../../src/core/guards/guard'
 
 const TOKEN = 'ghp_' + 'aB3dE5gH7jK9mN1pQ2sT4vW6yZ8aB3dE5gH7j'.slice(0, 36)
 const chain = (env: Record<string, string>) => replyChain(loadConfig({ ORIGIN_URL: 'http://127.0.0.1:1/mcp', ...env }))
 const run = (env: Record<string, string>, result: Record<string, unknown>) => {
   const found: ReplyFinding[] = []
-  const out = runReplyGuards(chain(env), result, { originId: 'default', era: '2025-06-18', method: 'tools/call', tool: 't', report: (f) => found.push(f) })
+  // Without a relay only the guards that read the result run (the result checks): synchronously.
+  const out = runReplyGuards(
+    chain(env),
+    { msg: { result }, text: '' },
+    { originId: 'default', era: '2025-06-18', method: 'tools/call', tool: 't', report: (f) => found.push(f) }
+  ) as ReplyChainOutcome
   return { out, found }
 }
 
@@ -20,7 +26,7 @@ describe('the result checks in the reply chain', () => {
   it('the defaults (audit, audit) report findings and hand back the very same result', () => {
     const result = { content: [{ type: 'text', text: `key ${TOKEN} \u202e` }] }
     const { out, found } = run({}, result)
-    expect(out).toEqual({ kind: 'pass', result, changedBy: [] })
+    expect(out).toMatchObject({ kind: 'pass', result, changedBy: [] })
     expect(out.kind === 'pass' && out.result).toBe(result)
     // RESULT_SECRETS runs among the changing guards in every mode (before any truncation); an auditing RESULT_CONTROL only judges.
     expect(found).toEqual([
@@ -31,9 +37,13 @@ describe('the result checks in the reply chain', () => {
   })
 
   it('off builds no guard; tools/list answers are never scanned', () => {
-    expect(chain({ RESULT_SECRETS: 'off', RESULT_CONTROL: 'off' })).toEqual([])
+    expect(chain({ RESULT_SECRETS: 'off', RESULT_CONTROL: 'off' }).filter((g) => g.name.startsWith('result_'))).toEqual([])
     const found: ReplyFinding[] = []
-    runReplyGuards(chain({}), { tools: [{ name: TOKEN }] }, { originId: 'default', era: '2025-06-18', method: 'tools/list', report: (f) => found.push(f) })
+    void runReplyGuards(
+      chain({}),
+      { msg: { result: { tools: [{ name: TOKEN }] } }, text: '' },
+      { originId: 'default', era: '2025-06-18', method: 'tools/list', report: (f) => found.push(f) }
+    )
     expect(found).toEqual([])
   })
 

@@ -5,25 +5,24 @@
  * - the request guard {@link toolFilterGuard}: a `tools/call` of a hidden tool gets exactly the
  *   unknown-tool answer (validation/tools-call.ts `unknownToolAnswer`: -32602, the same text in
  *   every era), whatever `UNKNOWN_TOOL` says, and never reaches the origin;
- * - {@link filterToolsListReply}: every relayed `tools/list` result (JSON body, SSE event, batch
- *   element, every page) loses its hidden tools before the edge learns from it (the reply grader);
- * - {@link filterPulledTools}: the edge's own tool-list pull (call-context.ts `pullOriginTools`, the
- *   pull of a call and the admin refresh alike) loses them too, so the edge never learns a hidden tool.
+ * - the reply guard {@link listFilterGuard} (`list_filter`, first in the reply chain): every
+ *   relayed `tools/list` result (JSON body, SSE event, batch element, every page) loses its hidden
+ *   tools before the edge learns from it, and so does the edge's own tool-list pull
+ *   (call-context.ts `pullOriginTools`, the pull of a call and the admin refresh alike): the edge
+ *   never learns a hidden tool.
  *
  * The global lists and an origin's own narrow each other: a tool is visible on an origin when both
  * filters let it through (a deny in either hides it; each allow list that is set must match it).
  * Pure and runtime-neutral.
  */
 import type { Config } from '../../config'
-import type { Exchange, Pending } from '../../exchange'
 import { idLabel } from '../../exchange'
-import { isObject, resultText } from '../../jsonrpc/jsonrpc'
 import { boundText } from '../../jsonrpc/bound-text'
 import { requestIdOf } from '../../observe/request-id'
 import { filterToolListResult, toolFilter, type ToolFilter } from '../../access/tool-filter'
 import { unknownToolAnswer } from '../../validation/tools-call'
 import { recordDenial } from '../denial'
-import type { RequestGuard, RequestVerdict } from '../guard'
+import type { ReplyGuard, ReplyVerdict, RequestGuard, RequestVerdict } from '../guard'
 
 const filters = new WeakMap<Config, Map<string, ToolFilter>>()
 
@@ -53,27 +52,36 @@ export function toolFilterOf(config: Config, originId: string): ToolFilter {
   return f
 }
 
-/**
- * The `tools/list` result filter for one relayed response: the hidden tools removed from its
- * `result.tools`, every other member (`nextCursor`, `_meta`, `ttlMs`, `cacheScope`) kept.
- * @returns null when nothing changes (not a tools/list answer, no filter, no hidden tool on this
- *   page): the origin's bytes are relayed as they came; else the filtered message and its text
- *   (`{"jsonrpc":"2.0","id":<the id token as forwarded>,"result":...}`)
- */
-export function filterToolsListReply(ex: Exchange, p: Pending, msg: Record<string, unknown>): { msg: Record<string, unknown>; text: string } | null {
-  if (p.method !== 'tools/list' || !isObject(msg.result)) return null
-  const filter = toolFilterOf(ex.deps.config, ex.target.id)
-  if (filter.passAll) return null
-  const f = filterToolListResult(filter, msg.result)
-  if (f.removed === 0) return null
-  return { msg: { ...msg, result: f.result }, text: resultText(p.id, f.result) }
+/** True when a tool filter is set, globally or for an origin (else the tool filter has nothing to hide). */
+export function hasToolFilter(config: Config): boolean {
+  if (config.toolsAllow.length > 0 || config.toolsDeny.length > 0) return true
+  return Object.values(config.origins).some((o) => (o.toolsAllow?.length ?? 0) > 0 || (o.toolsDeny?.length ?? 0) > 0)
 }
 
-/** The tools of the edge's own tool-list pull without the hidden ones (the edge never learns them). */
-export function filterPulledTools(config: Config, originId: string, tools: unknown[]): unknown[] {
-  const filter = toolFilterOf(config, originId)
-  if (filter.passAll) return tools
-  return (filterToolListResult(filter, { tools }).result as { tools: unknown[] }).tools
+const LIST_PASS: ReplyVerdict = { kind: 'pass' }
+
+/**
+ * The reply guard of the tool filter, `list_filter`: a `tools/list` result (a relayed one, every
+ * page, or the edge's own pull) loses its hidden tools, every other member (`nextCursor`, `_meta`,
+ * `ttlMs`, `cacheScope`) kept; first in the reply chain, so nothing learns or decides a hidden
+ * tool. A page with no hidden tool passes (the origin's bytes are relayed as they came).
+ * @returns the guard, or null when no filter is set
+ */
+export function listFilterGuard(config: Config): ReplyGuard | null {
+  if (!hasToolFilter(config)) return null
+  return {
+    name: 'list_filter',
+    phase: 'reply',
+    stage: 'mutate',
+    reads: 'result',
+    appliesTo: (method) => method === 'tools/list',
+    check({ result }, ctx) {
+      const filter = toolFilterOf(config, ctx.originId)
+      if (filter.passAll) return LIST_PASS
+      const f = filterToolListResult(filter, result)
+      return f.removed === 0 ? LIST_PASS : { kind: 'change', result: f.result as Record<string, unknown> }
+    },
+  }
 }
 
 const PASS: RequestVerdict = { kind: 'pass' }
