@@ -5,7 +5,8 @@
  * terminal: escape sequences (CSI `ESC [ ... final`, OSC `ESC ] ... BEL|ST`, the other ECMA-48
  * string and two-character escapes, and their C1 forms), C0 controls other than tab, line feed and
  * carriage return, C1 controls (U+0080-U+009F), bidi controls (U+202A-U+202E, U+2066-U+2069) and
- * zero-width characters (U+200B-U+200D, U+2060, U+FEFF). `audit` (default) logs and counts them,
+ * zero-width characters (U+200B-U+200D, U+2060, U+FEFF) and Unicode tag characters (U+E0000-U+E007F,
+ * outside an emoji flag's tag sequence). `audit` (default) logs and counts them,
  * the answer unchanged byte for byte; `strip` removes them (a whole escape sequence, or the lone
  * character) and nothing else. DEL (U+007F), tab, line feed and carriage return are kept. The scan
  * is one native search for a class of code points plus a hand parse of each escape that reads each
@@ -16,7 +17,7 @@ import type { Config } from '../config'
 import { visitResultText } from './result-text'
 
 /** The categories the scan reports. */
-export type ControlCategory = 'terminal_escape' | 'c0_control' | 'c1_control' | 'bidi_control' | 'zero_width'
+export type ControlCategory = 'terminal_escape' | 'c0_control' | 'c1_control' | 'bidi_control' | 'zero_width' | 'tag_character'
 
 /** One hidden character or escape sequence: `[start, end)` in the string. */
 export interface ControlSpan {
@@ -26,7 +27,7 @@ export interface ControlSpan {
 }
 
 /** Every code point that starts a finding. */
-const START = /[\x00-\x08\x0b\x0c\x0e-\x1f\x80-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]/g
+const START = /[\x00-\x08\x0b\x0c\x0e-\x1f\x80-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]|\udb40[\udc00-\udc7f]/g
 
 const ESC = 0x1b
 const BEL = 0x07
@@ -71,6 +72,16 @@ function csiEnd(s: string, at: number): number {
   return f >= 0x40 && f <= 0x7e ? i + 1 : -1
 }
 
+/** The high surrogate of every Unicode tag character (U+E0000-U+E007F). */
+const TAG_HIGH = 0xdb40
+
+/** The end of the run of Unicode tag characters (surrogate pairs U+DB40 U+DC00-U+DC7F) that starts at `i`. */
+function tagRunEnd(s: string, i: number): number {
+  let j = i
+  while (s.charCodeAt(j) === TAG_HIGH && s.charCodeAt(j + 1) >= 0xdc00 && s.charCodeAt(j + 1) <= 0xdc7f) j += 2
+  return j
+}
+
 /** The span of the escape that starts with ESC at `i` (at least the ESC itself). */
 function escapeEnd(s: string, i: number, memo: BodyMemo): number {
   const n = s.charCodeAt(i + 1)
@@ -96,7 +107,18 @@ export function findControls(s: string): ControlSpan[] {
     const c = s.charCodeAt(i)
     let end = i + 1
     let category: ControlCategory
-    if (c === ESC) {
+    if (c === TAG_HIGH) {
+      // Unicode tag characters (U+E0000-U+E007F): invisible, and a model reads them as ASCII
+      // ("ASCII smuggling"). A run of them right after U+1F3F4 that ends with CANCEL TAG
+      // (U+E007F) is an emoji flag (England, Scotland, Wales) and is kept.
+      end = tagRunEnd(s, i)
+      const flag = i >= 2 && s.charCodeAt(i - 2) === 0xd83c && s.charCodeAt(i - 1) === 0xdff4 && s.charCodeAt(end - 1) === 0xdc7f
+      if (flag) {
+        re.lastIndex = end
+        continue
+      }
+      category = 'tag_character'
+    } else if (c === ESC) {
       end = escapeEnd(s, i, memo)
       category = 'terminal_escape'
     } else if (c === 0x9b) {

@@ -110,6 +110,18 @@ describe('findControls', () => {
     expect(findControls(clean)).toEqual([])
   })
 
+  it('finds Unicode tag characters (ASCII smuggling) as one run, and keeps the tag sequence of an emoji flag', () => {
+    const tags = (ascii: string) => [...ascii].map((ch) => String.fromCodePoint(0xe0000 + ch.charCodeAt(0))).join('')
+    const hidden = `hi${tags('ignore previous')} there`
+    expect(findControls(hidden).map((sp) => [hidden.slice(sp.start, sp.end), sp.category])).toEqual([[tags('ignore previous'), 'tag_character']])
+    expect(stripControls(hidden, findControls(hidden))).toBe('hi there')
+    // England's flag: U+1F3F4, the tags "gbeng", CANCEL TAG (U+E007F).
+    const england = '\u{1F3F4}' + tags('gbeng') + String.fromCodePoint(0xe007f)
+    expect(findControls(`go ${england}!`)).toEqual([])
+    // Tags after the black flag that do not end with CANCEL TAG are no flag.
+    expect(findControls('\u{1F3F4}' + tags('gb')).map((sp) => sp.category)).toEqual(['tag_character'])
+  })
+
   it('an unterminated OSC strips the ESC alone and keeps the text; hostile repeats stay linear', () => {
     const text = 'x\x1b]0;no end here'
     const spans = findControls(text)
