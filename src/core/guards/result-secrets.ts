@@ -21,7 +21,38 @@
 import type { ReplyGuard, ReplyGuardContext, ReplyUnderCheck, ReplyVerdict } from './guard'
 import type { Config } from '../config'
 import { visitResultText } from './result-text'
-import { findSecrets, redactSecrets } from './secret-scan'
+import { findSecrets, redactSecrets, type SecretSpan } from './secret-scan'
+import { findControls, stripControls } from './result-control'
+
+/**
+ * The secrets of `text`, found as the model reads it: when the text holds hidden characters (the
+ * ones `RESULT_CONTROL` finds), the scan runs on the text without them and each span is mapped
+ * back to the original, hidden characters inside it included. A token split by a zero-width space
+ * or an escape sequence is found whatever `RESULT_CONTROL` says (audit relays the hidden
+ * characters, and the model reads straight through them). Linear: one more scan, only for text
+ * that holds hidden characters.
+ */
+export function findSecretsAsRead(text: string): SecretSpan[] {
+  const hidden = findControls(text)
+  if (hidden.length === 0) return findSecrets(text)
+  const spans = findSecrets(stripControls(text, hidden))
+  if (spans.length === 0) return spans
+  // Original index of each kept character, asked in increasing order (the spans are ordered and do
+  // not overlap): the removed spans are walked once in all.
+  let h = 0
+  let shift = 0
+  const toOriginal = (k: number): number => {
+    while (h < hidden.length && hidden[h]!.start - shift <= k) {
+      shift += hidden[h]!.end - hidden[h]!.start
+      h++
+    }
+    return k + shift
+  }
+  return spans.map((sp) => {
+    const start = toOriginal(sp.start)
+    return { start, end: toOriginal(sp.end - 1) + 1, category: sp.category }
+  })
+}
 
 /** The guard of `RESULT_SECRETS`, or null when it is `off`. */
 export function resultSecretsGuard(config: Config): ReplyGuard | null {
@@ -39,7 +70,7 @@ export function resultSecretsGuard(config: Config): ReplyGuard | null {
     check({ result }: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict {
       const found = new Map<string, number>()
       const changed = visitResultText(result, (text, at) => {
-        const spans = findSecrets(text)
+        const spans = findSecretsAsRead(text)
         if (spans.length === 0) return null
         const counts = new Map<string, number>()
         for (const sp of spans) counts.set(sp.category, (counts.get(sp.category) ?? 0) + 1)

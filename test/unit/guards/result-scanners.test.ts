@@ -8,6 +8,7 @@ import { findSecrets, redactSecrets } from '../../../src/core/guards/secret-scan
 import { findControls, stripControls } from '../../../src/core/guards/result-control'
 import { truncateText, utf8Bytes } from '../../../src/core/guards/oversize-result'
 import { visitResultText } from '../../../src/core/guards/result-text'
+import { findSecretsAsRead } from '../../../src/core/guards/result-secrets'
 
 /** `n` characters of `alphabet`, deterministic. */
 const chars = (n: number, alphabet = 'aB3dE5gH7jK9mN1pQ2sT4vW6yZ8') => Array.from({ length: n }, (_, i) => alphabet[(i * 7) % alphabet.length]).join('')
@@ -196,5 +197,28 @@ describe('visitResultText', () => {
     const seen: string[] = []
     visitResultText(result, (_t, at) => (seen.push(at), null))
     expect(seen).toEqual(['structuredContent.*', 'structuredContent.*', 'structuredContent.*', 'structuredContent.ok_name'])
+  })
+})
+
+describe('findSecretsAsRead', () => {
+  const token = 'ghp_' + 'aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5'
+  it('finds a token split by hidden characters, its span covering them, and redacts it whole', () => {
+    for (const split of ['\u200b', '\x1b[0m', '\u2060\u200b', '\u{E0041}']) {
+      const text = `key: ${token.slice(0, 10)}${split}${token.slice(10)} end`
+      const spans = findSecretsAsRead(text)
+      expect(spans.map((sp) => sp.category)).toEqual(['github_token'])
+      expect(redactSecrets(text, spans)).toBe('key: [REDACTED:github_token] end')
+    }
+  })
+
+  it('maps every span back in one walk: a megabyte of split tokens', () => {
+    const text = `${token.slice(0, 8)}\u200b${token.slice(8)} `.repeat(20_000)
+    const spans = findSecretsAsRead(text)
+    expect(spans.length).toBe(20_000)
+    expect(redactSecrets(text, spans)).toBe('[REDACTED:github_token] '.repeat(20_000))
+  })
+
+  it('text without hidden characters is scanned as it is', () => {
+    expect(findSecretsAsRead(`a ${token} b`)).toEqual(findSecrets(`a ${token} b`))
   })
 })
