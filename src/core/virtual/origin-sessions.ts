@@ -32,6 +32,9 @@ export interface VirtualStatus {
   collisions: string[]
 }
 
+/** A caller's merged list as held: `at`, when its pull started (epoch ms); `ttlMs`, how long it is fresh; `leftOut`, the origins it lacks. */
+export type HeldList = MergedTools & { at: number; ttlMs: number; leftOut: string[] }
+
 /** The state of the virtual servers of one edge (per process, or per Worker isolate). */
 export interface VirtualState {
   key: Promise<CryptoKey>
@@ -44,7 +47,7 @@ export interface VirtualState {
   /** An origin session that origin no longer knows (it restarted) -> the session that replaces it here. */
   replaced: Map<string, Promise<OriginConnection>>
   /** Per virtual server and credential (`<server>\n<digest>`): its last merged list (a private list is never another caller's). */
-  lists: Map<string, MergedTools & { at: number }>
+  lists: Map<string, HeldList>
   /** Per virtual server and credential: the merge in flight (concurrent lists share one fan-out). */
   pulling: Map<string, Promise<MergedTools>>
   /** Per virtual server: what its last merge left out. */

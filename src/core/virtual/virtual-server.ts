@@ -34,10 +34,12 @@ import { originCause } from '../observe/origin-cause'
 import { OriginTimeoutError } from '../ports'
 import { mergeTools, originOfPrefixed, type MergedTool, type MergedTools, type OriginTools } from './merge-tools'
 import { openVirtualStream } from './virtual-stream'
+import type { HeldList } from './origin-sessions'
 import { mintSession, readSession, type BackendSession, type VirtualSession } from './session-token'
 import {
   connectOrigin,
   endOriginSession,
+  forgetLists,
   modernEnvelope,
   newestLegacy,
   replaceConnection,
@@ -358,7 +360,24 @@ function offsetOf(cursor: unknown): number | null {
   }
 }
 
-/** One page of the merged list (every origin's list pulled again for the first page; later pages read the list the first one merged). */
+/**
+ * Whether a caller's held merged list may answer a first page: younger than its freshness (the
+ * shortest `ttlMs` an origin gave, else `SCHEMA_TTL_S`, as the per-origin records), and no origin
+ * of it has said `notifications/tools/list_changed` since its pull started (seen by the registry
+ * on any path: the origin's own route, a call's stream, a virtual server's stream).
+ */
+function stillFresh(ask: Ask, held: HeldList): boolean {
+  // A list that left an origin out is merged again at each first page: the origin is listed as soon as it answers.
+  if (held.leftOut.length > 0) return false
+  const now = (ask.deps.now ?? Date.now)()
+  if (now - held.at >= held.ttlMs) return false
+  return !ask.vt.setting.origins.some((o) => ask.deps.registry.listChangedSince(o, held.at))
+}
+
+/**
+ * One page of the merged list. A first page reuses the caller's held list while it is fresh
+ * ({@link stillFresh}), else merges again; later pages read the list the first one merged.
+ */
 async function listPage(ask: Ask, c: Extract<Classified, { kind: 'request' }>, modern: boolean): Promise<string> {
   const cursor = c.params?.cursor
   let offset = 0
@@ -367,7 +386,8 @@ async function listPage(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m
     if (o === null) return errorText(c.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: this cursor was not given by this server; call tools/list without a cursor' })
     offset = o
   }
-  const held = offset > 0 ? virtualState(ask.deps).lists.get(listKey(ask)) : undefined
+  const kept = virtualState(ask.deps).lists.get(listKey(ask))
+  const held = kept && (offset > 0 || stillFresh(ask, kept)) ? kept : undefined
   const merged = held ?? (await mergedList(ask))
   const size = ask.vt.setting.pageSize
   const page = merged.tools.slice(offset, offset + size).map((t) => t.definition)
@@ -394,12 +414,16 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
   const running = st.pulling.get(key)
   if (running) return running
   const p = (async () => {
+    // When the pull starts: a list_changed from then on makes this list stale (stillFresh).
+    const at = (ask.deps.now ?? Date.now)()
+    let ttlMs = ask.deps.config.schemaTtlS * 1000
     const origins = ask.vt.setting.origins
     const lists = await Promise.allSettled(
       origins.map(async (o): Promise<OriginTools | null> => {
         const target = targetOf(ask, o)
         const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.credential)
         const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
+        if (typeof pulled.ttlMs === 'number' && pulled.ttlMs > 0) ttlMs = Math.min(ttlMs, pulled.ttlMs)
         const tools = await pinnedTools(ask, o, pulled)
         return tools ? { origin: o, tools } : null
       })
@@ -431,7 +455,7 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
         text: `virtual server ${ask.vt.name} (prefix never) leaves out tool names that several origins share: ${merged.collisions.join(', ')}`,
       })
     st.status.set(ask.vt.name, { leftOut, collisions: merged.collisions })
-    setBounded(st.lists, key, { ...merged, at: (ask.deps.now ?? Date.now)() })
+    setBounded(st.lists, key, { ...merged, at, ttlMs, leftOut: Object.keys(leftOut) })
     return merged
   })()
   st.pulling.set(key, p)
@@ -496,6 +520,15 @@ async function findMerged(ask: Ask, name: string): Promise<MergedTool | undefine
   // to made-up names do not turn into pulls of every origin.
   if (list && (ask.deps.now ?? Date.now)() - list.at < ask.deps.config.refreshMinIntervalMs) return undefined
   return (await mergedList(ask)).byName.get(name)
+}
+
+/**
+ * A routed request found its origin down: logged and counted as left out, and the merged lists
+ * holding it forgotten, so the next `tools/list` merges again (and leaves it out while it is down).
+ */
+function originFailed(ask: Ask, origin: string, reason: unknown): void {
+  noteLeftOut(ask, origin, reason)
+  forgetLists(ask.deps, origin)
 }
 
 /** A gateway error for `id` naming the origin that could not serve it. */
@@ -587,7 +620,7 @@ function sessionGone(r: EdgeResponse): boolean {
 }
 
 /** A whole JSON answer whose error is one of the edge's gateway errors (D9), with the origin named in its `data`. */
-function nameOriginInGatewayError(r: EdgeResponse, id: RawId, origin: string): EdgeResponse {
+function nameOriginInGatewayError(r: EdgeResponse, id: RawId, origin: string, onGatewayError: () => void): EdgeResponse {
   if (!isWholeBody(r.body)) return r
   const text = typeof r.body === 'string' ? r.body : new TextDecoder().decode(r.body)
   if (!text.includes('"source":"edge"')) return r
@@ -596,6 +629,7 @@ function nameOriginInGatewayError(r: EdgeResponse, id: RawId, origin: string): E
     if (!isObject(v) || !isObject(v.error)) return r
     const code = v.error.code
     if (code !== ErrorCode.OriginUnavailable && code !== ErrorCode.OriginTimeout && code !== ErrorCode.OriginNoAnswer) return r
+    onGatewayError()
     const data = isObject(v.error.data) ? v.error.data : {}
     return { ...r, body: errorText(id, { code, message: String(v.error.message), data: { ...data, origin } }) }
   } catch {
@@ -678,7 +712,7 @@ async function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, 
   try {
     conn = await pending
   } catch (e) {
-    noteLeftOut(ask, m.origin, e)
+    originFailed(ask, m.origin, e)
     return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
   }
   const clientEra = eraOf(c, ask.headers)
@@ -696,14 +730,14 @@ async function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, 
     try {
       conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, ask.credential)
     } catch (e) {
-      noteLeftOut(ask, m.origin, e)
+      originFailed(ask, m.origin, e)
       return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
     }
     r = await send(conn)
   }
   // The origin's session id is the edge's business: the client keeps the virtual server's.
   delete r.headers['mcp-session-id']
-  const named = nameOriginInGatewayError(r, c.id, m.origin)
+  const named = nameOriginInGatewayError(r, c.id, m.origin, () => forgetLists(ask.deps, m.origin))
   return { response: clientModern && !isModern(conn.era) ? withResultType(named, c.id) : named }
 }
 
