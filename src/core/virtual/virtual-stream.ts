@@ -4,8 +4,9 @@
  * session id the virtual server gave): the edge opens the GET stream of each origin session the
  * client's session carries and relays to the client one `notifications/tools/list_changed` for
  * every one an origin sends (the origin's tools forgotten first, so the client's next `tools/list`
- * and calls see the new list). Nothing else of the origins' streams is relayed: their other
- * messages belong to sessions and ids the client does not know.
+ * and calls see the new list), and each `notifications/resources/updated` (URIs are not renamed).
+ * Nothing else of the origins' streams is relayed: their other messages belong to sessions and
+ * ids the client does not know.
  */
 import { isObject, requestMessage } from '../jsonrpc/jsonrpc'
 import type { ByteSource, EdgeResponse } from '../edge-response'
@@ -30,6 +31,19 @@ function carriesListChanged(data: string): boolean {
   }
   const isIt = (m: unknown) => isObject(m) && m.method === 'notifications/tools/list_changed' && !('id' in m)
   return Array.isArray(v) ? v.some(isIt) : isIt(v)
+}
+
+/** The text of `notifications/resources/updated` when an SSE event's data is one (alone), else null. */
+function resourceUpdated(data: string): string | null {
+  if (!data.includes('notifications/resources/updated')) return null
+  try {
+    const v: unknown = JSON.parse(data)
+    if (isObject(v) && v.method === 'notifications/resources/updated' && !('id' in v) && isObject(v.params) && typeof v.params.uri === 'string')
+      return JSON.stringify(requestMessage('notifications/resources/updated', { uri: v.params.uri }))
+  } catch {
+    // Not JSON: not relayed.
+  }
+  return null
 }
 
 /**
@@ -84,6 +98,13 @@ export async function openVirtualStream(deps: EdgeDeps, server: string, session:
     void (async () => {
       try {
         for await (const ev of readSseEvents(source)) {
+          // A resource's URI is the same through the virtual server: its update goes to the client as the origin sent it.
+          const updated = resourceUpdated(ev.data)
+          if (updated) {
+            queue.push(new TextEncoder().encode(`event: message\ndata: ${updated}\n\n`))
+            wake?.()
+            continue
+          }
           if (!carriesListChanged(ev.data)) continue
           // Forget first: the client's next tools/list and calls must see the new list.
           deps.registry.invalidate(origin)
