@@ -119,5 +119,7 @@ describe.each(RUNTIMES)('virtual server prompts and resources on $name', ({ star
     expect(l.result.resultType).toBe('complete')
     const r = await rpc('resources/read', { uri: 'files://readme' }, 'files://readme')
     expect(r.result).toMatchObject({ contents: [{ text: 'files readme' }], resultType: 'complete' })
+    // Removed in 2026-07-28: not routed to the 2025 origin that has it.
+    expect(await rpc('resources/subscribe', { uri: 'files://readme' })).toMatchObject({ error: { code: -32601, message: expect.stringContaining('does not exist in MCP 2026-07-28') } })
   })
 })

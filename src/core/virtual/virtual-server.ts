@@ -275,6 +275,12 @@ async function answer(ask: Ask, c: Classified, value: unknown): Promise<Outcome>
     const r = checkStandardHeaders(c, ask.headers)
     if (r) return refusal(r)
   }
+  // Removed in 2026-07-28 (log levels go per request in `_meta`; subscriptions/listen replaces subscribe): unimplemented for such a request, 404 and -32601.
+  if (modern && (c.method === 'logging/setLevel' || c.method === 'resources/subscribe' || c.method === 'resources/unsubscribe'))
+    return {
+      text: errorText(c.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${c.method} does not exist in MCP 2026-07-28` }),
+      status: 404,
+    }
   switch (c.method) {
     case 'initialize':
       return initialize(ask, c)
