@@ -101,6 +101,48 @@ describe.each(RUNTIMES)('virtual server prompts and resources on $name', ({ star
     await waitFor(() => (updated.includes('files://readme') ? true : null), { what: 'notifications/resources/updated at the SDK client' })
   })
 
+  it("a 2026-07-28 client's subscriptions/listen is acknowledged and gets a 2025 origin's tools/list_changed with its subscription id", async () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+    const abort = new AbortController()
+    const streams = (await edge.logs()).filter((r) => r.msg === 'virtual.stream_open').length
+    const res = await fetch(at('all'), {
+      method: 'POST',
+      signal: abort.signal,
+      headers: { ...HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: meta } }),
+    })
+    expect(res.headers.get('content-type')).toContain('text/event-stream')
+    const reader = res.body!.getReader()
+    const decoder = new TextDecoder()
+    let buffered = ''
+    /** The next JSON-RPC message of the stream. */
+    const next = async (): Promise<Record<string, unknown>> => {
+      for (;;) {
+        const m = /data: (.*)\n\n/.exec(buffered)
+        if (m) {
+          buffered = buffered.slice(m.index + m[0].length)
+          return JSON.parse(m[1]!) as Record<string, unknown>
+        }
+        const { value, done } = await reader.read()
+        if (done) throw new Error('the stream ended')
+        buffered += decoder.decode(value, { stream: true })
+      }
+    }
+    try {
+      expect(await next()).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 9 } },
+      })
+      // The edge holds the GET stream of its own session with the stateful origin before it changes.
+      await edge.logs({ msg: 'virtual.stream_open', atLeast: streams + 1 })
+      files.addTool!('listened_tool')
+      expect(await next()).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 9 } } })
+    } finally {
+      abort.abort()
+    }
+  })
+
   it('a 2026-07-28 client without a session lists and reads resources of both origins', async () => {
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
     const rpc = async (method: string, params: Record<string, unknown>, name?: string) => {
@@ -120,6 +162,8 @@ describe.each(RUNTIMES)('virtual server prompts and resources on $name', ({ star
     const r = await rpc('resources/read', { uri: 'files://readme' }, 'files://readme')
     expect(r.result).toMatchObject({ contents: [{ text: 'files readme' }], resultType: 'complete' })
     // Removed in 2026-07-28: not routed to the 2025 origin that has it.
-    expect(await rpc('resources/subscribe', { uri: 'files://readme' })).toMatchObject({ error: { code: -32601, message: expect.stringContaining('does not exist in MCP 2026-07-28') } })
+    expect(await rpc('resources/subscribe', { uri: 'files://readme' })).toMatchObject({
+      error: { code: -32601, message: expect.stringContaining('does not exist in MCP 2026-07-28') },
+    })
   })
 })

@@ -313,6 +313,8 @@ async function answer(ask: Ask, c: Classified, value: unknown): Promise<Outcome>
       return complete(ask, c)
     case 'logging/setLevel':
       return setLevel(ask, c, modern)
+    case 'subscriptions/listen':
+      return listen(ask, c)
     default:
       return {
         text: errorText(c.id, {
@@ -1007,4 +1009,25 @@ async function setLevel(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m
   const refused = answers.find((m) => isObject(m.error))
   if (refused && answers.every((m) => isObject(m.error))) return { text: responseText(c.id, 'error', JSON.stringify(refused.error)) }
   return { text: localResult(c.id, {}, modern) }
+}
+
+/**
+ * `subscriptions/listen` (2026-07-28): the edge answers with its own stream (virtual-stream.ts):
+ * `notifications/subscriptions/acknowledged`, then one `notifications/tools/list_changed` (with
+ * the subscription id) for each one an origin sends, from the subscription of each 2026-07-28
+ * origin and the GET stream of the edge's own session with each stateful 2025 origin. Only tool
+ * list changes are offered.
+ */
+async function listen(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Promise<Outcome> {
+  const origins = ask.vt.setting.origins
+  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))
+  const backends: Record<string, BackendSession> = {}
+  const modernOrigins: string[] = []
+  conns.forEach((r, i) => {
+    if (r.status !== 'fulfilled') return
+    if (isModern(r.value.era)) modernOrigins.push(origins[i]!)
+    else if (r.value.sessionId !== undefined) backends[origins[i]!] = { era: r.value.era, sessionId: r.value.sessionId }
+  })
+  const stream = await openVirtualStream(ask.deps, ask.vt.name, { server: ask.vt.name, backends }, ask.authorization, { id: c.id, modernOrigins })
+  return stream ? { response: stream } : null
 }
