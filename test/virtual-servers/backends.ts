@@ -58,7 +58,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  * A stateful 2025 origin with `tools` (name -> whether it takes a required string `q`).
  * @param label written in each result, so a test sees which origin answered
  */
-export async function startStatefulOrigin(label: string, tools: string[], opts: { waitTool?: boolean } = {}): Promise<TestOrigin> {
+export async function startStatefulOrigin(label: string, tools: string[], opts: { waitTool?: boolean; extra?: (server: McpServerV1) => void } = {}): Promise<TestOrigin> {
   const calls: string[] = []
   const cancelled: string[] = []
   const given: string[] = []
@@ -95,6 +95,7 @@ export async function startStatefulOrigin(label: string, tools: string[], opts: 
       servers.delete(server)
     }
     for (const name of names) register(server, name)
+    opts.extra?.(server)
     // `wait` answers only when its request is cancelled (notifications/cancelled aborts its signal).
     if (opts.waitTool)
       server.registerTool('wait', { inputSchema: { q: z.string() } }, async (_args, extra) => {
@@ -136,7 +137,8 @@ export async function startStatefulOrigin(label: string, tools: string[], opts: 
 const Q = { type: 'object' as const, properties: { q: { type: 'string' as const } }, required: ['q'] }
 
 /** A stateless 2026-07-28 origin (SDK v2 `createMcpHandler`) with `tools`, each taking a required string `q`. */
-export async function startModernOrigin(label: string, tools: string[]): Promise<TestOrigin> {
+/** @param extra registers more on each request's server (prompts, resources) */
+export async function startModernOrigin(label: string, tools: string[], extra?: (server: McpServer) => void): Promise<TestOrigin> {
   const calls: string[] = []
   const make = () =>
     createMcpHandler(() => {
@@ -146,6 +148,7 @@ export async function startModernOrigin(label: string, tools: string[]): Promise
           calls.push(`-:${name}`)
           return { content: [{ type: 'text' as const, text: `${label}:${name}:${JSON.stringify(args)}` }] }
         })
+      extra?.(s)
       return s
     })
   let handler = make()

@@ -70,6 +70,8 @@ describe.each(RUNTIMES)('virtual server pins per origin on $name', ({ start }) =
       VIRTUAL_SERVERS: JSON.stringify({ all: { origins: ['a', 'b'] } }),
       VIRTUAL_SESSION_KEY: 'k'.repeat(32),
       TOOL_PINNING: 'enforce',
+      // The origin changes its list without list_changed: with no freshness every list merges again.
+      SCHEMA_TTL_S: '0',
     })
   })
   afterAll(async () => {
@@ -135,6 +137,15 @@ describe.each(RUNTIMES)('virtual server lists per caller on $name', ({ start }) 
     expect(names((await as({ jsonrpc: '2.0', id: 1, method: 'tools/list' })) as Record<string, unknown>)).toContain('p__only_carol')
     const before = o.requests
     for (let i = 0; i < 5; i++) expect(await as(call(10 + i, `p__made_up_${i}`))).toMatchObject({ error: { code: -32602 } })
+    expect(o.requests).toBe(before)
+  })
+
+  it("a first page within the lists' freshness reuses the caller's merged list: the origins are not pulled again", async () => {
+    const at = edge.url.replace(/\/mcp$/, '/mcp/all')
+    const as = async (body: unknown) => (await fetch(at, { method: 'POST', headers: { ...HEADERS, authorization: 'Bearer dave' }, body: JSON.stringify(body) })).json()
+    expect(names((await as({ jsonrpc: '2.0', id: 1, method: 'tools/list' })) as Record<string, unknown>)).toContain('p__only_dave')
+    const before = o.requests
+    for (let i = 0; i < 5; i++) expect(names((await as({ jsonrpc: '2.0', id: 2 + i, method: 'tools/list' })) as Record<string, unknown>)).toContain('p__only_dave')
     expect(o.requests).toBe(before)
   })
 })

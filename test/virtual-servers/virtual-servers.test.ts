@@ -241,9 +241,11 @@ describe.each(RUNTIMES)('virtual servers on $name', ({ start }) => {
     const h = { 'mcp-protocol-version': V, 'mcp-session-id': sid }
     await files.stop()
     try {
-      expect(await allNames(at('all'), h)).toEqual(['weather__get_forecast', 'weather__search'])
+      // The call finds the origin down: the merged list held since the last page is forgotten, and
+      // the next list leaves the origin out.
       const a = await post(at('all'), call(12, 'files__read_file'), h)
       expect(a.body).toMatchObject({ id: 12, error: { code: -31001, data: { origin: 'files' } } })
+      expect(await allNames(at('all'), h)).toEqual(['weather__get_forecast', 'weather__search'])
       const b = await post(at('all'), call(13, 'weather__search'), h)
       expect(textOf(b.body)).toBe('weather:search:{"q":"x"}')
       const ready = (await (await fetch(edge.url.replace(/\/mcp$/, '/readyz'))).json()) as { virtual: Record<string, { leftOut: Record<string, string> }> }

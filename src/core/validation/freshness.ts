@@ -46,6 +46,15 @@ export class Freshness {
     return record.fetchedAt + this.ttlMs(record) <= now
   }
 
+  /**
+   * True when this isolate saw `notifications/tools/list_changed` for `originId` (any scope) at or
+   * after `at` (epoch ms): a list pulled from `at` on may already be out of date.
+   */
+  changedSince(originId: string, at: number): boolean {
+    for (const [key, t] of this.changedAt) if (t >= at && key.startsWith(`${originId}:`)) return true
+    return false
+  }
+
   /** `notifications/tools/list_changed` for `originId` (one scope, or every scope when omitted): what was fetched before now is stale. */
   changed(originId: string, scope?: string): void {
     this.changedAt.set(`${originId}:${scope ?? '*'}`, this.now())

@@ -229,6 +229,15 @@ export class ToolRegistry {
   }
 
   /**
+   * True when this isolate saw `notifications/tools/list_changed` for `originId` (any scope, from
+   * any path: the origin's own route, a call's stream, a virtual server's stream) at or after
+   * `at` (epoch ms). A copy of the origin's list made from a pull started at `at` is then stale.
+   */
+  listChangedSince(originId: string, at: number): boolean {
+    return this.freshness.changedSince(originId, at)
+  }
+
+  /**
    * Refreshes an origin's tool list once (D7; tool-refresh.ts): concurrent callers share one pull;
    * a pull is not repeated within `refreshMinIntervalMs`. Resolves true when a pull succeeded (now
    * or recently), false when the pull failed or was rate-limited away (D16: callers fail open).

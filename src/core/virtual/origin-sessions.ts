@@ -32,6 +32,16 @@ export interface VirtualStatus {
   collisions: string[]
 }
 
+/** A caller's merged list as held: `at`, when its pull started (epoch ms); `ttlMs`, how long it is fresh; `leftOut`, the origins it lacks. */
+export type HeldList = MergedTools & { at: number; ttlMs: number; leftOut: string[] }
+
+/** Where a caller's prompts (merged names), resources (by URI) and resource templates are routed, from the last lists it was given. */
+export interface FeatureRoutes {
+  prompts?: MergedTools
+  resources?: Map<string, string>
+  templates?: { template: string; origin: string; pattern: RegExp }[]
+}
+
 /** The state of the virtual servers of one edge (per process, or per Worker isolate). */
 export interface VirtualState {
   key: Promise<CryptoKey>
@@ -44,9 +54,11 @@ export interface VirtualState {
   /** An origin session that origin no longer knows (it restarted) -> the session that replaces it here. */
   replaced: Map<string, Promise<OriginConnection>>
   /** Per virtual server and credential (`<server>\n<digest>`): its last merged list (a private list is never another caller's). */
-  lists: Map<string, MergedTools & { at: number }>
+  lists: Map<string, HeldList>
   /** Per virtual server and credential: the merge in flight (concurrent lists share one fan-out). */
   pulling: Map<string, Promise<MergedTools>>
+  /** Per virtual server and credential: where the prompts and resources it was last given are routed. */
+  features: Map<string, FeatureRoutes>
   /** Per virtual server: what its last merge left out. */
   status: Map<string, VirtualStatus>
 }
@@ -68,6 +80,7 @@ export function forgetLists(deps: EdgeDeps, origin: string): void {
     .filter(([, v]) => v.origins.includes(origin))
     .map(([name]) => name)
   for (const key of [...st.lists.keys()]) if (servers.includes(key.slice(0, key.indexOf('\n')))) st.lists.delete(key)
+  for (const key of [...st.features.keys()]) if (servers.includes(key.slice(0, key.indexOf('\n')))) st.features.delete(key)
 }
 
 const states = new WeakMap<EdgeDeps, VirtualState>()
@@ -76,7 +89,7 @@ const states = new WeakMap<EdgeDeps, VirtualState>()
 export function virtualState(deps: EdgeDeps): VirtualState {
   let s = states.get(deps)
   if (!s) {
-    s = { key: sessionKey(deps.config.virtualSessionKey), shared: new Map(), replaced: new Map(), lists: new Map(), pulling: new Map(), status: new Map() }
+    s = { key: sessionKey(deps.config.virtualSessionKey), shared: new Map(), replaced: new Map(), lists: new Map(), pulling: new Map(), status: new Map(), features: new Map() }
     states.set(deps, s)
   }
   return s

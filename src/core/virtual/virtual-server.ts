@@ -34,10 +34,12 @@ import { originCause } from '../observe/origin-cause'
 import { OriginTimeoutError } from '../ports'
 import { mergeTools, originOfPrefixed, type MergedTool, type MergedTools, type OriginTools } from './merge-tools'
 import { openVirtualStream } from './virtual-stream'
+import type { FeatureRoutes, HeldList } from './origin-sessions'
 import { mintSession, readSession, type BackendSession, type VirtualSession } from './session-token'
 import {
   connectOrigin,
   endOriginSession,
+  forgetLists,
   modernEnvelope,
   newestLegacy,
   replaceConnection,
@@ -222,19 +224,21 @@ function localResult(id: RawId, result: Record<string, unknown>, modern: boolean
 }
 
 /**
- * Sends a client's `notifications/cancelled` to each 2025 origin session its virtual-server session
- * carries, through the origin's path (the notification as the client wrote it). 2026-07-28 origins
- * have no sessions: a call to one is cancelled by the client closing its request, which aborts the
- * edge's request to the origin.
+ * Sends a client's `notifications/cancelled`, or its answer to a request an origin sent inside a
+ * routed request's stream (sampling, elicitation, roots), to each 2025 origin session its
+ * virtual-server session carries, through the origin's path (the message as the client wrote it):
+ * the origin that sent the request (or runs the cancelled one) takes it, the others do not know
+ * the id. 2026-07-28 origins have no sessions: a call to one is cancelled by the client closing
+ * its request, which aborts the edge's request to the origin.
  */
-async function relayCancellation(ask: Ask, text: string): Promise<void> {
+async function relayToSessions(ask: Ask, text: string, method: string): Promise<void> {
   const sessions = Object.entries(ask.session?.backends ?? {}).filter(([, s]) => s.sessionId !== undefined && !isModern(s.era))
   await Promise.all(
     sessions.map(async ([origin, s]) => {
       const target = originTarget(ask.deps.config, origin)
       if (!target) return
       const conn = (await replacementOf(ask.deps, origin, s.sessionId!)?.catch(() => undefined)) ?? { era: s.era, sessionId: s.sessionId!, capabilities: {} }
-      const r = await handlePost(text, originHeaders(ask.headers, conn, 'notifications/cancelled', '', false), target, ask.deps)
+      const r = await handlePost(text, originHeaders(ask.headers, conn, method, '', false), target, ask.deps)
       if (r.body !== null && !isWholeBody(r.body)) await r.body.cancel().catch(() => undefined)
     })
   )
@@ -252,10 +256,14 @@ async function answer(ask: Ask, c: Classified, value: unknown): Promise<Outcome>
   // A cancellation goes to every origin session of the client's session: the request it names
   // went to one of them under the client's own id, and the others ignore an id they do not know.
   if (c.kind === 'notification' && c.method === 'notifications/cancelled') {
-    await relayCancellation(ask, c.text)
+    await relayToSessions(ask, c.text, c.method)
     return null
   }
-  // Other notifications (initialized, progress) and responses are the virtual server's: none is relayed.
+  if (c.kind === 'response') {
+    await relayToSessions(ask, c.text, '')
+    return null
+  }
+  // Other notifications (initialized, progress) are the virtual server's: none is relayed.
   if (c.kind !== 'request') return null
   // The era rule of every MCP path (protocol/era-decision.ts): the version header against the
   // envelope, a version the edge does not serve (-32022), and on 2026-07-28 the standard headers
@@ -267,6 +275,12 @@ async function answer(ask: Ask, c: Classified, value: unknown): Promise<Outcome>
     const r = checkStandardHeaders(c, ask.headers)
     if (r) return refusal(r)
   }
+  // Removed in 2026-07-28 (log levels go per request in `_meta`; subscriptions/listen replaces subscribe): unimplemented for such a request, 404 and -32601.
+  if (modern && (c.method === 'logging/setLevel' || c.method === 'resources/subscribe' || c.method === 'resources/unsubscribe'))
+    return {
+      text: errorText(c.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${c.method} does not exist in MCP 2026-07-28` }),
+      status: 404,
+    }
   switch (c.method) {
     case 'initialize':
       return initialize(ask, c)
@@ -285,11 +299,27 @@ async function answer(ask: Ask, c: Classified, value: unknown): Promise<Outcome>
       return { text: await listPage(ask, c, modern) }
     case 'tools/call':
       return callTool(ask, c)
+    case 'prompts/list':
+    case 'resources/list':
+    case 'resources/templates/list':
+      return listFeature(ask, c, LISTS[c.method], modern)
+    case 'prompts/get':
+      return getPrompt(ask, c)
+    case 'resources/read':
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+      return resourceRequest(ask, c)
+    case 'completion/complete':
+      return complete(ask, c)
+    case 'logging/setLevel':
+      return setLevel(ask, c, modern)
+    case 'subscriptions/listen':
+      return listen(ask, c)
     default:
       return {
         text: errorText(c.id, {
           code: ErrorCode.MethodNotFound,
-          message: 'Method not found: a virtual server answers initialize, server/discover, ping, tools/list and tools/call',
+          message: 'Method not found: a virtual server answers initialize, server/discover, ping, tools/*, prompts/*, resources/*, completion/complete and logging/setLevel',
         }),
       }
   }
@@ -301,7 +331,8 @@ function serverInfo(ask: Ask): Record<string, unknown> {
 
 /**
  * The capabilities a virtual server announces: `tools` (with `listChanged` when an origin has
- * it), the only kind of feature it merges.
+ * it), and each of `prompts`, `resources` (with `subscribe` when an origin has it), `logging` and
+ * `completions` only when some origin offers it.
  */
 async function capabilities(ask: Ask, known?: OriginConnection[]): Promise<Record<string, unknown>> {
   const conns =
@@ -310,7 +341,14 @@ async function capabilities(ask: Ask, known?: OriginConnection[]): Promise<Recor
       r.status === 'fulfilled' ? [r.value] : []
     )
   const listChanged = conns.some((c) => isObject(c.capabilities.tools) && c.capabilities.tools.listChanged === true)
-  return { tools: listChanged ? { listChanged: true } : {} }
+  const out: Record<string, unknown> = { tools: listChanged ? { listChanged: true } : {} }
+  const offered = (k: string) => conns.filter((c) => isObject(c.capabilities[k]))
+  if (offered('prompts').length) out.prompts = {}
+  if (offered('resources').length)
+    out.resources = offered('resources').some((c) => (c.capabilities.resources as Record<string, unknown>).subscribe === true) ? { subscribe: true } : {}
+  if (offered('logging').length) out.logging = {}
+  if (offered('completions').length) out.completions = {}
+  return out
 }
 
 function targetOf(ask: Ask, origin: string): OriginTarget {
@@ -358,7 +396,24 @@ function offsetOf(cursor: unknown): number | null {
   }
 }
 
-/** One page of the merged list (every origin's list pulled again for the first page; later pages read the list the first one merged). */
+/**
+ * Whether a caller's held merged list may answer a first page: younger than its freshness (the
+ * shortest `ttlMs` an origin gave, else `SCHEMA_TTL_S`, as the per-origin records), and no origin
+ * of it has said `notifications/tools/list_changed` since its pull started (seen by the registry
+ * on any path: the origin's own route, a call's stream, a virtual server's stream).
+ */
+function stillFresh(ask: Ask, held: HeldList): boolean {
+  // A list that left an origin out is merged again at each first page: the origin is listed as soon as it answers.
+  if (held.leftOut.length > 0) return false
+  const now = (ask.deps.now ?? Date.now)()
+  if (now - held.at >= held.ttlMs) return false
+  return !ask.vt.setting.origins.some((o) => ask.deps.registry.listChangedSince(o, held.at))
+}
+
+/**
+ * One page of the merged list. A first page reuses the caller's held list while it is fresh
+ * ({@link stillFresh}), else merges again; later pages read the list the first one merged.
+ */
 async function listPage(ask: Ask, c: Extract<Classified, { kind: 'request' }>, modern: boolean): Promise<string> {
   const cursor = c.params?.cursor
   let offset = 0
@@ -367,7 +422,8 @@ async function listPage(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m
     if (o === null) return errorText(c.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: this cursor was not given by this server; call tools/list without a cursor' })
     offset = o
   }
-  const held = offset > 0 ? virtualState(ask.deps).lists.get(listKey(ask)) : undefined
+  const kept = virtualState(ask.deps).lists.get(listKey(ask))
+  const held = kept && (offset > 0 || stillFresh(ask, kept)) ? kept : undefined
   const merged = held ?? (await mergedList(ask))
   const size = ask.vt.setting.pageSize
   const page = merged.tools.slice(offset, offset + size).map((t) => t.definition)
@@ -394,12 +450,16 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
   const running = st.pulling.get(key)
   if (running) return running
   const p = (async () => {
+    // When the pull starts: a list_changed from then on makes this list stale (stillFresh).
+    const at = (ask.deps.now ?? Date.now)()
+    let ttlMs = ask.deps.config.schemaTtlS * 1000
     const origins = ask.vt.setting.origins
     const lists = await Promise.allSettled(
       origins.map(async (o): Promise<OriginTools | null> => {
         const target = targetOf(ask, o)
         const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.credential)
         const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
+        if (typeof pulled.ttlMs === 'number' && pulled.ttlMs > 0) ttlMs = Math.min(ttlMs, pulled.ttlMs)
         const tools = await pinnedTools(ask, o, pulled)
         return tools ? { origin: o, tools } : null
       })
@@ -431,7 +491,7 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
         text: `virtual server ${ask.vt.name} (prefix never) leaves out tool names that several origins share: ${merged.collisions.join(', ')}`,
       })
     st.status.set(ask.vt.name, { leftOut, collisions: merged.collisions })
-    setBounded(st.lists, key, { ...merged, at: (ask.deps.now ?? Date.now)() })
+    setBounded(st.lists, key, { ...merged, at, ttlMs, leftOut: Object.keys(leftOut) })
     return merged
   })()
   st.pulling.set(key, p)
@@ -498,6 +558,15 @@ async function findMerged(ask: Ask, name: string): Promise<MergedTool | undefine
   return (await mergedList(ask)).byName.get(name)
 }
 
+/**
+ * A routed request found its origin down: logged and counted as left out, and the merged lists
+ * holding it forgotten, so the next `tools/list` merges again (and leaves it out while it is down).
+ */
+function originFailed(ask: Ask, origin: string, reason: unknown): void {
+  noteLeftOut(ask, origin, reason)
+  forgetLists(ask.deps, origin)
+}
+
 /** A gateway error for `id` naming the origin that could not serve it. */
 function originDown(id: RawId, origin: string, timeout: boolean): string {
   return errorText(id, {
@@ -541,15 +610,16 @@ function originHeaders(client: RequestHeaders, conn: OriginConnection, method: s
   if (conn.sessionId !== undefined) h.set('mcp-session-id', conn.sessionId)
   if (isModern(conn.era)) {
     h.set('mcp-method', method)
+    if (name === '') return { get: (n) => h.get(n) ?? null, forEach: (fn) => h.forEach((v, k) => fn(v, k)) }
     // Non-ASCII names go as the `=?base64?...?=` form of MCP 2026-07-28 Streamable HTTP §Value Encoding.
     h.set('mcp-name', /^[\x20-\x7e]*$/.test(name) ? name : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(name)))}?=`)
   }
   return { get: (n) => h.get(n) ?? null, forEach: (fn) => h.forEach((v, k) => fn(v, k)) }
 }
 
-/** The body a routed tools/call carries: the client's request with the origin's tool name and the envelope of the origin's era; the id as the client wrote it. */
-function originCallText(c: Extract<Classified, { kind: 'request' }>, originName: string, era: ProtocolVersion, clientModern: boolean): string {
-  const params: Record<string, unknown> = { ...(c.params ?? {}), name: originName }
+/** The body a routed request carries: `method` with `params` (the origin's names) and the envelope of the origin's era; the id as the client wrote it. */
+function originRequestText(id: RawId, method: string, given: Record<string, unknown>, era: ProtocolVersion, clientModern: boolean): string {
+  const params: Record<string, unknown> = { ...given }
   const meta: Record<string, unknown> = isObject(params._meta) ? { ...params._meta } : {}
   if (isModern(era)) {
     Object.assign(meta, modernEnvelope(clientModern ? (meta['io.modelcontextprotocol/clientCapabilities'] ?? {}) : {}))
@@ -558,7 +628,7 @@ function originCallText(c: Extract<Classified, { kind: 'request' }>, originName:
   }
   if (Object.keys(meta).length) params._meta = meta
   else delete params._meta
-  return requestText(c.id, 'tools/call', JSON.stringify(params))
+  return requestText(id, method, JSON.stringify(params))
 }
 
 /** The connection a routed request uses: the one its session carries (or its replacement here), else the edge's own. */
@@ -587,7 +657,7 @@ function sessionGone(r: EdgeResponse): boolean {
 }
 
 /** A whole JSON answer whose error is one of the edge's gateway errors (D9), with the origin named in its `data`. */
-function nameOriginInGatewayError(r: EdgeResponse, id: RawId, origin: string): EdgeResponse {
+function nameOriginInGatewayError(r: EdgeResponse, id: RawId, origin: string, onGatewayError: () => void): EdgeResponse {
   if (!isWholeBody(r.body)) return r
   const text = typeof r.body === 'string' ? r.body : new TextDecoder().decode(r.body)
   if (!text.includes('"source":"edge"')) return r
@@ -596,6 +666,7 @@ function nameOriginInGatewayError(r: EdgeResponse, id: RawId, origin: string): E
     if (!isObject(v) || !isObject(v.error)) return r
     const code = v.error.code
     if (code !== ErrorCode.OriginUnavailable && code !== ErrorCode.OriginTimeout && code !== ErrorCode.OriginNoAnswer) return r
+    onGatewayError()
     const data = isObject(v.error.data) ? v.error.data : {}
     return { ...r, body: errorText(id, { code, message: String(v.error.message), data: { ...data, origin } }) }
   } catch {
@@ -669,8 +740,19 @@ function withResultType(r: EdgeResponse, id: RawId): EdgeResponse {
   return { ...r, body: source }
 }
 
-/** Sends a routed call through its origin's pipeline; once more on a new session when the origin lost the one used. */
-async function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m: MergedTool): Promise<Outcome> {
+/** Sends a routed call through its origin's pipeline under the origin's tool name. */
+function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m: MergedTool): Promise<Outcome> {
+  return routeTo(ask, c, m.origin, 'tools/call', { ...(c.params ?? {}), name: m.originName }, m.originName)
+}
+
+/**
+ * Sends the client's request `c` as `method` with `params` (the origin's names) to `origin`,
+ * through that origin's pipeline, in the session the client's session carries (else the edge's
+ * own); once more on a new session when the origin lost the one used.
+ * @param name what `Mcp-Name` carries to a 2026-07-28 origin (the tool or prompt name, the resource URI), '' for none
+ */
+async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, origin: string, method: string, params: Record<string, unknown>, name: string): Promise<Outcome> {
+  const m = { origin }
   const target = targetOf(ask, m.origin)
   const clientModern = isModern(eraOf(c, ask.headers))
   const { conn: pending, shared } = connectionFor(ask, m.origin)
@@ -678,14 +760,14 @@ async function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, 
   try {
     conn = await pending
   } catch (e) {
-    noteLeftOut(ask, m.origin, e)
+    originFailed(ask, m.origin, e)
     return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
   }
   const clientEra = eraOf(c, ask.headers)
   const send = (cn: OriginConnection) =>
     handlePost(
-      originCallText(c, m.originName, cn.era, clientModern),
-      originHeaders(ask.headers, cn, 'tools/call', m.originName, clientModern),
+      originRequestText(c.id, method, params, cn.era, clientModern),
+      originHeaders(ask.headers, cn, method, name, clientModern),
       target,
       depsForShape(ask.deps, clientEra, cn.era),
       ask.signal,
@@ -696,14 +778,14 @@ async function routeCall(ask: Ask, c: Extract<Classified, { kind: 'request' }>, 
     try {
       conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, ask.credential)
     } catch (e) {
-      noteLeftOut(ask, m.origin, e)
+      originFailed(ask, m.origin, e)
       return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
     }
     r = await send(conn)
   }
   // The origin's session id is the edge's business: the client keeps the virtual server's.
   delete r.headers['mcp-session-id']
-  const named = nameOriginInGatewayError(r, c.id, m.origin)
+  const named = nameOriginInGatewayError(r, c.id, m.origin, () => forgetLists(ask.deps, m.origin))
   return { response: clientModern && !isModern(conn.era) ? withResultType(named, c.id) : named }
 }
 
@@ -741,4 +823,211 @@ export async function handleVirtualPassThrough(method: 'GET' | 'DELETE', headers
       )
   }
   return edgeResponse(null, 200, {})
+}
+
+/** A list method of the other features: its result member and the capability an origin announces it with. */
+interface ListKind {
+  method: 'prompts/list' | 'resources/list' | 'resources/templates/list'
+  key: 'prompts' | 'resources' | 'resourceTemplates'
+  capability: 'prompts' | 'resources'
+}
+
+const LISTS: Record<ListKind['method'], ListKind> = {
+  'prompts/list': { method: 'prompts/list', key: 'prompts', capability: 'prompts' },
+  'resources/list': { method: 'resources/list', key: 'resources', capability: 'resources' },
+  'resources/templates/list': { method: 'resources/templates/list', key: 'resourceTemplates', capability: 'resources' },
+}
+
+/** Most pages of one origin's prompt or resource list read (a cursor that never ends stops there). */
+const MAX_FEATURE_PAGES = 20
+
+/** The origins of the virtual server whose edge connection announces `capability`, in the server's order (an origin that cannot be reached is left out). */
+async function offering(ask: Ask, capability: string): Promise<string[]> {
+  const origins = ask.vt.setting.origins
+  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))
+  return origins.filter((o, i) => {
+    const r = conns[i]!
+    if (r.status === 'rejected') noteLeftOut(ask, o, r.reason)
+    return r.status === 'fulfilled' && isObject(r.value.capabilities[capability])
+  })
+}
+
+/** The JSON-RPC message a routed request was answered with. */
+async function messageOf(o: Outcome, c: Extract<Classified, { kind: 'request' }>): Promise<Record<string, unknown>> {
+  const text = await textOf(o, c)
+  try {
+    const v: unknown = text === null ? null : JSON.parse(text)
+    return isObject(v) ? v : {}
+  } catch {
+    return {}
+  }
+}
+
+/** Every item of one origin's list (all its pages, through the origin's pipeline under the client's id). @throws its error when it answers one */
+async function originItems(ask: Ask, c: Extract<Classified, { kind: 'request' }>, origin: string, kind: ListKind): Promise<unknown[]> {
+  const items: unknown[] = []
+  let cursor: unknown
+  for (let page = 0; page < MAX_FEATURE_PAGES; page++) {
+    const msg = await messageOf(await routeTo(ask, c, origin, kind.method, typeof cursor === 'string' ? { cursor } : {}, ''), c)
+    if (!isObject(msg.result)) throw new Error(isObject(msg.error) ? String(msg.error.message) : `no result for ${kind.method}`)
+    const got = msg.result[kind.key]
+    if (Array.isArray(got)) items.push(...(got as unknown[]))
+    cursor = msg.result.nextCursor
+    if (typeof cursor !== 'string') break
+  }
+  return items
+}
+
+/** A URI template (RFC 6570) as a pattern for the URIs it expands to: each expression matches any text. */
+function templatePattern(template: string): RegExp {
+  const parts = template.split(/\{[^}]*\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+  return new RegExp(`^${parts.join('.*')}$`)
+}
+
+/** Where the prompts and resources a caller was last given are routed (per virtual server and credential). */
+function featureRoutes(ask: Ask): FeatureRoutes {
+  const st = virtualState(ask.deps)
+  const key = listKey(ask)
+  let r = st.features.get(key)
+  if (!r) setBounded(st.features, key, (r = {}))
+  return r
+}
+
+/**
+ * `prompts/list`, `resources/list`, `resources/templates/list`: every offering origin's full list,
+ * asked at once (one that fails is left out, logged), in one page. Prompts are named by the
+ * server's `prefix` rule as tools are; resources and templates keep their URIs, each routed to the
+ * first origin (in the server's order) that listed it.
+ */
+async function listFeature(ask: Ask, c: Extract<Classified, { kind: 'request' }>, kind: ListKind, modern: boolean): Promise<Outcome> {
+  if (c.params?.cursor !== undefined)
+    return { text: errorText(c.id, { code: ErrorCode.InvalidParams, message: `Invalid params: ${kind.method} of a virtual server has one page; call it without a cursor` }) }
+  const origins = await offering(ask, kind.capability)
+  const lists = await Promise.allSettled(origins.map((o) => originItems(ask, c, o, kind)))
+  const ok: OriginTools[] = []
+  lists.forEach((r, i) => {
+    if (r.status === 'fulfilled') ok.push({ origin: origins[i]!, tools: r.value })
+    else noteLeftOut(ask, origins[i]!, r.reason)
+  })
+  const routes = featureRoutes(ask)
+  let items: unknown[]
+  if (kind.key === 'prompts') {
+    const merged = mergeTools(ask.vt.setting.prefix, ok)
+    routes.prompts = merged
+    items = merged.tools.map((t) => t.definition)
+  } else {
+    const field = kind.key === 'resources' ? 'uri' : 'uriTemplate'
+    const owners = new Map<string, string>()
+    items = []
+    for (const l of ok)
+      for (const it of l.tools) {
+        if (!isObject(it) || typeof it[field] !== 'string' || owners.has(it[field])) continue
+        owners.set(it[field], l.origin)
+        items.push(it)
+      }
+    if (kind.key === 'resources') routes.resources = owners
+    else routes.templates = [...owners].map(([template, origin]) => ({ template, origin, pattern: templatePattern(template) }))
+  }
+  return { text: localResult(c.id, { [kind.key]: items }, modern, true) }
+}
+
+/** An error for a name or URI no origin of the virtual server lists (the value is not echoed). */
+function notListed(id: RawId, what: string): Outcome {
+  return { text: errorText(id, { code: ErrorCode.InvalidParams, message: `Invalid params: no origin of this virtual server lists this ${what}; list them first` }) }
+}
+
+/** `prompts/get`: routed by the body's name to its origin under the origin's own name (the list merged first when this caller has none). */
+async function getPrompt(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Promise<Outcome> {
+  const name = c.params?.name
+  if (typeof name !== 'string') return { text: errorText(c.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: prompts/get needs params.name, a string' }) }
+  const m = await promptRoute(ask, c, name)
+  if (!m) return notListed(c.id, 'prompt')
+  return routeTo(ask, c, m.origin, 'prompts/get', { ...(c.params ?? {}), name: m.originName }, m.originName)
+}
+
+async function promptRoute(ask: Ask, c: Extract<Classified, { kind: 'request' }>, name: string): Promise<MergedTool | undefined> {
+  if (!featureRoutes(ask).prompts) await listFeature(ask, c, LISTS['prompts/list'], false)
+  return featureRoutes(ask).prompts?.byName.get(name)
+}
+
+/**
+ * The origin a resource URI (or a template of `completion/complete`'s `ref/resource`) is routed
+ * to: the one that listed it, else the one whose template matches it, else the only origin that
+ * offers resources. The lists are read first when this caller has none.
+ */
+async function resourceOwner(ask: Ask, c: Extract<Classified, { kind: 'request' }>, uri: string): Promise<string | undefined> {
+  const find = () => {
+    const r = featureRoutes(ask)
+    return r.resources?.get(uri) ?? r.templates?.find((t) => t.template === uri || t.pattern.test(uri))?.origin
+  }
+  let owner = find()
+  if (owner !== undefined) return owner
+  const routes = featureRoutes(ask)
+  if (!routes.resources) await listFeature(ask, c, LISTS['resources/list'], false)
+  if (!routes.templates) await listFeature(ask, c, LISTS['resources/templates/list'], false)
+  owner = find()
+  if (owner !== undefined) return owner
+  const offered = await offering(ask, 'resources')
+  return offered.length === 1 ? offered[0] : undefined
+}
+
+/** `resources/read`, `resources/subscribe`, `resources/unsubscribe`: routed by `params.uri` ({@link resourceOwner}), the URI unchanged. */
+async function resourceRequest(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Promise<Outcome> {
+  const uri = c.params?.uri
+  if (typeof uri !== 'string') return { text: errorText(c.id, { code: ErrorCode.InvalidParams, message: `Invalid params: ${c.method} needs params.uri, a string` }) }
+  const owner = await resourceOwner(ask, c, uri)
+  if (owner === undefined) return notListed(c.id, 'resource')
+  return routeTo(ask, c, owner, c.method, { ...(c.params ?? {}) }, uri)
+}
+
+/** `completion/complete`: routed by its `ref`, a prompt (by merged name, sent under the origin's) or a resource template (by URI). */
+async function complete(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Promise<Outcome> {
+  const ref = c.params?.ref
+  if (isObject(ref) && ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+    const m = await promptRoute(ask, c, ref.name)
+    if (!m) return notListed(c.id, 'prompt')
+    return routeTo(ask, c, m.origin, 'completion/complete', { ...(c.params ?? {}), ref: { ...ref, name: m.originName } }, m.originName)
+  }
+  if (isObject(ref) && ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+    const owner = await resourceOwner(ask, c, ref.uri)
+    if (owner === undefined) return notListed(c.id, 'resource')
+    return routeTo(ask, c, owner, 'completion/complete', { ...(c.params ?? {}) }, ref.uri)
+  }
+  return {
+    text: errorText(c.id, {
+      code: ErrorCode.InvalidParams,
+      message: 'Invalid params: completion/complete needs params.ref, a ref/prompt with a name or a ref/resource with a uri',
+    }),
+  }
+}
+
+/** `logging/setLevel`: sent to every origin that offers `logging` (their log messages reach the client in the streams of routed requests); answered by the edge. */
+async function setLevel(ask: Ask, c: Extract<Classified, { kind: 'request' }>, modern: boolean): Promise<Outcome> {
+  const origins = await offering(ask, 'logging')
+  if (origins.length === 0) return { text: errorText(c.id, { code: ErrorCode.MethodNotFound, message: 'Method not found: no origin of this virtual server offers logging' }) }
+  const answers = await Promise.all(origins.map(async (o) => messageOf(await routeTo(ask, c, o, 'logging/setLevel', { ...(c.params ?? {}) }, ''), c)))
+  const refused = answers.find((m) => isObject(m.error))
+  if (refused && answers.every((m) => isObject(m.error))) return { text: responseText(c.id, 'error', JSON.stringify(refused.error)) }
+  return { text: localResult(c.id, {}, modern) }
+}
+
+/**
+ * `subscriptions/listen` (2026-07-28): the edge answers with its own stream (virtual-stream.ts):
+ * `notifications/subscriptions/acknowledged`, then one `notifications/tools/list_changed` (with
+ * the subscription id) for each one an origin sends, from the subscription of each 2026-07-28
+ * origin and the GET stream of the edge's own session with each stateful 2025 origin. Only tool
+ * list changes are offered.
+ */
+async function listen(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Promise<Outcome> {
+  const origins = ask.vt.setting.origins
+  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))
+  const backends: Record<string, BackendSession> = {}
+  const modernOrigins: string[] = []
+  conns.forEach((r, i) => {
+    if (r.status !== 'fulfilled') return
+    if (isModern(r.value.era)) modernOrigins.push(origins[i]!)
+    else if (r.value.sessionId !== undefined) backends[origins[i]!] = { era: r.value.era, sessionId: r.value.sessionId }
+  })
+  const stream = await openVirtualStream(ask.deps, ask.vt.name, { server: ask.vt.name, backends }, ask.authorization, { id: c.id, modernOrigins })
+  return stream ? { response: stream } : null
 }

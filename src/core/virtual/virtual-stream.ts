@@ -4,17 +4,19 @@
  * session id the virtual server gave): the edge opens the GET stream of each origin session the
  * client's session carries and relays to the client one `notifications/tools/list_changed` for
  * every one an origin sends (the origin's tools forgotten first, so the client's next `tools/list`
- * and calls see the new list). Nothing else of the origins' streams is relayed: their other
- * messages belong to sessions and ids the client does not know.
+ * and calls see the new list), and each `notifications/resources/updated` (URIs are not renamed).
+ * Nothing else of the origins' streams is relayed: their other messages belong to sessions and
+ * ids the client does not know.
  */
-import { isObject, requestMessage } from '../jsonrpc/jsonrpc'
+import { isObject, requestMessage, type RawId } from '../jsonrpc/jsonrpc'
+import { MODERN_VERSION } from '../jsonrpc/versions'
 import type { ByteSource, EdgeResponse } from '../edge-response'
 import { edgeResponse } from '../edge-response'
 import { pinBook, type EdgeDeps } from '../exchange'
 import { readSseEvents } from '../sse/read-sse-events'
 import type { OriginReply } from '../ports'
 import { originTarget } from '../pipeline'
-import { forgetLists, replacementOf } from './origin-sessions'
+import { forgetLists, modernEnvelope, replacementOf } from './origin-sessions'
 import type { VirtualSession } from './session-token'
 
 const LIST_CHANGED_EVENT = new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(requestMessage('notifications/tools/list_changed'))}\n\n`)
@@ -32,12 +34,73 @@ function carriesListChanged(data: string): boolean {
   return Array.isArray(v) ? v.some(isIt) : isIt(v)
 }
 
+/** The text of `notifications/resources/updated` when an SSE event's data is one (alone), else null. */
+function resourceUpdated(data: string): string | null {
+  if (!data.includes('notifications/resources/updated')) return null
+  try {
+    const v: unknown = JSON.parse(data)
+    if (isObject(v) && v.method === 'notifications/resources/updated' && !('id' in v) && isObject(v.params) && typeof v.params.uri === 'string')
+      return JSON.stringify(requestMessage('notifications/resources/updated', { uri: v.params.uri }))
+  } catch {
+    // Not JSON: not relayed.
+  }
+  return null
+}
+
 /**
- * Opens the client's stream: the GET stream of each origin session of `session` that has one.
- * @returns the SSE response, or null when no origin opened a stream (the caller answers 405)
+ * A 2026-07-28 client's `subscriptions/listen` on a virtual server: its JSON-RPC id (every
+ * notification of the stream carries it as `_meta["io.modelcontextprotocol/subscriptionId"]`) and
+ * the 2026-07-28 origins the edge listens to in its turn.
  */
-export async function openVirtualStream(deps: EdgeDeps, server: string, session: VirtualSession, authorization: string | null): Promise<EdgeResponse | null> {
+export interface Listen {
+  id: RawId
+  modernOrigins: string[]
+}
+
+/** One SSE event carrying `message`. */
+function sseEvent(message: string): Uint8Array {
+  return new TextEncoder().encode(`event: message\ndata: ${message}\n\n`)
+}
+
+/** The id's JSON token inside a notification's `_meta`. */
+function subscriptionMeta(id: RawId): string {
+  return `{"io.modelcontextprotocol/subscriptionId":${id.raw}}`
+}
+
+/** Opens `subscriptions/listen` (tool list changes) on a 2026-07-28 origin; null when it gives no stream. */
+async function listenTo(deps: EdgeDeps, origin: string, authorization: string | null): Promise<OriginReply | null> {
+  const target = originTarget(deps.config, origin)
+  if (!target) return null
+  const body = JSON.stringify(requestMessage('subscriptions/listen', { notifications: { toolsListChanged: true }, _meta: modernEnvelope() }, 1))
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN_VERSION,
+    'mcp-method': 'subscriptions/listen',
+    ...(authorization ? { authorization } : {}),
+  }
+  try {
+    const reply = await deps.origin({ method: 'POST', url: target.url, headers, body, timeoutMs: deps.config.originTimeoutMs, bodyTimeoutMs: 0 })
+    if (reply.status === 200 && (reply.headers['content-type'] ?? '').includes('text/event-stream')) return reply
+    reply.discard()
+  } catch {
+    // No subscription at this origin: its list changes reach the client at its next tools/list.
+  }
+  return null
+}
+
+/**
+ * Opens the client's stream: the GET stream of each origin session of `session` that has one,
+ * and with `listen` (a 2026-07-28 `subscriptions/listen`) also the subscription of each
+ * 2026-07-28 origin, the stream then opening with `notifications/subscriptions/acknowledged` and
+ * each notification carrying the subscription id.
+ * @returns the SSE response, or null when no origin opened a stream and there is no `listen` (the caller answers 405)
+ */
+export async function openVirtualStream(deps: EdgeDeps, server: string, session: VirtualSession, authorization: string | null, listen?: Listen): Promise<EdgeResponse | null> {
   const opened: { origin: string; reply: OriginReply }[] = []
+  if (listen)
+    for (const [i, reply] of (await Promise.all(listen.modernOrigins.map((o) => listenTo(deps, o, authorization)))).entries())
+      if (reply) opened.push({ origin: listen.modernOrigins[i]!, reply })
   await Promise.all(
     Object.entries(session.backends).map(async ([origin, s]) => {
       const target = originTarget(deps.config, origin)
@@ -59,8 +122,15 @@ export async function openVirtualStream(deps: EdgeDeps, server: string, session:
       }
     })
   )
-  if (opened.length === 0) return null
-  const queue: Uint8Array[] = []
+  if (opened.length === 0 && !listen) return null
+  const listChanged = listen ? sseEvent(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":${subscriptionMeta(listen.id)}}}`) : LIST_CHANGED_EVENT
+  const queue: Uint8Array[] = listen
+    ? [
+        sseEvent(
+          `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":${subscriptionMeta(listen.id)}}}`
+        ),
+      ]
+    : []
   let wake: (() => void) | undefined
   let ended = false
   const sources: ByteSource[] = []
@@ -74,6 +144,8 @@ export async function openVirtualStream(deps: EdgeDeps, server: string, session:
   // STREAM_MAX_MS bounds this stream as it bounds a relayed one; the client reconnects.
   const timer = deps.config.streamMaxMs > 0 ? setTimeout(end, deps.config.streamMaxMs) : undefined
   let open = opened.length
+  // A subscription stays open while no origin streams (until the client closes it or STREAM_MAX_MS).
+  const holds = listen !== undefined
   for (const { origin, reply } of opened) {
     const source = reply.stream()
     if (!source) {
@@ -84,21 +156,28 @@ export async function openVirtualStream(deps: EdgeDeps, server: string, session:
     void (async () => {
       try {
         for await (const ev of readSseEvents(source)) {
+          // A resource's URI is the same through the virtual server: its update goes to the client as the origin sent it.
+          const updated = listen ? null : resourceUpdated(ev.data)
+          if (updated) {
+            queue.push(new TextEncoder().encode(`event: message\ndata: ${updated}\n\n`))
+            wake?.()
+            continue
+          }
           if (!carriesListChanged(ev.data)) continue
           // Forget first: the client's next tools/list and calls must see the new list.
           deps.registry.invalidate(origin)
           pinBook(deps).listChanged(origin)
           forgetLists(deps, origin)
-          queue.push(LIST_CHANGED_EVENT)
+          queue.push(listChanged)
           wake?.()
         }
       } catch {
         // The origin's stream failed: the others go on.
       }
-      if (--open === 0) end()
+      if (--open === 0 && !holds) end()
     })()
   }
-  if (open === 0) end()
+  if (open === 0 && !holds) end()
   const body: ByteSource = {
     async read() {
       while (queue.length === 0 && !ended) await new Promise<void>((r) => (wake = r))

@@ -126,3 +126,23 @@ describe('ToolRegistry applies the rules', () => {
     expect(stale(await reg.lookup('o', 'public', 'p'))).toBe(false)
   })
 })
+
+describe('listChangedSince (what a copy of a list pulled at a time may rely on)', () => {
+  it('is true for a list_changed of the origin at or after the time, in any scope, and only for that origin', () => {
+    const c = clock()
+    const reg = new ToolRegistry({ kv: new MemoryKv(), engine: createCfworkerEngine(), schemaTtlS: 300, validatorCacheSize: 10, refreshMinIntervalMs: 0, now: c.now })
+    const pulledAt = c.t
+    expect(reg.listChangedSince('o', pulledAt)).toBe(false)
+    c.t += 10
+    reg.invalidate('other')
+    expect(reg.listChangedSince('o', pulledAt)).toBe(false)
+    reg.invalidate('o', 'u-a')
+    expect(reg.listChangedSince('o', pulledAt)).toBe(true)
+    // A list pulled after the change does not see it.
+    expect(reg.listChangedSince('o', c.t + 1)).toBe(false)
+    // A change in the very millisecond the pull started counts (the pull may have missed it).
+    const f = new Freshness(300, c.now)
+    f.changed('o')
+    expect(f.changedSince('o', c.t)).toBe(true)
+  })
+})
