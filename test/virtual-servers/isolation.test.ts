@@ -36,8 +36,10 @@ describe.each(RUNTIMES)('virtual server failure isolation on $name', ({ start })
       ORIGINS: JSON.stringify({ silent: silent.url, weather: weather.url }),
       VIRTUAL_SERVERS: JSON.stringify({ all: { origins: ['silent', 'weather'] } }),
       VIRTUAL_SESSION_KEY: 'k'.repeat(32),
-      ORIGIN_TIMEOUT_MS: '500',
-      TOOL_LIST_TIMEOUT_MS: '500',
+      // The timeout is the one both origins get: long enough that the answering origin (a real SDK
+      // server, slow on a busy machine) is never cut off with the silent one.
+      ORIGIN_TIMEOUT_MS: '3000',
+      TOOL_LIST_TIMEOUT_MS: '3000',
     })
   })
   afterAll(async () => {
