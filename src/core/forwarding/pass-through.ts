@@ -88,8 +88,13 @@ export async function handlePassThrough(
   return edgeResponse(body, reply.status, relayHeaders(reply))
 }
 
-/** True when an SSE event's data is `notifications/tools/list_changed` (alone or inside a JSON-RPC batch). */
-function carriesListChanged(data: string): boolean {
+/**
+ * True when an SSE event's data is `notifications/tools/list_changed` (alone or inside a JSON-RPC
+ * batch): the GET stream's relay and a virtual server's stream both watch for it. Data that does
+ * not name the method is not parsed.
+ */
+export function carriesListChanged(data: string): boolean {
+  if (!data.includes('notifications/tools/list_changed')) return false
   let v: unknown
   try {
     v = JSON.parse(data)

@@ -109,6 +109,14 @@ export function requestText(id: RawId, method: string, paramsJson: string): stri
   return `{"jsonrpc":"2.0","id":${id.raw},"method":${JSON.stringify(method)},"params":${paramsJson}}`
 }
 
+/**
+ * The text of a JSON-RPC 2.0 notification (§4.1) with `params` given as JSON text: the edge's own
+ * notifications on a virtual server's stream, whose `_meta` carries a client's id token exactly.
+ */
+export function notificationText(method: string, paramsJson: string): string {
+  return `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`
+}
+
 /** The canonical JSON-RPC 2.0 §5.1 message for a standard code. */
 export function standardMessage(code: number): string {
   switch (code) {

@@ -8,7 +8,8 @@
  * Nothing else of the origins' streams is relayed: their other messages belong to sessions and
  * ids the client does not know.
  */
-import { isObject, requestMessage, type RawId } from '../jsonrpc/jsonrpc'
+import { carriesListChanged } from '../forwarding/pass-through'
+import { isObject, notificationText, requestMessage, type RawId } from '../jsonrpc/jsonrpc'
 import { MODERN_VERSION } from '../jsonrpc/versions'
 import type { ByteSource, EdgeResponse } from '../edge-response'
 import { edgeResponse } from '../edge-response'
@@ -20,19 +21,6 @@ import { forgetLists, modernEnvelope, replacementOf } from './origin-sessions'
 import type { VirtualSession } from './session-token'
 
 const LIST_CHANGED_EVENT = new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(requestMessage('notifications/tools/list_changed'))}\n\n`)
-
-/** True when an SSE event's data is `notifications/tools/list_changed` (alone or inside a batch). */
-function carriesListChanged(data: string): boolean {
-  if (!data.includes('notifications/tools/list_changed')) return false
-  let v: unknown
-  try {
-    v = JSON.parse(data)
-  } catch {
-    return false
-  }
-  const isIt = (m: unknown) => isObject(m) && m.method === 'notifications/tools/list_changed' && !('id' in m)
-  return Array.isArray(v) ? v.some(isIt) : isIt(v)
-}
 
 /** The text of `notifications/resources/updated` when an SSE event's data is one (alone), else null. */
 function resourceUpdated(data: string): string | null {
@@ -123,13 +111,9 @@ export async function openVirtualStream(deps: EdgeDeps, server: string, session:
     })
   )
   if (opened.length === 0 && !listen) return null
-  const listChanged = listen ? sseEvent(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":${subscriptionMeta(listen.id)}}}`) : LIST_CHANGED_EVENT
+  const listChanged = listen ? sseEvent(notificationText('notifications/tools/list_changed', `{"_meta":${subscriptionMeta(listen.id)}}`)) : LIST_CHANGED_EVENT
   const queue: Uint8Array[] = listen
-    ? [
-        sseEvent(
-          `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":${subscriptionMeta(listen.id)}}}`
-        ),
-      ]
+    ? [sseEvent(notificationText('notifications/subscriptions/acknowledged', `{"notifications":{"toolsListChanged":true},"_meta":${subscriptionMeta(listen.id)}}`))]
     : []
   let wake: (() => void) | undefined
   let ended = false
