@@ -111,8 +111,8 @@ export function oversizeResultGuard(config: Config): ReplyGuard | null {
           if (text.length * 3 <= limit) return null
           const total = utf8Bytes(text)
           if (total <= limit) return null
-          ctx.report?.({ check: 'oversize_result', category: 'oversize_text', action: mode, at, count: 1 })
-          items.push({ index: Number(/^content\[(\d+)\]/.exec(at)![1]), originalBytes: total })
+          ctx.report?.({ check: 'oversize_result', category: 'oversize_text', action: mode, at: at(), count: 1 })
+          items.push({ index: Number(/^content\[(\d+)\]/.exec(at())![1]), originalBytes: total })
           return mode === 'truncate' ? truncateText(text, total, limit) : null
         },
         'content'

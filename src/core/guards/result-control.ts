@@ -166,7 +166,7 @@ export function resultControlGuard(config: Config): ReplyGuard | null {
         any = true
         const counts = new Map<string, number>()
         for (const sp of spans) counts.set(sp.category, (counts.get(sp.category) ?? 0) + 1)
-        for (const [category, count] of counts) ctx.report?.({ check: 'result_control', category, action: mode, at, count })
+        for (const [category, count] of counts) ctx.report?.({ check: 'result_control', category, action: mode, at: at(), count })
         return mode === 'strip' ? stripControls(text, spans) : null
       })
       return any && mode === 'strip' ? { kind: 'change', result: changed } : { kind: 'pass' }

@@ -75,7 +75,7 @@ export function resultSecretsGuard(config: Config): ReplyGuard | null {
         const counts = new Map<string, number>()
         for (const sp of spans) counts.set(sp.category, (counts.get(sp.category) ?? 0) + 1)
         for (const [category, count] of counts) {
-          ctx.report?.({ check: 'result_secrets', category, action, at, count })
+          ctx.report?.({ check: 'result_secrets', category, action, at: at(), count })
           found.set(category, (found.get(category) ?? 0) + count)
         }
         return mode === 'redact' ? redactSecrets(text, spans) : null

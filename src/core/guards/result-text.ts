@@ -12,9 +12,30 @@ import { findSecrets } from './secret-scan'
 /**
  * Called once per string: returns its replacement, or null to keep it.
  * @param text the string
- * @param at where it is, as `content[0].text` or `structuredContent.items[2].body`
+ * @param at where it is, as `content[0].text` or `structuredContent.items[2].body`: written only
+ *   when asked (a finding), since building a path for each of thousands of values cost more than
+ *   the scans themselves
  */
-export type TextVisitor = (text: string, at: string) => string | null
+export type TextVisitor = (text: string, at: () => string) => string | null
+
+/** One step of the path to a value inside `structuredContent`: written out only when asked. */
+interface PathStep {
+  up: PathStep | null
+  key: string | number
+}
+
+/** The path of a step, from `structuredContent`, bounded. */
+function pathOf(p: PathStep): string {
+  const keys: (string | number)[] = []
+  for (let q: PathStep | null = p; q !== null; q = q.up) keys.push(q.key)
+  let at = 'structuredContent'
+  for (let i = keys.length - 2; i >= 0; i--) {
+    const k = keys[i]!
+    at += typeof k === 'number' ? `[${k}]` : step(k)
+    if (at.length > MAX_PATH) break
+  }
+  return bounded(at)
+}
 
 /** Deepest `structuredContent` nesting visited (the reply's own depth is bounded by `MAX_JSON_DEPTH` when parsed). */
 const MAX_DEPTH = 256
@@ -34,25 +55,31 @@ function step(key: string): string {
 /** `at` bounded to {@link MAX_PATH} units (a path nested hundreds deep keeps its start). */
 const bounded = (at: string) => (at.length > MAX_PATH ? at.slice(0, MAX_PATH - 1) + '…' : at)
 
-function visitValue(v: unknown, at: string, visit: TextVisitor, depth: number): unknown {
+function visitValue(v: unknown, at: PathStep, visit: TextVisitor, depth: number): unknown {
   if (typeof v === 'string') {
-    const r = visit(v, bounded(at))
+    const r = visit(v, () => pathOf(at))
     return r === null ? v : r
   }
   if (depth >= MAX_DEPTH || typeof v !== 'object' || v === null) return v
   if (Array.isArray(v)) {
     let out: unknown[] | null = null
     for (let i = 0; i < v.length; i++) {
-      const r = visitValue(v[i], `${at}[${i}]`, visit, depth + 1)
-      if (r !== v[i]) (out ??= v.slice())[i] = r
+      const e = v[i]
+      // Numbers, booleans and null hold no text: no step is made for them.
+      if (typeof e !== 'string' && (typeof e !== 'object' || e === null)) continue
+      const r = visitValue(e, { up: at, key: i }, visit, depth + 1)
+      if (r !== e) (out ??= v.slice())[i] = r
     }
     return out ?? v
   }
   let out: Record<string, unknown> | null = null
   const o = v as Record<string, unknown>
-  for (const k of Object.keys(o)) {
-    const r = visitValue(o[k], at + step(k), visit, depth + 1)
-    if (r !== o[k]) (out ??= { ...o })[k] = r
+  for (const k in o) {
+    if (!Object.hasOwn(o, k)) continue
+    const e = o[k]
+    if (typeof e !== 'string' && (typeof e !== 'object' || e === null)) continue
+    const r = visitValue(e, { up: at, key: k }, visit, depth + 1)
+    if (r !== e) (out ??= { ...o })[k] = r
   }
   return out ?? v
 }
@@ -71,10 +98,10 @@ export function visitResultText(result: Record<string, unknown>, visit: TextVisi
       const c = content[i]
       if (!isObject(c)) continue
       if (c.type === 'text' && typeof c.text === 'string') {
-        const r = visit(c.text, `content[${i}].text`)
+        const r = visit(c.text, () => `content[${i}].text`)
         if (r !== null) (items ??= content.slice())[i] = { ...c, text: r }
       } else if (only === undefined && c.type === 'resource' && isObject(c.resource) && typeof c.resource.text === 'string') {
-        const r = visit(c.resource.text, `content[${i}].resource.text`)
+        const r = visit(c.resource.text, () => `content[${i}].resource.text`)
         if (r !== null) (items ??= content.slice())[i] = { ...c, resource: { ...c.resource, text: r } }
       }
     }
@@ -82,7 +109,7 @@ export function visitResultText(result: Record<string, unknown>, visit: TextVisi
   }
   if (only === undefined && 'structuredContent' in result) {
     const sc = result.structuredContent
-    const r = visitValue(sc, 'structuredContent', visit, 0)
+    const r = visitValue(sc, { up: null, key: 'structuredContent' }, visit, 0)
     if (r !== sc) (out ??= { ...result }).structuredContent = r
   }
   return out ?? result

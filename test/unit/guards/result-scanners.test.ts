@@ -184,7 +184,7 @@ describe('visitResultText', () => {
       structuredContent: { k: ['c', { d: 'e' }], n: 1 },
     }
     const seen: string[] = []
-    const out = visitResultText(result, (t, at) => (seen.push(`${at}=${t}`), t === 'e' ? 'E' : null))
+    const out = visitResultText(result, (t, at) => (seen.push(`${at()}=${t}`), t === 'e' ? 'E' : null))
     expect(seen).toEqual(['content[0].text=a', 'content[2].resource.text=b', 'structuredContent.k[0]=c', 'structuredContent.k[1].d=e'])
     expect(out.content).toBe(result.content)
     expect(out.structuredContent).toEqual({ k: ['c', { d: 'E' }], n: 1 })
@@ -195,7 +195,7 @@ describe('visitResultText', () => {
   it('a member name that is a token, holds escapes or is long is written `*` in the path (paths go into log lines)', () => {
     const result = { structuredContent: { [FAKE.aws_access_key_id!]: 'a', 'x\u001b[2J': 'b', ['n'.repeat(40)]: 'c', ok_name: 'd' } }
     const seen: string[] = []
-    visitResultText(result, (_t, at) => (seen.push(at), null))
+    visitResultText(result, (_t, at) => (seen.push(at()), null))
     expect(seen).toEqual(['structuredContent.*', 'structuredContent.*', 'structuredContent.*', 'structuredContent.ok_name'])
   })
 })
