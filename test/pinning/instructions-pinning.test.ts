@@ -1,6 +1,6 @@
 /**
  * Server instructions pinned like tools (docs/pinning.md "Server instructions"), on both runtimes,
- * against a real MCP SDK server (`McpServer` with its `instructions` option, JSON and SSE replies)
+ * against a real MCP SDK server (the SDK `Server` with its `instructions` option, JSON and SSE replies)
  * whose instructions the test changes between sessions: first sight is trusted, changed
  * instructions are left out of the relayed `initialize` result under `enforce` (every other byte the
  * origin's) until an operator approves the digest served now, through the admin API or the
