@@ -18,13 +18,14 @@ import { buildManifest, manifestPins, parseManifest, type ManifestError, type Pi
 import { fieldDigestsOf, storedFields, type PinRecord, type StoredPin } from './pin-store'
 import type { PinBook } from './apply-pins'
 
-/** One tool in the admin API's status (docs/admin-api.md `GET /admin/pins/:origin`). */
-export interface PinStatusTool {
-  name: string
-  state: 'approved' | 'changed' | 'pending' | 'removed'
+/** What the admin API says of one pinned thing (a tool, or an origin's server instructions): its approval and what is served. */
+export interface PinDecisionStatus {
   approvedDigest: ToolDigest | null
+  /** Null when none was served (for instructions also when the served text has no digest: a lone surrogate, never approvable). */
   servedDigest: ToolDigest | null
+  /** RFC 3339 time of the approval, null when none. */
   approvedAt: string | null
+  /** RFC 3339 time the approval holds on every replica (`approvedAt` plus the store's propagation bound), null when none. */
   effectiveFrom: string | null
   source: 'tofu' | 'manifest' | 'operator' | null
   /** The operator's rejection of a served digest, when one is recorded. */
@@ -32,24 +33,22 @@ export interface PinStatusTool {
   advisories: AdvisoryFinding[]
 }
 
+/** One tool in the admin API's status (docs/admin-api.md `GET /admin/pins/:origin`). */
+export interface PinStatusTool extends PinDecisionStatus {
+  name: string
+  state: 'approved' | 'changed' | 'pending' | 'removed'
+}
+
 /** The admin API's view of an origin's server instructions (docs/admin-api.md `GET /admin/pins/:origin/instructions`). */
-export interface InstructionsStatus {
+export interface InstructionsStatus extends PinDecisionStatus {
   origin: string
   mode: PinningMode
   state: InstructionsState
-  approvedDigest: ToolDigest | null
-  /** Null when none was served, or when the served text has no digest (a lone surrogate: never approvable). */
-  servedDigest: ToolDigest | null
-  approvedAt: string | null
-  effectiveFrom: string | null
-  source: 'tofu' | 'manifest' | 'operator' | null
-  rejectedDigest: ToolDigest | null
   /** RFC 3339 time the served instructions were last kept, null when none were. */
   servedAt: string | null
   /** The approved text and the served text (null when none), for the operator to compare. */
   approved: string | null
   served: string | null
-  advisories: AdvisoryFinding[]
 }
 
 /** What the admin API reads of one (origin, scope): the pins and the last served list, decided. */
