@@ -61,6 +61,8 @@ export interface VirtualState {
   features: Map<string, FeatureRoutes>
   /** Per virtual server: what its last merge left out. */
   status: Map<string, VirtualStatus>
+  /** Per verified caller (`identityScopeKey`): the caller tag its sessions are bound to (session-token.ts `callerTag`). */
+  callers: Map<string, Promise<string>>
 }
 
 /** Most replaced origin sessions, shared sessions and merged lists remembered, each (the oldest forgotten first). */
@@ -89,7 +91,16 @@ const states = new WeakMap<EdgeDeps, VirtualState>()
 export function virtualState(deps: EdgeDeps): VirtualState {
   let s = states.get(deps)
   if (!s) {
-    s = { key: sessionKey(deps.config.virtualSessionKey), shared: new Map(), replaced: new Map(), lists: new Map(), pulling: new Map(), status: new Map(), features: new Map() }
+    s = {
+      key: sessionKey(deps.config.virtualSessionKey),
+      shared: new Map(),
+      replaced: new Map(),
+      lists: new Map(),
+      pulling: new Map(),
+      status: new Map(),
+      features: new Map(),
+      callers: new Map(),
+    }
     states.set(deps, s)
   }
   return s
