@@ -133,6 +133,32 @@ describe.each(RUNTIMES)('a virtual session is bound to its caller (auth on) on $
     // Still in the origin session opened at initialize (the one the id carries): the other caller's DELETE ended nothing.
     expect(files.calls.at(-1)).toBe(`${originSessionIn(sid, 'files')}:read_file`)
   })
+
+  it("requests without a session id: each caller gets the edge's own origin session of its own, the same caller the same one", async () => {
+    const before = files.calls.length
+    /** A 2025 call sent with no session id (the edge's own session with the stateful origin serves it), as `sub` through `client`. */
+    const sessionless = async (sub: string, client?: string) => {
+      const a = await send(all, 'POST', { authorization: await bearer(sub, client ? { client_id: client } : {}) }, readFile)
+      expect(a.status).toBe(200)
+      expect(a.sid).toBeNull()
+      expect(resultText(a.text)).toBe('files:read_file:{"q":"x"}')
+    }
+    await sessionless('alice')
+    await sessionless('bob')
+    await sessionless('alice')
+    await sessionless('alice', 'client-2')
+    // The origin session each call was served in (`<session>:read_file`).
+    const used = files.calls.slice(before).map((c) => c.slice(0, -':read_file'.length))
+    expect(used).toHaveLength(4)
+    const [alice, bob, aliceAgain, aliceOtherClient] = used
+    expect(files.sessions).toContain(alice)
+    // Two callers never share an origin session (nor the state the origin keeps in it) ...
+    expect(bob).not.toBe(alice)
+    // ... the same caller (a refreshed token) keeps its own ...
+    expect(aliceAgain).toBe(alice)
+    // ... and the same user through another OAuth client is another caller.
+    expect(new Set([alice, bob, aliceOtherClient]).size).toBe(3)
+  })
 })
 
 describe.each(RUNTIMES)("a virtual server's session id on an origin's own route on $name", ({ start }) => {
@@ -185,6 +211,14 @@ describe.each(RUNTIMES)("a virtual server's session id on an origin's own route 
     const call = await send(at('all'), 'POST', { 'mcp-session-id': sid }, readFile)
     expect(resultText(call.text)).toBe('files:read_file:{"q":"x"}')
     expect(files.sessionIdsSeen!.at(-1)).toBe(carried)
+  })
+
+  it("without auth there is one caller: requests without a session id share the edge's one origin session", async () => {
+    const before = files.calls.length
+    for (let i = 0; i < 2; i++) expect(resultText((await send(at('all'), 'POST', {}, readFile)).text)).toBe('files:read_file:{"q":"x"}')
+    const used = files.calls.slice(before)
+    expect(used).toHaveLength(2)
+    expect(used[1]).toBe(used[0])
   })
 })
 

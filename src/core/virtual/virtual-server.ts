@@ -75,8 +75,8 @@ interface Ask {
   session: VirtualSession | null
   /** The `Authorization` the origins get: the caller's with auth off, ORIGIN_AUTHORIZATION with auth on (request-auth.ts gave the origin-bound headers). */
   authorization: string | null
-  /** Its digest (validation/caller-scope.ts `privateScope`): what the edge's own origin sessions and merged lists are kept by. */
-  credential: string
+  /** Who asks ({@link callerKey}): what the edge's own origin sessions, merged lists and feature routes are kept by. */
+  caller: string
   signal: ClientSignal | undefined
   identity: AccessIdentity | undefined
 }
@@ -114,6 +114,19 @@ function callerOf(deps: EdgeDeps, identity: AccessIdentity | undefined): Promise
     setBounded(st.callers, id, tag)
   }
   return tag
+}
+
+/**
+ * Who asks, as the edge keeps its own origin sessions, merged lists and feature routes for
+ * requests (per caller, so one caller never shares another's origin session, nor the state a
+ * stateful origin holds in it): with auth on, `c-` and the caller tag its virtual sessions are
+ * bound to ({@link callerOf}: issuer, `sub`, OAuth client; all callers get the same
+ * ORIGIN_AUTHORIZATION, so that cannot tell them apart); without auth, the digest of the
+ * `Authorization` the origin gets (`u-` and hex, validation/caller-scope.ts `privateScope`).
+ */
+async function callerKey(deps: EdgeDeps, identity: AccessIdentity | undefined, authorization: string | null): Promise<string> {
+  const tag = callerOf(deps, identity)
+  return tag !== undefined ? `c-${await tag}` : privateScope(authorization)
 }
 
 /**
@@ -221,7 +234,7 @@ async function answerPost(
     session = found
   }
   const authorization = headers.get('authorization')
-  const ask: Ask = { deps, vt, headers, session, authorization, credential: await privateScope(authorization), signal, identity }
+  const ask: Ask = { deps, vt, headers, session, authorization, caller: await callerKey(deps, identity, authorization), signal, identity }
   if (parsed.kind === 'batch') {
     const version = headers.get('mcp-protocol-version')
     if (version !== null && version.trim() !== '2025-03-26')
@@ -418,7 +431,7 @@ function serverInfo(ask: Ask): Record<string, unknown> {
 async function capabilities(ask: Ask, known?: OriginConnection[]): Promise<Record<string, unknown>> {
   const conns =
     known ??
-    (await Promise.allSettled(ask.vt.setting.origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))).flatMap((r) =>
+    (await Promise.allSettled(ask.vt.setting.origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.caller)))).flatMap((r) =>
       r.status === 'fulfilled' ? [r.value] : []
     )
   const listChanged = conns.some((c) => isObject(c.capabilities.tools) && c.capabilities.tools.listChanged === true)
@@ -514,9 +527,9 @@ async function listPage(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m
   return localResult(c.id, result, modern, true)
 }
 
-/** Where a caller's merged list of this virtual server is kept: per server and credential. */
+/** Where a caller's merged list of this virtual server is kept: per server and caller ({@link callerKey}). */
 function listKey(ask: Ask): string {
-  return `${ask.vt.name}\n${ask.credential}`
+  return `${ask.vt.name}\n${ask.caller}`
 }
 
 /**
@@ -539,7 +552,7 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
     const lists = await Promise.allSettled(
       origins.map(async (o): Promise<OriginTools | null> => {
         const target = targetOf(ask, o)
-        const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.credential)
+        const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.caller)
         const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
         if (typeof pulled.ttlMs === 'number' && pulled.ttlMs > 0) ttlMs = Math.min(ttlMs, pulled.ttlMs)
         const tools = await pinnedTools(ask, o, pulled)
@@ -720,7 +733,7 @@ function connectionFor(ask: Ask, origin: string): { conn: Promise<OriginConnecti
     const replaced = s.sessionId !== undefined ? replacementOf(ask.deps, origin, s.sessionId) : undefined
     return { conn: replaced ?? Promise.resolve({ era: s.era, ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}), capabilities: {} }) }
   }
-  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization, ask.credential)
+  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization, ask.caller)
   return { conn: shared, shared }
 }
 
@@ -858,7 +871,7 @@ async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, or
   let r = await send(conn)
   if (conn.sessionId !== undefined && sessionGone(r)) {
     try {
-      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, ask.credential)
+      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, ask.caller)
     } catch (e) {
       originFailed(ask, m.origin, e)
       return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
@@ -933,7 +946,7 @@ const MAX_FEATURE_PAGES = 20
 /** The origins of the virtual server whose edge connection announces `capability`, in the server's order (an origin that cannot be reached is left out). */
 async function offering(ask: Ask, capability: string): Promise<string[]> {
   const origins = ask.vt.setting.origins
-  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))
+  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.caller)))
   return origins.filter((o, i) => {
     const r = conns[i]!
     if (r.status === 'rejected') noteLeftOut(ask, o, r.reason)
@@ -973,7 +986,7 @@ function templatePattern(template: string): RegExp {
   return new RegExp(`^${parts.join('.*')}$`)
 }
 
-/** Where the prompts and resources a caller was last given are routed (per virtual server and credential). */
+/** Where the prompts and resources a caller was last given are routed (per virtual server and caller). */
 function featureRoutes(ask: Ask): FeatureRoutes {
   const st = virtualState(ask.deps)
   const key = listKey(ask)
@@ -1109,7 +1122,7 @@ async function setLevel(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m
  */
 async function listen(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Promise<Outcome> {
   const origins = ask.vt.setting.origins
-  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))
+  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.caller)))
   const backends: Record<string, BackendSession> = {}
   const modernOrigins: string[] = []
   conns.forEach((r, i) => {
