@@ -33,15 +33,15 @@ import { checkHostAndOrigin } from './core/request/transport-checks'
 import { createToolRegistry } from './core/validation/tool-registry'
 import { resolveConfig, type McpEdgeOptions } from './edge-options'
 import { MemoryKv } from './stores/memory-kv'
-import type { Config } from './core/config'
+import { ConfigError, type Config } from './core/config'
 import { createJwtVerifier } from './auth/jwt-verifier'
 import { edgeAuth, filterLayersOf, type EdgeAuth } from './core/access/resource-server'
 import { cachedVerifier } from './core/access/verified-token-cache'
 import { authorizeRequest, metadataAnswer } from './core/request-auth'
-import { WELL_KNOWN_PRM } from './core/access/bearer'
+import { WELL_KNOWN_PRM, type AccessIdentity } from './core/access/bearer'
 import { cors } from 'hono/cors'
 import { MemoryRateLimiter } from './core/access/rate-limit'
-import { handleVirtualPassThrough, virtualServerFor } from './core/virtual/virtual-server'
+import { handleVirtualPassThrough, virtualServerFor, virtualSessionOnOrigin } from './core/virtual/virtual-server'
 
 /** What a runtime build of the package supplies where {@link McpEdgeOptions} leave a port unset. */
 export interface EdgeRuntime {
@@ -79,6 +79,13 @@ export interface EdgeRuntime {
    * listens: a start that fails writes nothing but its error); else {@link buildEdgeDeps} writes it.
    */
   reportsStart?: boolean
+  /**
+   * True where the edge's memory is per isolate and requests of one client land on any isolate
+   * (Workers): a random session key per isolate would break every virtual-server session on the
+   * next isolate, so `VIRTUAL_SERVERS` without `VIRTUAL_SESSION_KEY` is a configuration error
+   * there ({@link buildEdgeDeps}). Unset (Node): one random key per process, said at start.
+   */
+  sharedSessionKeyRequired?: boolean
 }
 
 /** The extras of the sub-app `mcpEdge()` returns. */
@@ -172,6 +179,11 @@ function byLevel(logger: Logger, level: 'info' | 'warn' | 'error'): Logger {
  */
 export function buildEdgeDeps(options: McpEdgeOptions, runtime: EdgeRuntime, defer: EdgeDeps['defer']): EdgeDeps & { close(): Promise<void> } {
   const config = resolveConfig(options)
+  if (runtime.sharedSessionKeyRequired && config.virtualSessionKey === null && Object.keys(config.virtualServers).length > 0)
+    throw new ConfigError(
+      'VIRTUAL_SESSION_KEY is unset: each Worker isolate would sign the session ids of VIRTUAL_SERVERS with its own random key, and a session would fail on the next isolate; set it to one secret of 32 or more characters: npx wrangler secret put VIRTUAL_SESSION_KEY (e.g. the output of openssl rand -hex 32)',
+      'VIRTUAL_SESSION_KEY'
+    )
   const auth = buildEdgeAuth(config, runtime)
   const client = options.originClient ? null : runtime.originClient()
   const logger = byLevel(options.logger === false ? () => undefined : (options.logger ?? runtime.logger()), config.logLevel)
@@ -316,6 +328,7 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
     background.add(held)
   }
   let deps: (EdgeDeps & { close(): Promise<void> }) | undefined = typeof init === 'function' ? undefined : buildEdgeDeps(init, runtime, defer)
+  let configFault: ConfigError | undefined
   const depsFor = (c: Context): EdgeDeps => {
     if (runtime.executionContext) {
       try {
@@ -324,7 +337,22 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
         ctx = undefined // Hono throws when the context has none
       }
     }
-    return deps ?? (deps = buildEdgeDeps((init as (env: E) => McpEdgeOptions)(c.env as E), runtime, defer))
+    if (deps) return deps
+    // A configuration the edge cannot serve is refused at every request (500 -32603, as any fault),
+    // and said once per isolate in one `edge.config_error` line naming the variable and the fix:
+    // the answer cannot say it (nothing internal reaches a client) and a Worker has no start to stop.
+    if (configFault) throw configFault
+    let options: McpEdgeOptions | undefined
+    try {
+      options = (init as (env: E) => McpEdgeOptions)(c.env as E)
+      return (deps = buildEdgeDeps(options, runtime, defer))
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e
+      configFault = e
+      const log = options?.logger === false ? undefined : (options?.logger ?? runtime.logger())
+      log?.({ level: 'error', msg: 'edge.config_error', ...(e.variable !== undefined ? { variable: e.variable } : {}), text: e.message })
+      throw e
+    }
   }
   const clientSignal = runtime.clientSignal ?? ((c: Context) => c.req.raw.signal)
   // Faults are answered here, not by an onError of the sub-app: Hono wraps every route of a
@@ -360,15 +388,19 @@ export function createMcpEdge<E = unknown>(init: McpEdgeInit<E>, runtime: EdgeRu
       const refusal = checkHostAndOrigin(c.req.raw.headers, d.config)
       if (refusal) return toWebResponse(refusalResponse(refusal))
       let headers: RequestHeaders = c.req.raw.headers
-      let validUntilMs: number | undefined
+      let identity: AccessIdentity | undefined
       if (d.auth) {
         // The same token check as a POST (request-auth.ts); the origin gets the edge's credential, not the client's.
         const a = await authorizeRequest(d.auth, d, t, headers, method)
         if (!a.ok) return toWebResponse(a.response)
         headers = a.headers
-        validUntilMs = a.identity.validUntilMs
+        identity = a.identity
       }
-      if (virtual) return toWebResponse(await handleVirtualPassThrough(method, headers, virtual, d))
+      if (virtual) return toWebResponse(await handleVirtualPassThrough(method, headers, virtual, d, identity))
+      // A virtual server's session id never reaches an origin (it carries the other origins' sessions).
+      const misrouted = await virtualSessionOnOrigin(d, headers)
+      if (misrouted) return toWebResponse(localResponse(misrouted))
+      const validUntilMs = identity?.validUntilMs
       return toWebResponse(observeAnswer(d.metrics, t.id, 0, await handlePassThrough(method, headers, t, d, validUntilMs !== undefined ? { validUntilMs } : {})))
     } catch (e) {
       return fault(e)

@@ -17,13 +17,14 @@
 import type { ClientSignal } from './client-signal'
 import { isOriginName, type Config } from './config'
 import type { EdgeResponse, RequestHeaders } from './edge-response'
-import { edgeFault, type EdgeDeps, type OriginTarget } from './exchange'
+import { edgeFault, Exchange, type EdgeDeps, type OriginTarget } from './exchange'
+import { DEFAULT_VERSION } from './jsonrpc/versions'
 import { localResponse } from './local-answer'
 import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline'
 import { observeAnswer } from './observe/answer-bytes'
 import { authorizeRequest } from './request-auth'
 import type { AccessIdentity } from './access/bearer'
-import { handleVirtualPost, virtualServerFor } from './virtual/virtual-server'
+import { handleVirtualPost, virtualServerFor, virtualSessionOnOrigin } from './virtual/virtual-server'
 
 /**
  * The path rule on a raw request path (with or without a query): `<base>` names the default
@@ -105,6 +106,12 @@ export async function servePost(deps: EdgeDeps, post: McpPost): Promise<EdgeResp
       if (!a.ok) return a.response
       headers = a.headers
       identity = a.identity
+    }
+    // A virtual server's session id never reaches an origin: it carries the other origins' sessions.
+    const misrouted = virtual ? null : virtualSessionOnOrigin(deps, headers)
+    if (misrouted) {
+      const refusal = await misrouted
+      if (refusal) return new Exchange(deps, target, DEFAULT_VERSION).identify(headers).answer(refusal)
     }
     const body = await post.readBody(declared === undefined ? deps.config.maxBodyBytes : undefined)
     if (body === null) return payloadTooLarge(target, deps)

@@ -514,11 +514,11 @@ export const SETTINGS = [
     secret: true,
     kind: sessionKey,
     default: null as string | null,
-    defaultDoc: 'a random key per process or isolate (sessions then hold on one replica only)',
+    defaultDoc: 'Node: a random key per process (sessions then hold on one replica only); Workers: none, required with `VIRTUAL_SERVERS`',
     arg: 'secret',
     help: 'HMAC key of virtual-server session ids; the same on every replica (prefer the variable)',
     example: '$(openssl rand -hex 32)',
-    doc: "HMAC-SHA256 key that signs the session ids of virtual servers, which carry the origins' own session ids ([virtual-servers.md](virtual-servers.md#sessions)); give every replica the same key so a session works on any of them with no shared store. Unset: a random key per process (a Worker: per isolate), said at start",
+    doc: "HMAC-SHA256 key that signs the session ids of virtual servers, which carry the origins' own session ids ([virtual-servers.md](virtual-servers.md#sessions)); give every replica the same key so a session works on any of them with no shared store. Unset: on Node a random key per process, said at start; a Worker with `VIRTUAL_SERVERS` refuses every request (500, one `edge.config_error` line: set it with `npx wrangler secret put VIRTUAL_SESSION_KEY`), as each isolate would make its own key and sessions would fail across isolates",
   }),
   // The Node entry: where it listens, how it stops
   row({

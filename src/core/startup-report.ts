@@ -154,7 +154,8 @@ export function startupRecords(config: Config, env: Record<string, unknown>, sto
   const g = governanceOf(config, store)
   out.push({ level: 'info', msg: 'edge.governance', ...g, text: governanceText(g) })
   // A virtual server's session id is signed with this key: a key made at start is this process's
-  // (a Worker's: this isolate's) alone, and a session opened here fails on any other replica.
+  // alone, and a session opened here fails on any other replica. (A Worker refuses the
+  // configuration instead: mcp-edge.ts buildEdgeDeps.)
   const virtual = Object.keys(config.virtualServers)
   if (virtual.length && config.virtualSessionKey === null)
     out.push({

@@ -26,6 +26,8 @@ export interface TestOrigin {
   calls: string[]
   /** Session ids it gave (stateful origins). */
   sessions: string[]
+  /** Every `Mcp-Session-Id` it received, in order (stateful origins). */
+  sessionIdsSeen?: string[]
   /** The calls of the `wait` tool that the client cancelled (`<session>:wait`), stateful origins with `waitTool`. */
   cancelled?: string[]
   stop(): Promise<void>
@@ -62,6 +64,7 @@ export async function startStatefulOrigin(label: string, tools: string[], opts: 
   const calls: string[] = []
   const cancelled: string[] = []
   const given: string[] = []
+  const seen: string[] = []
   const names = [...tools]
   const servers = new Set<McpServerV1>()
   let transports = new Map<string, StreamableHTTPServerTransport>()
@@ -69,6 +72,7 @@ export async function startStatefulOrigin(label: string, tools: string[], opts: 
     const sid = req.headers['mcp-session-id']
     const body = req.method === 'POST' ? await readJson(req) : undefined
     if (typeof sid === 'string') {
+      seen.push(sid)
       const t = transports.get(sid)
       if (!t) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}')
@@ -119,6 +123,7 @@ export async function startStatefulOrigin(label: string, tools: string[], opts: 
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
     sessions: given,
+    sessionIdsSeen: seen,
     cancelled,
     addTool: (name) => {
       names.push(name)

@@ -25,6 +25,8 @@ export const workersRuntime: EdgeRuntime = {
   // Workers KV: a write reaches every location within about 60 s; the pins are read again every PIN_RELOAD_MS.
   pinPropagationMs: 60_000 + PIN_RELOAD_MS,
   executionContext: true,
+  // Each isolate is its own memory, and a client's requests land on any of them.
+  sharedSessionKeyRequired: true,
   storeName: (store) => (store ? 'Workers KV' : 'memory (per isolate, not persisted)'),
 }
 

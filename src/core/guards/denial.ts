@@ -22,6 +22,7 @@ export const DENIAL_REASONS = {
   invalid_token: { counter: 'denials', guard: 'token' },
   insufficient_scope: { counter: 'denials', guard: 'tool_scopes' },
   jwks_unavailable: { counter: 'denials', guard: 'token' },
+  session_of_another_caller: { counter: 'denials', guard: 'virtual_session' },
   secret_in_result: { counter: 'denials', guard: 'result_secrets' },
   result_check_broke_schema: { counter: 'denials', guard: 'reply_chain' },
   changed: { counter: 'pin_blocks', guard: 'tool_pins' },
@@ -121,6 +122,7 @@ export interface DenialAnswerContext {
 /**
  * The answer kind of a refusal per era, in one place:
  * - token reasons: `http` (the body is not read; a batch is refused whole);
+ * - `session_of_another_caller`: `http`, the 404 of an unknown session (the whole request);
  * - `insufficient_scope`, `rate_limited`: `http` for a single request, `per-id-error` in a batch;
  * - `tool_filtered`, `unknown`: `rpc-error` (-32602, exactly an unknown tool's answer in every era);
  * - pin blocks of a call: as invalid arguments (`INVALID_ARGS`): `is-error-result` from 2025-11-25
@@ -133,6 +135,7 @@ export function denialAnswerKind(reason: DenialReason | ReplyDenialCode, c: Deni
     case 'no_token':
     case 'invalid_token':
     case 'jwks_unavailable':
+    case 'session_of_another_caller':
       return 'http'
     case 'insufficient_scope':
     case 'rate_limited':

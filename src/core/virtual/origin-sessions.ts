@@ -46,25 +46,43 @@ export interface FeatureRoutes {
 export interface VirtualState {
   key: Promise<CryptoKey>
   /**
-   * The edge's own session per origin and credential (the digest of the `Authorization` the origin
-   * gets), for requests that carry no session of a virtual server (2026-07-28 clients, sessionless
-   * calls): one caller's origin session never serves another's credential.
+   * The edge's own session per origin and caller (`<origin>\n<caller key>`, virtual-server.ts
+   * `callerKey`: with auth on the verified caller, else the `Authorization` the origin gets), for
+   * requests that carry no session of a virtual server (2026-07-28 clients, sessionless calls): one
+   * caller's origin session never serves another caller. Least recently used first, at most
+   * {@link MAX_SHARED_SESSIONS} ({@link sharedConnection}).
    */
-  shared: Map<string, Promise<OriginConnection>>
+  shared: Map<string, SharedSession>
   /** An origin session that origin no longer knows (it restarted) -> the session that replaces it here. */
   replaced: Map<string, Promise<OriginConnection>>
-  /** Per virtual server and credential (`<server>\n<digest>`): its last merged list (a private list is never another caller's). */
+  /** Per virtual server and caller (`<server>\n<caller key>`): its last merged list (a private list is never another caller's). */
   lists: Map<string, HeldList>
-  /** Per virtual server and credential: the merge in flight (concurrent lists share one fan-out). */
+  /** Per virtual server and caller: the merge in flight (concurrent lists share one fan-out). */
   pulling: Map<string, Promise<MergedTools>>
-  /** Per virtual server and credential: where the prompts and resources it was last given are routed. */
+  /** Per virtual server and caller: where the prompts and resources it was last given are routed. */
   features: Map<string, FeatureRoutes>
   /** Per virtual server: what its last merge left out. */
   status: Map<string, VirtualStatus>
+  /** Per verified caller (`identityScopeKey`): the caller tag its sessions are bound to (session-token.ts `callerTag`). */
+  callers: Map<string, Promise<string>>
 }
 
-/** Most replaced origin sessions, shared sessions and merged lists remembered, each (the oldest forgotten first). */
+/** One of the edge's own origin sessions ({@link VirtualState.shared}): the connection, and what its `DELETE` needs when it is dropped. */
+export interface SharedSession {
+  conn: Promise<OriginConnection>
+  target: OriginTarget
+  authorization: string | null
+}
+
+/** Most replaced origin sessions, merged lists and caller tags remembered, each (the oldest forgotten first). */
 const MAX_REPLACED = 1024
+
+/**
+ * Most of the edge's own origin sessions held per process or isolate (one per origin and caller):
+ * past it the least recently used is dropped and ended at its origin (`DELETE`), so a flood of
+ * distinct callers holds neither the edge's memory nor the origins' sessions without bound.
+ */
+export const MAX_SHARED_SESSIONS = 1024
 
 /** Sets `key` in a map bounded to {@link MAX_REPLACED} entries, the oldest forgotten first. */
 export function setBounded<V>(map: Map<string, V>, key: string, value: V): void {
@@ -89,7 +107,16 @@ const states = new WeakMap<EdgeDeps, VirtualState>()
 export function virtualState(deps: EdgeDeps): VirtualState {
   let s = states.get(deps)
   if (!s) {
-    s = { key: sessionKey(deps.config.virtualSessionKey), shared: new Map(), replaced: new Map(), lists: new Map(), pulling: new Map(), status: new Map(), features: new Map() }
+    s = {
+      key: sessionKey(deps.config.virtualSessionKey),
+      shared: new Map(),
+      replaced: new Map(),
+      lists: new Map(),
+      pulling: new Map(),
+      status: new Map(),
+      features: new Map(),
+      callers: new Map(),
+    }
     states.set(deps, s)
   }
   return s
@@ -168,21 +195,36 @@ export async function connectOrigin(deps: EdgeDeps, target: OriginTarget, author
 
 /**
  * The edge's own connection to `origin` for requests without a virtual-server session: opened once
- * per process and credential, again after a failure.
- * @param credential the digest of `authorization` (validation/caller-scope.ts `privateScope`)
+ * per process and caller, again after a failure. Held least recently used first: past
+ * {@link MAX_SHARED_SESSIONS} the least recently used is forgotten and its origin session ended
+ * (`DELETE`, in the background); that caller's next request opens a new one.
+ * @param authorization the `Authorization` the origin gets (the caller's with auth off, ORIGIN_AUTHORIZATION with auth on), or null
+ * @param caller whose connection it is (virtual-server.ts `callerKey`): two callers never share one
  */
-export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authorization: string | null, credential: string): Promise<OriginConnection> {
+export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authorization: string | null, caller: string): Promise<OriginConnection> {
   const st = virtualState(deps)
-  const key = `${target.id}\n${credential}`
-  let p = st.shared.get(key)
-  if (!p) {
-    p = connectOrigin(deps, target, authorization)
-    setBounded(st.shared, key, p)
-    p.catch(() => {
-      if (st.shared.get(key) === p) st.shared.delete(key)
-    })
+  const key = `${target.id}\n${caller}`
+  const held = st.shared.get(key)
+  if (held) {
+    // Least recently used first: a caller's use moves its session to the back.
+    st.shared.delete(key)
+    st.shared.set(key, held)
+    return held.conn
   }
-  return p
+  const entry: SharedSession = { conn: connectOrigin(deps, target, authorization), target, authorization }
+  st.shared.set(key, entry)
+  entry.conn.catch(() => {
+    if (st.shared.get(key) === entry) st.shared.delete(key)
+  })
+  while (st.shared.size > MAX_SHARED_SESSIONS) {
+    const [oldest, dropped] = st.shared.entries().next().value!
+    st.shared.delete(oldest)
+    dropped.conn.then(
+      (conn) => endOriginSession(deps, dropped.target, conn, dropped.authorization),
+      () => undefined
+    )
+  }
+  return entry.conn
 }
 
 /**
@@ -197,13 +239,13 @@ export function replaceConnection(
   stale: OriginConnection,
   used: Promise<OriginConnection> | undefined,
   authorization: string | null,
-  credential: string
+  caller: string
 ): Promise<OriginConnection> {
   const st = virtualState(deps)
   if (used !== undefined || stale.sessionId === undefined) {
-    const key = `${target.id}\n${credential}`
-    if (used === undefined || st.shared.get(key) === used) st.shared.delete(key)
-    return sharedConnection(deps, target, authorization, credential)
+    const key = `${target.id}\n${caller}`
+    if (used === undefined || st.shared.get(key)?.conn === used) st.shared.delete(key)
+    return sharedConnection(deps, target, authorization, caller)
   }
   const k = `${target.id}\n${stale.sessionId}`
   let p = st.replaced.get(k)

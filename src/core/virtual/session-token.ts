@@ -7,7 +7,8 @@
  * it runs on Node and on Workers.
  *
  * Form: `v1.<payload>.<mac>`, both base64url; the payload is JSON
- * `{ "v": <virtual server>, "b": { <origin>: [<era>, <origin session id>?] } }`. Only visible
+ * `{ "v": <virtual server>, "b": { <origin>: [<era>, <origin session id>?] }, "c"?: <caller tag> }`
+ * (`c` with auth on: the {@link callerTag} of the verified caller it was issued to). Only visible
  * ASCII, as MCP's transports require of a session id.
  */
 import { isKnownVersion, type ProtocolVersion } from '../jsonrpc/versions'
@@ -25,10 +26,16 @@ export interface VirtualSession {
   server: string
   /** Per origin of the virtual server that answered at `initialize`. */
   backends: Record<string, BackendSession>
+  /** With auth on: the {@link callerTag} of the caller it was issued to, the only one it serves. Unset: a bearer capability. */
+  caller?: string
 }
 
 /** What every MAC covers before the payload: a key used for another purpose never signs a session. */
 const CONTEXT = 'mcp-edge virtual session v1\n'
+/** What a caller tag's MAC covers first: a tag is never a session's MAC, nor the reverse. */
+const CALLER_CONTEXT = 'mcp-edge virtual session caller v1\n'
+/** Bytes of the caller tag kept (128 bits: no second caller is found to share one). */
+const CALLER_TAG_BYTES = 16
 /** The longest session id read (a few hundred bytes per origin; more is not one of ours). */
 const MAX_TOKEN_CHARS = 16_384
 
@@ -65,16 +72,27 @@ export async function sessionKey(secret: string | null): Promise<CryptoKey> {
 export async function mintSession(key: CryptoKey, session: VirtualSession): Promise<string> {
   const b: Record<string, [string] | [string, string]> = {}
   for (const [origin, s] of Object.entries(session.backends)) b[origin] = s.sessionId !== undefined ? [s.era, s.sessionId] : [s.era]
-  const payload = toBase64Url(encoder.encode(JSON.stringify({ v: session.server, b })))
+  const payload = toBase64Url(encoder.encode(JSON.stringify(session.caller !== undefined ? { v: session.server, b, c: session.caller } : { v: session.server, b })))
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(CONTEXT + payload)))
   return `v1.${payload}.${toBase64Url(mac)}`
 }
 
 /**
- * The session a session id carries, when `key` signed it and it was issued by `server`.
- * @returns null for anything else (not ours, altered, another virtual server's, another key's)
+ * The caller tag a session is bound to with auth on: HMAC-SHA256 under the session key of the
+ * issuer and the caller's identity (its `sub` and OAuth client, as the edge keys a caller's private
+ * lists: validation/caller-scope.ts `identityScopeKey`), cut to 16 bytes, base64url. Keyed, so
+ * the tag in a (readable) session id tells nothing of the caller to whoever holds the id; the
+ * identity, not the token, so a token refreshed mid-session keeps the session.
+ * @param identityKey `identityScopeKey` of the verified caller
  */
-export async function readSession(key: CryptoKey, token: string, server: string): Promise<VirtualSession | null> {
+export async function callerTag(key: CryptoKey, issuer: string, identityKey: string): Promise<string> {
+  // Length-prefixed issuer: no issuer and identity pair reads as another.
+  const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(`${CALLER_CONTEXT}${issuer.length}:${issuer}${identityKey}`))
+  return toBase64Url(new Uint8Array(mac, 0, CALLER_TAG_BYTES))
+}
+
+/** The payload of a session id `key` signed, parsed: null for anything else (not ours, altered, another key's). */
+async function verifiedPayload(key: CryptoKey, token: string): Promise<Record<string, unknown> | null> {
   if (token.length > MAX_TOKEN_CHARS) return null
   const parts = token.split('.')
   if (parts.length !== 3 || parts[0] !== 'v1') return null
@@ -89,7 +107,26 @@ export async function readSession(key: CryptoKey, token: string, server: string)
   } catch {
     return null
   }
-  if (!isObject(v) || v.v !== server || !isObject(v.b)) return null
+  return isObject(v) && typeof v.v === 'string' ? v : null
+}
+
+/**
+ * The virtual server that issued a session id, when `key` signed it (any virtual server of this
+ * edge); null for anything else. For the origin routes, which must not pass such an id on.
+ */
+export async function issuingServer(key: CryptoKey, token: string): Promise<string | null> {
+  return ((await verifiedPayload(key, token))?.v as string | undefined) ?? null
+}
+
+/**
+ * The session a session id carries, when `key` signed it and it was issued by `server`. The caller
+ * binding (`caller`) is returned as signed; comparing it with the caller of the request is the
+ * caller's business (virtual-server.ts), so a refusal can be logged for what it is.
+ * @returns null for anything else (not ours, altered, another virtual server's, another key's)
+ */
+export async function readSession(key: CryptoKey, token: string, server: string): Promise<VirtualSession | null> {
+  const v = await verifiedPayload(key, token)
+  if (!v || v.v !== server || !isObject(v.b)) return null
   const backends: Record<string, BackendSession> = {}
   for (const [origin, entry] of Object.entries(v.b)) {
     if (!Array.isArray(entry) || !isKnownVersion(entry[0])) return null
@@ -97,5 +134,6 @@ export async function readSession(key: CryptoKey, token: string, server: string)
     if (typeof entry[1] === 'string') s.sessionId = entry[1]
     Object.defineProperty(backends, origin, { value: s, enumerable: true, writable: true, configurable: true })
   }
-  return { server, backends }
+  if (v.c !== undefined && typeof v.c !== 'string') return null
+  return v.c !== undefined ? { server, backends, caller: v.c } : { server, backends }
 }

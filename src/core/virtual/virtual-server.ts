@@ -16,7 +16,7 @@ import { parseBody } from '../request/parse-body'
 import { boundText } from '../jsonrpc/bound-text'
 import { classify, type Classified } from '../request/classify'
 import { edgeResponse, isWholeBody, type ByteSource, type EdgeResponse, type RequestHeaders } from '../edge-response'
-import { localResponse, toWire, type ProtocolRefusal } from '../local-answer'
+import { localResponse, toWire, type ProtocolRefusal, type TransportRefusal } from '../local-answer'
 import { decideEra } from '../protocol/era-decision'
 import { checkStandardHeaders } from '../protocol/standard-headers'
 import { headerMemos, originEras, pinBook, type EdgeDeps, type OriginTarget } from '../exchange'
@@ -35,7 +35,9 @@ import { OriginTimeoutError } from '../ports'
 import { mergeTools, originOfPrefixed, type MergedTool, type MergedTools, type OriginTools } from './merge-tools'
 import { openVirtualStream } from './virtual-stream'
 import type { FeatureRoutes, HeldList } from './origin-sessions'
-import { mintSession, readSession, type BackendSession, type VirtualSession } from './session-token'
+import { callerTag, issuingServer, mintSession, readSession, type BackendSession, type VirtualSession } from './session-token'
+import { recordDenial } from '../guards/denial'
+import { requestIdOf } from '../observe/request-id'
 import {
   connectOrigin,
   endOriginSession,
@@ -73,8 +75,8 @@ interface Ask {
   session: VirtualSession | null
   /** The `Authorization` the origins get: the caller's with auth off, ORIGIN_AUTHORIZATION with auth on (request-auth.ts gave the origin-bound headers). */
   authorization: string | null
-  /** Its digest (validation/caller-scope.ts `privateScope`): what the edge's own origin sessions and merged lists are kept by. */
-  credential: string
+  /** Who asks ({@link callerKey}): what the edge's own origin sessions, merged lists and feature routes are kept by. */
+  caller: string
   signal: ClientSignal | undefined
   identity: AccessIdentity | undefined
 }
@@ -84,20 +86,111 @@ type Outcome = { text: string; status?: number; headers?: Record<string, string>
 
 const JSON_TYPE = { 'content-type': 'application/json' }
 
-/** 404 for a session id this virtual server did not issue (or that was altered): the client starts a new session. */
+/**
+ * 404 for a session id this virtual server does not serve to this caller: not issued by it, altered,
+ * or (auth on) issued to another caller. One answer for every cause, so it tells no one whose a
+ * session is; the client starts a new session (MCP transports: 404 for an unknown session id).
+ */
 function sessionNotFound(): EdgeResponse {
   return localResponse({
     kind: 'transport',
     status: 404,
-    message: 'Session not found: this session id was not issued by this virtual server (or was altered); send initialize to start a new session',
+    message: 'Session not found: this virtual server has no session with this id for this caller; send initialize to start a new session',
   })
+}
+
+/**
+ * The caller tag a session of this request's caller is bound to (session-token.ts `callerTag`):
+ * with auth on, from the verified identity (remembered per process for the last callers); without
+ * auth undefined, and a session id is a bearer capability.
+ */
+function callerOf(deps: EdgeDeps, identity: AccessIdentity | undefined): Promise<string> | undefined {
+  if (!identity) return undefined
+  const id = identityScopeKey(identity)
+  const st = virtualState(deps)
+  let tag = st.callers.get(id)
+  if (!tag) {
+    tag = st.key.then((k) => callerTag(k, deps.auth?.issuer ?? '', id))
+    setBounded(st.callers, id, tag)
+  }
+  return tag
+}
+
+/**
+ * Who asks, as the edge keeps its own origin sessions, merged lists and feature routes for
+ * requests (per caller, so one caller never shares another's origin session, nor the state a
+ * stateful origin holds in it): with auth on, `c-` and the caller tag its virtual sessions are
+ * bound to ({@link callerOf}: issuer, `sub`, OAuth client; all callers get the same
+ * ORIGIN_AUTHORIZATION, so that cannot tell them apart); without auth, the digest of the
+ * `Authorization` the origin gets (`u-` and hex, validation/caller-scope.ts `privateScope`).
+ */
+async function callerKey(deps: EdgeDeps, identity: AccessIdentity | undefined, authorization: string | null): Promise<string> {
+  const tag = callerOf(deps, identity)
+  return tag !== undefined ? `c-${await tag}` : privateScope(authorization)
+}
+
+/**
+ * The session a request's `Mcp-Session-Id` names on `vt`, when it is this caller's; else the 404
+ * of {@link sessionNotFound}. A session of another caller (auth on) is answered the same, and
+ * logged and counted as the denial `session_of_another_caller` (`mcp.denied`, with the caller's `sub`).
+ * @param method the HTTP method, for the denial line
+ */
+async function sessionFor(
+  deps: EdgeDeps,
+  vt: VirtualTarget,
+  token: string,
+  headers: RequestHeaders,
+  identity: AccessIdentity | undefined,
+  method: 'POST' | 'GET' | 'DELETE'
+): Promise<VirtualSession | EdgeResponse> {
+  const s = await readSession(await virtualState(deps).key, token, vt.name)
+  if (!s) return sessionNotFound()
+  if (s.caller !== (await callerOf(deps, identity))) {
+    recordDenial(deps, requestIdOf(headers), vt.name, {
+      reason: 'session_of_another_caller',
+      status: 404,
+      method,
+      ...(identity ? { sub: boundText(identity.sub, 128) } : {}),
+    })
+    return sessionNotFound()
+  }
+  return s
+}
+
+/** The refusal of a virtual server's session id on an origin route ({@link virtualSessionOnOrigin}). */
+const SESSION_OF_VIRTUAL_SERVER: TransportRefusal = {
+  kind: 'transport',
+  status: 404,
+  message:
+    'Session not found: this session id belongs to a virtual server of this edge, not to this origin; send it to the virtual server that issued it, or send initialize here to start a session with this origin',
+}
+
+/**
+ * An origin route's answer to an `Mcp-Session-Id` that is a session id of a virtual server of this
+ * edge (its MAC verifies): 404 as an unknown session, saying whose it is, so the id never reaches
+ * the origin (it carries the other origins' session ids). Null, without awaiting, for any other id
+ * (it goes to the origin as before): only an id that starts as ours (`v1.`), with virtual servers
+ * configured, costs the MAC check.
+ * @returns null, or a promise of the refusal (null when the MAC does not verify)
+ */
+export function virtualSessionOnOrigin(deps: EdgeDeps, headers: RequestHeaders): Promise<TransportRefusal | null> | null {
+  const token = headers.get('mcp-session-id')
+  if (token === null || !token.startsWith('v1.')) return null
+  let any = false
+  for (const _ in deps.config.virtualServers) {
+    any = true
+    break
+  }
+  if (!any) return null
+  return virtualState(deps).key.then(async (key) => ((await issuingServer(key, token)) === null ? null : SESSION_OF_VIRTUAL_SERVER))
 }
 
 /**
  * Answers one `POST <mount>/<virtual server>` whose transport checks (and token check, with auth
  * on) passed. A single message or a 2025-03-26 batch, answered per id; a session id that this
- * virtual server did not issue is answered 404.
+ * virtual server did not issue, or (auth on) issued to another caller, is answered 404.
  * @param headers the client's headers (with auth on, the origin-bound view)
+ * @param identity the verified caller (auth on): the session it opens is bound to it
  */
 export async function handleVirtualPost(
   body: Uint8Array | string,
@@ -136,11 +229,12 @@ async function answerPost(
   const token = headers.get('mcp-session-id')
   let session: VirtualSession | null = null
   if (token !== null) {
-    session = await readSession(await virtualState(deps).key, token, vt.name)
-    if (!session) return sessionNotFound()
+    const found = await sessionFor(deps, vt, token, headers, identity, 'POST')
+    if (!('backends' in found)) return found
+    session = found
   }
   const authorization = headers.get('authorization')
-  const ask: Ask = { deps, vt, headers, session, authorization, credential: await privateScope(authorization), signal, identity }
+  const ask: Ask = { deps, vt, headers, session, authorization, caller: await callerKey(deps, identity, authorization), signal, identity }
   if (parsed.kind === 'batch') {
     const version = headers.get('mcp-protocol-version')
     if (version !== null && version.trim() !== '2025-03-26')
@@ -337,7 +431,7 @@ function serverInfo(ask: Ask): Record<string, unknown> {
 async function capabilities(ask: Ask, known?: OriginConnection[]): Promise<Record<string, unknown>> {
   const conns =
     known ??
-    (await Promise.allSettled(ask.vt.setting.origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))).flatMap((r) =>
+    (await Promise.allSettled(ask.vt.setting.origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.caller)))).flatMap((r) =>
       r.status === 'fulfilled' ? [r.value] : []
     )
   const listChanged = conns.some((c) => isObject(c.capabilities.tools) && c.capabilities.tools.listChanged === true)
@@ -376,7 +470,8 @@ async function initialize(ask: Ask, c: Extract<Classified, { kind: 'request' }>)
       backends[origin] = { era: r.value.era, ...(r.value.sessionId !== undefined ? { sessionId: r.value.sessionId } : {}) }
     } else noteLeftOut(ask, origin, r.reason)
   })
-  const token = await mintSession(await virtualState(deps).key, { server: vt.name, backends })
+  const caller = await callerOf(deps, ask.identity)
+  const token = await mintSession(await virtualState(deps).key, { server: vt.name, backends, ...(caller !== undefined ? { caller } : {}) })
   const result = { protocolVersion: version, capabilities: await capabilities(ask, conns), serverInfo: serverInfo(ask) }
   return { text: resultText(c.id, result), headers: { 'mcp-session-id': token } }
 }
@@ -432,9 +527,9 @@ async function listPage(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m
   return localResult(c.id, result, modern, true)
 }
 
-/** Where a caller's merged list of this virtual server is kept: per server and credential. */
+/** Where a caller's merged list of this virtual server is kept: per server and caller ({@link callerKey}). */
 function listKey(ask: Ask): string {
-  return `${ask.vt.name}\n${ask.credential}`
+  return `${ask.vt.name}\n${ask.caller}`
 }
 
 /**
@@ -457,7 +552,7 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
     const lists = await Promise.allSettled(
       origins.map(async (o): Promise<OriginTools | null> => {
         const target = targetOf(ask, o)
-        const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.credential)
+        const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.caller)
         const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
         if (typeof pulled.ttlMs === 'number' && pulled.ttlMs > 0) ttlMs = Math.min(ttlMs, pulled.ttlMs)
         const tools = await pinnedTools(ask, o, pulled)
@@ -638,7 +733,7 @@ function connectionFor(ask: Ask, origin: string): { conn: Promise<OriginConnecti
     const replaced = s.sessionId !== undefined ? replacementOf(ask.deps, origin, s.sessionId) : undefined
     return { conn: replaced ?? Promise.resolve({ era: s.era, ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}), capabilities: {} }) }
   }
-  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization, ask.credential)
+  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization, ask.caller)
   return { conn: shared, shared }
 }
 
@@ -776,7 +871,7 @@ async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, or
   let r = await send(conn)
   if (conn.sessionId !== undefined && sessionGone(r)) {
     try {
-      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, ask.credential)
+      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, ask.caller)
     } catch (e) {
       originFailed(ask, m.origin, e)
       return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
@@ -793,9 +888,16 @@ async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, or
  * `GET <mount>/<virtual server>` (2025 revisions, with the session id): the stream that relays the
  * origins' `notifications/tools/list_changed` (virtual-stream.ts); 405 when no origin of the
  * session has a stream. `DELETE`: ends the client's session with the virtual server and the
- * origin sessions it carries.
+ * origin sessions it carries. Either is 404 for a session id that is not this caller's ({@link sessionFor}).
+ * @param identity the verified caller (auth on), else undefined
  */
-export async function handleVirtualPassThrough(method: 'GET' | 'DELETE', headers: RequestHeaders, vt: VirtualTarget, deps: EdgeDeps): Promise<EdgeResponse> {
+export async function handleVirtualPassThrough(
+  method: 'GET' | 'DELETE',
+  headers: RequestHeaders,
+  vt: VirtualTarget,
+  deps: EdgeDeps,
+  identity?: AccessIdentity
+): Promise<EdgeResponse> {
   const version = headers.get('mcp-protocol-version')?.trim()
   const noStream = (why: string) => localResponse({ kind: 'transport', status: 405, message: `Method Not Allowed: ${why}; use POST`, headers: { allow: 'GET, POST, DELETE' } })
   // MCP 2026-07-28 is POST-only (D18).
@@ -803,13 +905,13 @@ export async function handleVirtualPassThrough(method: 'GET' | 'DELETE', headers
   const token = headers.get('mcp-session-id')
   if (method === 'GET') {
     if (token === null) return noStream('the stream of a virtual server belongs to a session; send its Mcp-Session-Id')
-    const s = await readSession(await virtualState(deps).key, token, vt.name)
-    if (!s) return sessionNotFound()
+    const s = await sessionFor(deps, vt, token, headers, identity, 'GET')
+    if (!('backends' in s)) return s
     return (await openVirtualStream(deps, vt.name, s, headers.get('authorization'))) ?? noStream('no origin of this session has a stream')
   }
   if (token === null) return localResponse({ kind: 'transport', status: 400, message: 'Bad Request: DELETE needs the Mcp-Session-Id of the session to end' })
-  const session = await readSession(await virtualState(deps).key, token, vt.name)
-  if (!session) return sessionNotFound()
+  const session = await sessionFor(deps, vt, token, headers, identity, 'DELETE')
+  if (!('backends' in session)) return session
   const authorization = headers.get('authorization')
   for (const [origin, s] of Object.entries(session.backends)) {
     const target = originTarget(deps.config, origin)
@@ -844,7 +946,7 @@ const MAX_FEATURE_PAGES = 20
 /** The origins of the virtual server whose edge connection announces `capability`, in the server's order (an origin that cannot be reached is left out). */
 async function offering(ask: Ask, capability: string): Promise<string[]> {
   const origins = ask.vt.setting.origins
-  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))
+  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.caller)))
   return origins.filter((o, i) => {
     const r = conns[i]!
     if (r.status === 'rejected') noteLeftOut(ask, o, r.reason)
@@ -884,7 +986,7 @@ function templatePattern(template: string): RegExp {
   return new RegExp(`^${parts.join('.*')}$`)
 }
 
-/** Where the prompts and resources a caller was last given are routed (per virtual server and credential). */
+/** Where the prompts and resources a caller was last given are routed (per virtual server and caller). */
 function featureRoutes(ask: Ask): FeatureRoutes {
   const st = virtualState(ask.deps)
   const key = listKey(ask)
@@ -1020,7 +1122,7 @@ async function setLevel(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m
  */
 async function listen(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Promise<Outcome> {
   const origins = ask.vt.setting.origins
-  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.credential)))
+  const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.caller)))
   const backends: Record<string, BackendSession> = {}
   const modernOrigins: string[] = []
   conns.forEach((r, i) => {

@@ -2,13 +2,14 @@
  * The pure parts of virtual servers (docs/virtual-servers.md): the `VIRTUAL_SERVERS` rule and its
  * check against `ORIGINS` (one line naming every problem, as env and as typed option), the naming
  * rule of each prefix mode, the signed session id (forged, swapped, another server's or another
- * key's refused), and the start-up line of a key made at start.
+ * key's refused; the caller tag it carries with auth on), and the start-up line of a key made at start.
  */
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../../../src/core/config'
 import { resolveConfig } from '../../../src/edge-options'
 import { mergeTools, originOfPrefixed } from '../../../src/core/virtual/merge-tools'
-import { mintSession, readSession, sessionKey } from '../../../src/core/virtual/session-token'
+import { callerTag, issuingServer, mintSession, readSession, sessionKey } from '../../../src/core/virtual/session-token'
+import { identityScopeKey } from '../../../src/core/validation/caller-scope'
 import { startupRecords } from '../../../src/core/startup-report'
 
 const ORIGINS = JSON.stringify({ weather: 'http://127.0.0.1:9001/mcp', files: 'http://127.0.0.1:9002/mcp' })
@@ -131,5 +132,36 @@ describe('the session id', () => {
     expect(await readSession(key, `${v}.${other.split('.')[1]}.${mac}`, 'all')).toBeNull()
     expect(await readSession(key, `${v}.${payload}`, 'all')).toBeNull()
     expect(await readSession(key, 'not a session', 'all')).toBeNull()
+  })
+  it('carries the caller tag it was issued with; the tag depends on issuer, sub and client, is keyed, and hides the caller', async () => {
+    const key = await sessionKey('k'.repeat(32))
+    const id = (sub: string, clientId: string | null = 'c1') => identityScopeKey({ sub, clientId, scopes: new Set() })
+    const tag = await callerTag(key, 'https://as.example', id('alice'))
+    expect(tag).toMatch(/^[A-Za-z0-9_-]{22}$/)
+    // The same caller (whatever its token) gets the same tag, on any replica with the key.
+    expect(await callerTag(await sessionKey('k'.repeat(32)), 'https://as.example', id('alice'))).toBe(tag)
+    const others = await Promise.all([
+      callerTag(key, 'https://as.example', id('bob')),
+      callerTag(key, 'https://as.example', id('alice', 'c2')),
+      callerTag(key, 'https://as.example', id('alice', null)),
+      callerTag(key, 'https://other.example', id('alice')),
+      callerTag(await sessionKey('j'.repeat(32)), 'https://as.example', id('alice')),
+    ])
+    expect(new Set([tag, ...others]).size).toBe(6)
+    const token = await mintSession(key, { ...session, caller: tag })
+    expect(await readSession(key, token, 'all')).toEqual({ ...session, caller: tag })
+    expect(Buffer.from(token.split('.')[1]!, 'base64url').toString()).not.toContain('alice')
+    // The tag is under the MAC: swapped for another, the id is not ours.
+    const [v, , mac] = token.split('.')
+    const swapped = Buffer.from(JSON.stringify({ v: 'all', b: { files: ['2025-11-25', 'abc-123'], web: ['2026-07-28'] }, c: others[0] })).toString('base64url')
+    expect(await readSession(key, `${v}.${swapped}.${mac}`, 'all')).toBeNull()
+  })
+  it('names the virtual server that issued it, for any server of the edge; null for an id it did not sign', async () => {
+    const key = await sessionKey('k'.repeat(32))
+    const token = await mintSession(key, session)
+    expect(await issuingServer(key, token)).toBe('all')
+    expect(await issuingServer(await sessionKey('j'.repeat(32)), token)).toBeNull()
+    expect(await issuingServer(key, token.slice(0, -2))).toBeNull()
+    expect(await issuingServer(key, 'v1.abc.def')).toBeNull()
   })
 })
