@@ -1067,7 +1067,8 @@ async function listen(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Pr
   const modernOrigins: string[] = []
   const stateful: string[] = []
   conns.forEach((r, i) => {
-    if (r.status !== 'fulfilled') return
+    // An origin that offers none of the honoured lists has nothing to say on this stream.
+    if (r.status !== 'fulfilled' || !(['tools', 'prompts', 'resources'] as const).some((l) => lists[l] && isObject(r.value.capabilities[l]))) return
     if (isModern(r.value.era)) modernOrigins.push(origins[i]!)
     else if (r.value.sessionId !== undefined) stateful.push(origins[i]!)
   })
