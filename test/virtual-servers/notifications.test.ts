@@ -7,8 +7,9 @@
  *   reach a 2025 client's GET stream and a 2026-07-28 subscription (as it asked), and the edge
  *   lists the prompts again after one;
  * - two 2026-07-28 subscriptions at once each hear the stateful origin;
- * - progress both ways: the client's progress on an origin's sampling request reaches that origin,
- *   the origin's progress on a client's call reaches the client on the call's stream;
+ * - progress both ways: the client's progress on an origin's sampling request (and its answer)
+ *   reaches that origin alone (a second stateful origin hears nothing of it), the origin's progress
+ *   on a client's call reaches the client on the call's stream;
  * - cancellation at the 2026-07-28 origin: a 2026-07-28 client closing its request, and a 2025
  *   client's `notifications/cancelled` in its session, both close the origin's request (the
  *   origin's handler sees its signal abort: 2026-07-28 Streamable HTTP §Cancellation).
@@ -57,6 +58,9 @@ function messages(res: Response): () => Promise<Record<string, unknown>> {
 describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start }) => {
   let files: TestOrigin
   let weather: TestOrigin
+  let notes: TestOrigin
+  /** What the second stateful origin's SDK server reported as errors (an answer or progress it did not ask for). */
+  const notesErrors: string[] = []
   let edge: EdgeUnderTest
   const filesServers: McpServerV1[] = []
   /** Progress the stateful origin received on its sampling requests. */
@@ -100,15 +104,16 @@ describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start 
         return { content: [{ type: 'text' as const, text: 'cancelled' }] }
       })
     })
+    notes = await startStatefulOrigin('notes', ['jot'], { extra: (s) => void (s.server.onerror = (e) => void notesErrors.push(e.message)) })
     edge = await start({
-      ORIGINS: JSON.stringify({ files: files.url, weather: weather.url }),
-      VIRTUAL_SERVERS: JSON.stringify({ all: { origins: ['files', 'weather'] } }),
+      ORIGINS: JSON.stringify({ files: files.url, weather: weather.url, notes: notes.url }),
+      VIRTUAL_SERVERS: JSON.stringify({ all: { origins: ['files', 'weather', 'notes'] } }),
       VIRTUAL_SESSION_KEY: 'n'.repeat(40),
     })
   })
   afterAll(async () => {
     await edge?.close()
-    await Promise.all([files?.close(), weather?.close()])
+    await Promise.all([files?.close(), weather?.close(), notes?.close()])
   })
 
   /** Opens a 2026-07-28 subscription with `filter`; returns its messages and how to close it. */
@@ -208,8 +213,8 @@ describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start 
       // Each holds a GET stream at the stateful origin (an SDK session has one; a second GET is refused 409).
       const opened = (await edge.logs()).filter((r) => r.msg === 'virtual.stream_open').slice(before)
       expect(opened.map((r) => r.origins)).toEqual([
-        ['weather', 'files'],
-        ['weather', 'files'],
+        ['weather', 'files', 'notes'],
+        ['weather', 'files', 'notes'],
       ])
       files.addTool!('heard_twice')
       expect(await a.next()).toEqual(changed('tools', 41))
@@ -220,7 +225,7 @@ describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start 
     }
   })
 
-  it("the client's progress on an origin's sampling request reaches that origin", async () => {
+  it("the client's progress and answer on an origin's sampling request reach that origin alone", async () => {
     const client = new Client({ name: 'sdk-client', version: '1.0.0' }, { capabilities: { sampling: {} } })
     client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
       const token = req.params._meta?.progressToken
@@ -231,6 +236,8 @@ describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start 
     try {
       const r = await client.callTool({ name: 'files__ask', arguments: { q: 'x' } })
       expect(r.content).toEqual([{ type: 'text', text: 'sampled ok; progress 1' }])
+      // The other stateful origin of the session got neither (its SDK server reports an unknown token or id).
+      expect(notesErrors).toEqual([])
     } finally {
       await client.close()
     }

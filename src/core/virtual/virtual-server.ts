@@ -35,6 +35,7 @@ import { OriginTimeoutError } from '../ports'
 import { mergeTools, originOfPrefixed, type MergedTool, type MergedTools, type OriginTools } from './merge-tools'
 import { openVirtualStream, type ListFilter } from './virtual-stream'
 import { cancelInFlight, keepInFlight } from './in-flight'
+import { originOfAnswer, originOfProgress, watchOriginRequests } from './origin-requests'
 import type { FeatureRoutes, HeldList } from './origin-sessions'
 import { mintSession, readSession, type BackendSession, type VirtualSession } from './session-token'
 import {
@@ -225,15 +226,17 @@ function localResult(id: RawId, result: Record<string, unknown>, modern: boolean
 }
 
 /**
- * Sends a client's `notifications/cancelled`, or its answer to a request an origin sent inside a
- * routed request's stream (sampling, elicitation, roots), to each 2025 origin session its
- * virtual-server session carries, through the origin's path (the message as the client wrote it):
- * the origin that sent the request (or runs the cancelled one) takes it, the others do not know
- * the id. 2026-07-28 origins have no sessions: a call to one is cancelled by the client closing
- * its request, which aborts the edge's request to the origin.
+ * Sends a client's `notifications/cancelled`, or its answer (or progress) to a request an origin
+ * sent inside a routed request's stream (sampling, elicitation, roots), to each 2025 origin session
+ * its virtual-server session carries, through the origin's path (the message as the client wrote
+ * it): the origin that sent the request (or runs the cancelled one) takes it, the others do not
+ * know the id. 2026-07-28 origins have no sessions: a call to one is cancelled by the client
+ * closing its request, which aborts the edge's request to the origin (or by in-flight.ts).
+ * @param only the origin known to have sent the request (origin-requests.ts): to its session alone
  */
-async function relayToSessions(ask: Ask, text: string, method: string): Promise<void> {
-  const sessions = Object.entries(ask.session?.backends ?? {}).filter(([, s]) => s.sessionId !== undefined && !isModern(s.era))
+async function relayToSessions(ask: Ask, text: string, method: string, only?: string): Promise<void> {
+  let sessions = Object.entries(ask.session?.backends ?? {}).filter(([, s]) => s.sessionId !== undefined && !isModern(s.era))
+  if (only !== undefined && sessions.some(([o]) => o === only)) sessions = sessions.filter(([o]) => o === only)
   await Promise.all(
     sessions.map(async ([origin, s]) => {
       const target = originTarget(ask.deps.config, origin)
@@ -264,14 +267,16 @@ async function answer(ask: Ask, c: Classified, value: unknown): Promise<Outcome>
     return null
   }
   // The client's progress on a request an origin sent it (sampling, elicitation with a
-  // progressToken) goes back as its answer does: to the origin sessions of its session, where the
-  // origin that sent the request (and gave the token) takes it.
+  // progressToken) goes back as its answer does: to the origin that sent the request when this
+  // process relayed it, else to the origin sessions of its session, where that origin takes it.
   if (c.kind === 'notification' && c.method === 'notifications/progress') {
-    await relayToSessions(ask, c.text, c.method)
+    const token = ask.session ? ask.headers.get('mcp-session-id') : null
+    await relayToSessions(ask, c.text, c.method, token !== null ? originOfProgress(ask.deps, token, c.params?.progressToken) : undefined)
     return null
   }
   if (c.kind === 'response') {
-    await relayToSessions(ask, c.text, '')
+    const token = ask.session ? ask.headers.get('mcp-session-id') : null
+    await relayToSessions(ask, c.text, '', token !== null ? originOfAnswer(ask.deps, token, c.id) : undefined)
     return null
   }
   // Other notifications (initialized, roots/list_changed) are the virtual server's: none is relayed.
@@ -808,7 +813,12 @@ async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, or
   delete r.headers['mcp-session-id']
   const named = nameOriginInGatewayError(r, c.id, m.origin, () => forgetLists(ask.deps, m.origin))
   const shaped = clientModern && !isModern(conn.era) ? withResultType(named, c.id) : named
-  return { response: flight ? flight.settle(shaped) : shaped }
+  // A 2025 origin session may send the client requests in this answer: noted, so that the
+  // client's answers and progress go back to this origin alone.
+  const session = ask.session && conn.sessionId !== undefined && !isModern(conn.era) ? ask.headers.get('mcp-session-id') : null
+  const watched =
+    session !== null && shaped.body !== null && !isWholeBody(shaped.body) ? { ...shaped, body: watchOriginRequests(ask.deps, session, m.origin, shaped.body) } : shaped
+  return { response: flight ? flight.settle(watched) : watched }
 }
 
 /**
