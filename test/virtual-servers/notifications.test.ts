@@ -1,18 +1,20 @@
 /**
  * Notifications through a virtual server, on both runtimes, with real SDK servers behind it: a
  * stateful 2025 origin (SDK v1 `McpServer`: prompts, a resource, tools that ask the client for
- * sampling and report progress) and a stateless 2026-07-28 origin (SDK v2 `createMcpHandler`: a
- * prompt, a resource, a `wait` tool, and `handler.notify` for its subscriptions).
+ * sampling and report progress), a second stateful one, and a stateless 2026-07-28 origin (SDK v2
+ * `createMcpHandler`: a prompt, a resource, `steps` and `wait` tools, `handler.notify` for its
+ * subscriptions).
  * - the origins' `notifications/prompts/list_changed` and `notifications/resources/list_changed`
  *   reach a 2025 client's GET stream and a 2026-07-28 subscription (as it asked), and the edge
  *   lists the prompts again after one;
  * - two 2026-07-28 subscriptions at once each hear the stateful origin;
  * - progress both ways: the client's progress on an origin's sampling request (and its answer)
- *   reaches that origin alone (a second stateful origin hears nothing of it), the origin's progress
- *   on a client's call reaches the client on the call's stream;
- * - cancellation at the 2026-07-28 origin: a 2026-07-28 client closing its request, and a 2025
- *   client's `notifications/cancelled` in its session, both close the origin's request (the
- *   origin's handler sees its signal abort: 2026-07-28 Streamable HTTP §Cancellation).
+ *   reaches that origin alone (a second stateful origin hears nothing of it), each origin's progress
+ *   on a client's call reaches the client on the call's stream (this worked before: coverage);
+ * - cancellation at the 2026-07-28 origin: a 2026-07-28 client closing its request (this worked
+ *   before: coverage), and a 2025 client's `notifications/cancelled` in its session, both close the
+ *   origin's request (the origin's handler sees its signal abort: 2026-07-28 Streamable HTTP
+ *   §Cancellation).
  */
 import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -96,6 +98,12 @@ describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start 
     weather = await startModernOrigin('weather', ['get_forecast'], (s) => {
       s.registerPrompt('today', { description: 'weather today' }, () => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'sunny' } }] }))
       s.registerResource('today', 'weather://today', { mimeType: 'text/plain' }, (uri: URL) => ({ contents: [{ uri: uri.href, text: 'sunny' }] }))
+      // Reports progress on the client's progressToken, then answers.
+      s.registerTool('steps', { inputSchema: fromJsonSchema<{ q: string }>(Q) }, async (_args: { q: string }, ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken
+        if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } })
+        return { content: [{ type: 'text' as const, text: 'steps done' }] }
+      })
       // Answers only when its request is cancelled (the handler's signal aborts).
       s.registerTool('wait', { inputSchema: fromJsonSchema<{ q: string }>(Q) }, async (_args: { q: string }, ctx) => {
         waits.started++
@@ -254,6 +262,23 @@ describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start 
     } finally {
       await client.close()
     }
+  })
+
+  it("a 2026-07-28 origin's progress on a 2026-07-28 client's call reaches the client on the call's stream", async () => {
+    const res = await fetch(at(), {
+      method: 'POST',
+      headers: { ...HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'weather__steps' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 61,
+        method: 'tools/call',
+        params: { name: 'weather__steps', arguments: { q: 'x' }, _meta: { ...MODERN_META, progressToken: 'p-61' } },
+      }),
+    })
+    expect(res.headers.get('content-type')).toContain('text/event-stream')
+    const next = messages(res)
+    expect(await next()).toEqual({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p-61', progress: 1, total: 2 } })
+    expect(await next()).toMatchObject({ id: 61, result: { content: [{ type: 'text', text: 'steps done' }], resultType: 'complete' } })
   })
 
   // Skipped on the Worker: under plain Miniflare a client that aborts its request is not passed on
