@@ -15,7 +15,7 @@ import { isObject, toRawId, type RawId } from '../jsonrpc/jsonrpc'
 /** Most requests noted per process (the oldest forgotten first: their answers then go to every origin session). */
 const MAX_NOTED = 4096
 
-/** One noted request: its origin and, when it carried one, the key of its progress token. */
+/** One noted request: its origin ('' when two origins sent the id at once: then every session gets the answer) and, when it carried one, the key of its progress token. */
 interface Noted {
   origin: string
   token?: string
@@ -24,7 +24,7 @@ interface Noted {
 interface Book {
   /** `<session>\n<id key>` -> the request. */
   byId: Map<string, Noted>
-  /** `<session>\n<token key>` -> its origin. */
+  /** `<session>\n<token key>` -> its origin ('' when two origins gave the token at once). */
   byToken: Map<string, string>
 }
 
@@ -56,8 +56,15 @@ function noteRequest(book: Book, session: string, origin: string, data: string):
   if (!id) return
   const meta = isObject(v.params) && isObject(v.params._meta) ? v.params._meta : undefined
   const token = meta ? toRawId(meta.progressToken)?.key : undefined
-  setBounded(book.byId, `${session}\n${id.key}`, { origin, ...(token !== undefined ? { token } : {}) })
-  if (token !== undefined) setBounded(book.byToken, `${session}\n${token}`, origin)
+  // Two origins of one client session may use the same id (or token) at once: the client cannot
+  // tell them apart either, so its answer then goes to every origin session, as without a note.
+  const idKey = `${session}\n${id.key}`
+  const before = book.byId.get(idKey)
+  setBounded(book.byId, idKey, { origin: before && before.origin !== origin ? '' : origin, ...(token !== undefined ? { token } : {}) })
+  if (token === undefined) return
+  const tokenKey = `${session}\n${token}`
+  const had = book.byToken.get(tokenKey)
+  setBounded(book.byToken, tokenKey, had !== undefined && had !== origin ? '' : origin)
 }
 
 /**
@@ -101,11 +108,11 @@ export function originOfAnswer(owner: object, session: string, id: RawId | null)
   if (!noted) return undefined
   book.byId.delete(key)
   if (noted.token !== undefined) book.byToken.delete(`${session}\n${noted.token}`)
-  return noted.origin
+  return noted.origin || undefined
 }
 
 /** The origin that gave the progress token of a client's `notifications/progress`, when noted here. */
 export function originOfProgress(owner: object, session: string, token: unknown): string | undefined {
   const key = toRawId(token)?.key
-  return key === undefined ? undefined : books.get(owner)?.byToken.get(`${session}\n${key}`)
+  return (key === undefined ? undefined : books.get(owner)?.byToken.get(`${session}\n${key}`)) || undefined
 }

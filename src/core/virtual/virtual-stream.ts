@@ -176,8 +176,8 @@ export async function openVirtualStream(deps: EdgeDeps, server: string, session:
     if (ended) return
     ended = true
     clearTimeout(timer)
-    listen?.onEnd?.()
     for (const s of sources) void s.cancel().catch(() => undefined)
+    listen?.onEnd?.()
     wake?.()
   }
   // STREAM_MAX_MS bounds this stream as it bounds a relayed one; the client reconnects.
