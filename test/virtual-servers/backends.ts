@@ -35,6 +35,8 @@ export interface TestOrigin {
   restart(): Promise<void>
   /** Adds a tool to every live session's server (the SDK then sends `notifications/tools/list_changed` on each session's GET stream); stateful origins only. */
   addTool?(name: string): void
+  /** Publishes a change to every open `subscriptions/listen` of the origin that opted in (SDK v2 `handler.notify`); 2026-07-28 origins only. */
+  notify?: { toolsChanged(): void; promptsChanged(): void; resourcesChanged(): void }
   close(): Promise<void>
 }
 
@@ -163,6 +165,11 @@ export async function startModernOrigin(label: string, tools: string[], extra?: 
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
     sessions: [],
+    notify: {
+      toolsChanged: () => handler.notify.toolsChanged(),
+      promptsChanged: () => handler.notify.promptsChanged(),
+      resourcesChanged: () => handler.notify.resourcesChanged(),
+    },
     stop: async () => {
       await handler.close()
       await stopServer(http)

@@ -91,14 +91,33 @@ export function setBounded<V>(map: Map<string, V>, key: string, value: V): void 
   if (map.size > MAX_REPLACED) map.delete(map.keys().next().value!)
 }
 
+/** The virtual servers that hold `origin`. */
+function serversHolding(deps: EdgeDeps, origin: string): string[] {
+  return Object.entries(deps.config.virtualServers)
+    .filter(([, v]) => v.origins.includes(origin))
+    .map(([name]) => name)
+}
+
+/** Deletes the entries of `map` (keyed `<server>\n<credential>`) of the given servers. */
+function forgetServers(map: Map<string, unknown>, servers: string[]): void {
+  for (const key of [...map.keys()]) if (servers.includes(key.slice(0, key.indexOf('\n')))) map.delete(key)
+}
+
 /** Forgets the merged lists of the virtual servers holding `origin` (its list changed), for every caller. */
 export function forgetLists(deps: EdgeDeps, origin: string): void {
   const st = virtualState(deps)
-  const servers = Object.entries(deps.config.virtualServers)
-    .filter(([, v]) => v.origins.includes(origin))
-    .map(([name]) => name)
-  for (const key of [...st.lists.keys()]) if (servers.includes(key.slice(0, key.indexOf('\n')))) st.lists.delete(key)
-  for (const key of [...st.features.keys()]) if (servers.includes(key.slice(0, key.indexOf('\n')))) st.features.delete(key)
+  const servers = serversHolding(deps, origin)
+  forgetServers(st.lists, servers)
+  forgetServers(st.features, servers)
+}
+
+/**
+ * Forgets where the prompts and resources of the virtual servers holding `origin` are routed, for
+ * every caller (the origin said `notifications/prompts/list_changed` or `resources/list_changed`):
+ * the next `prompts/get` or resource request lists them again. The merged tool lists are kept.
+ */
+export function forgetFeatures(deps: EdgeDeps, origin: string): void {
+  forgetServers(virtualState(deps).features, serversHolding(deps, origin))
 }
 
 const states = new WeakMap<EdgeDeps, VirtualState>()

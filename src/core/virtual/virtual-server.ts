@@ -33,7 +33,9 @@ import { readSseEvents } from '../sse/read-sse-events'
 import { originCause } from '../observe/origin-cause'
 import { OriginTimeoutError } from '../ports'
 import { mergeTools, originOfPrefixed, type MergedTool, type MergedTools, type OriginTools } from './merge-tools'
-import { openVirtualStream } from './virtual-stream'
+import { openVirtualStream, type ListFilter } from './virtual-stream'
+import { cancelInFlight, keepInFlight } from './in-flight'
+import { originOfAnswer, originOfProgress, watchOriginRequests } from './origin-requests'
 import type { FeatureRoutes, HeldList } from './origin-sessions'
 import { callerTag, issuingServer, mintSession, readSession, type BackendSession, type VirtualSession } from './session-token'
 import { recordDenial } from '../guards/denial'
@@ -318,15 +320,17 @@ function localResult(id: RawId, result: Record<string, unknown>, modern: boolean
 }
 
 /**
- * Sends a client's `notifications/cancelled`, or its answer to a request an origin sent inside a
- * routed request's stream (sampling, elicitation, roots), to each 2025 origin session its
- * virtual-server session carries, through the origin's path (the message as the client wrote it):
- * the origin that sent the request (or runs the cancelled one) takes it, the others do not know
- * the id. 2026-07-28 origins have no sessions: a call to one is cancelled by the client closing
- * its request, which aborts the edge's request to the origin.
+ * Sends a client's `notifications/cancelled`, or its answer (or progress) to a request an origin
+ * sent inside a routed request's stream (sampling, elicitation, roots), to each 2025 origin session
+ * its virtual-server session carries, through the origin's path (the message as the client wrote
+ * it): the origin that sent the request (or runs the cancelled one) takes it, the others do not
+ * know the id. 2026-07-28 origins have no sessions: a call to one is cancelled by the client
+ * closing its request, which aborts the edge's request to the origin (or by in-flight.ts).
+ * @param only the origin known to have sent the request (origin-requests.ts): to its session alone
  */
-async function relayToSessions(ask: Ask, text: string, method: string): Promise<void> {
-  const sessions = Object.entries(ask.session?.backends ?? {}).filter(([, s]) => s.sessionId !== undefined && !isModern(s.era))
+async function relayToSessions(ask: Ask, text: string, method: string, only?: string): Promise<void> {
+  let sessions = Object.entries(ask.session?.backends ?? {}).filter(([, s]) => s.sessionId !== undefined && !isModern(s.era))
+  if (only !== undefined && sessions.some(([o]) => o === only)) sessions = sessions.filter(([o]) => o === only)
   await Promise.all(
     sessions.map(async ([origin, s]) => {
       const target = originTarget(ask.deps.config, origin)
@@ -349,15 +353,27 @@ async function answer(ask: Ask, c: Classified, value: unknown): Promise<Outcome>
   if (c.kind === 'invalid') return c.notification ? null : { text: toWire(c).text }
   // A cancellation goes to every origin session of the client's session: the request it names
   // went to one of them under the client's own id, and the others ignore an id they do not know.
+  // A request that an origin without a session runs here is closed instead (in-flight.ts).
   if (c.kind === 'notification' && c.method === 'notifications/cancelled') {
+    const token = ask.session ? ask.headers.get('mcp-session-id') : null
+    if (token !== null) cancelInFlight(ask.deps, token, c.params?.requestId)
     await relayToSessions(ask, c.text, c.method)
     return null
   }
-  if (c.kind === 'response') {
-    await relayToSessions(ask, c.text, '')
+  // The client's progress on a request an origin sent it (sampling, elicitation with a
+  // progressToken) goes back as its answer does: to the origin that sent the request when this
+  // process relayed it, else to the origin sessions of its session, where that origin takes it.
+  if (c.kind === 'notification' && c.method === 'notifications/progress') {
+    const token = ask.session ? ask.headers.get('mcp-session-id') : null
+    await relayToSessions(ask, c.text, c.method, token !== null ? originOfProgress(ask.deps, token, c.params?.progressToken) : undefined)
     return null
   }
-  // Other notifications (initialized, progress) are the virtual server's: none is relayed.
+  if (c.kind === 'response') {
+    const token = ask.session ? ask.headers.get('mcp-session-id') : null
+    await relayToSessions(ask, c.text, '', token !== null ? originOfAnswer(ask.deps, token, c.id) : undefined)
+    return null
+  }
+  // Other notifications (initialized, roots/list_changed) are the virtual server's: none is relayed.
   if (c.kind !== 'request') return null
   // The era rule of every MCP path (protocol/era-decision.ts): the version header against the
   // envelope, a version the edge does not serve (-32022), and on 2026-07-28 the standard headers
@@ -425,8 +441,9 @@ function serverInfo(ask: Ask): Record<string, unknown> {
 
 /**
  * The capabilities a virtual server announces: `tools` (with `listChanged` when an origin has
- * it), and each of `prompts`, `resources` (with `subscribe` when an origin has it), `logging` and
- * `completions` only when some origin offers it.
+ * it), and each of `prompts` (with `listChanged` when an origin has it), `resources` (with
+ * `subscribe`, `listChanged` when an origin has it), `logging` and `completions` only when some
+ * origin offers it.
  */
 async function capabilities(ask: Ask, known?: OriginConnection[]): Promise<Record<string, unknown>> {
   const conns =
@@ -437,9 +454,14 @@ async function capabilities(ask: Ask, known?: OriginConnection[]): Promise<Recor
   const listChanged = conns.some((c) => isObject(c.capabilities.tools) && c.capabilities.tools.listChanged === true)
   const out: Record<string, unknown> = { tools: listChanged ? { listChanged: true } : {} }
   const offered = (k: string) => conns.filter((c) => isObject(c.capabilities[k]))
-  if (offered('prompts').length) out.prompts = {}
-  if (offered('resources').length)
-    out.resources = offered('resources').some((c) => (c.capabilities.resources as Record<string, unknown>).subscribe === true) ? { subscribe: true } : {}
+  const some = (k: string, flag: string) => offered(k).some((c) => (c.capabilities[k] as Record<string, unknown>)[flag] === true)
+  if (offered('prompts').length) out.prompts = some('prompts', 'listChanged') ? { listChanged: true } : {}
+  if (offered('resources').length) {
+    const r: Record<string, unknown> = {}
+    if (some('resources', 'subscribe')) r.subscribe = true
+    if (some('resources', 'listChanged')) r.listChanged = true
+    out.resources = r
+  }
   if (offered('logging').length) out.logging = {}
   if (offered('completions').length) out.completions = {}
   return out
@@ -859,13 +881,17 @@ async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, or
     return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
   }
   const clientEra = eraOf(c, ask.headers)
+  // An origin without a session for this client cannot take its notifications/cancelled: the
+  // request is kept so that a cancellation closes it (in-flight.ts).
+  const token = ask.session && conn.sessionId === undefined ? ask.headers.get('mcp-session-id') : null
+  const flight = token !== null ? keepInFlight(ask.deps, token, c.id, ask.signal) : undefined
   const send = (cn: OriginConnection) =>
     handlePost(
       originRequestText(c.id, method, params, cn.era, clientModern),
       originHeaders(ask.headers, cn, method, name, clientModern),
       target,
       depsForShape(ask.deps, clientEra, cn.era),
-      ask.signal,
+      flight?.signal ?? ask.signal,
       ask.identity
     )
   let r = await send(conn)
@@ -881,7 +907,13 @@ async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, or
   // The origin's session id is the edge's business: the client keeps the virtual server's.
   delete r.headers['mcp-session-id']
   const named = nameOriginInGatewayError(r, c.id, m.origin, () => forgetLists(ask.deps, m.origin))
-  return { response: clientModern && !isModern(conn.era) ? withResultType(named, c.id) : named }
+  const shaped = clientModern && !isModern(conn.era) ? withResultType(named, c.id) : named
+  // A 2025 origin session may send the client requests in this answer: noted, so that the
+  // client's answers and progress go back to this origin alone.
+  const session = ask.session && conn.sessionId !== undefined && !isModern(conn.era) ? ask.headers.get('mcp-session-id') : null
+  const watched =
+    session !== null && shaped.body !== null && !isWholeBody(shaped.body) ? { ...shaped, body: watchOriginRequests(ask.deps, session, m.origin, shaped.body) } : shaped
+  return { response: flight ? flight.settle(watched) : watched }
 }
 
 /**
@@ -1114,22 +1146,52 @@ async function setLevel(ask: Ask, c: Extract<Classified, { kind: 'request' }>, m
 }
 
 /**
+ * The list changes a subscription gets (its acknowledged filter, 2026-07-28 subscriptions: the
+ * subset of the requested types the server honours): tools when asked; prompts and resources when
+ * asked and some origin offers them. `resourceSubscriptions` is not honoured.
+ */
+function honouredLists(requested: unknown, conns: OriginConnection[]): ListFilter {
+  const asked = isObject(requested) ? requested : {}
+  const offers = (k: string) => conns.some((c) => isObject(c.capabilities[k]))
+  return {
+    tools: asked.toolsListChanged === true,
+    prompts: asked.promptsListChanged === true && offers('prompts'),
+    resources: asked.resourcesListChanged === true && offers('resources'),
+  }
+}
+
+/**
  * `subscriptions/listen` (2026-07-28): the edge answers with its own stream (virtual-stream.ts):
- * `notifications/subscriptions/acknowledged`, then one `notifications/tools/list_changed` (with
- * the subscription id) for each one an origin sends, from the subscription of each 2026-07-28
- * origin and the GET stream of the edge's own session with each stateful 2025 origin. Only tool
- * list changes are offered.
+ * `notifications/subscriptions/acknowledged` with the list changes it honours
+ * ({@link honouredLists}), then one `notifications/<list>/list_changed` (with the subscription id)
+ * for each one an origin sends of those lists, from the subscription of each 2026-07-28 origin and
+ * the GET stream of a session of the subscription's own with each stateful 2025 origin (an origin
+ * session has one GET stream: the SDK answers a second 409, so subscriptions sharing the edge's
+ * session would not all hear it), ended with the stream.
  */
 async function listen(ask: Ask, c: Extract<Classified, { kind: 'request' }>): Promise<Outcome> {
   const origins = ask.vt.setting.origins
   const conns = await Promise.allSettled(origins.map((o) => sharedConnection(ask.deps, targetOf(ask, o), ask.authorization, ask.caller)))
-  const backends: Record<string, BackendSession> = {}
+  const lists = honouredLists(
+    c.params?.notifications,
+    conns.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+  )
   const modernOrigins: string[] = []
+  const stateful: string[] = []
   conns.forEach((r, i) => {
-    if (r.status !== 'fulfilled') return
+    // An origin that offers none of the honoured lists has nothing to say on this stream.
+    if (r.status !== 'fulfilled' || !(['tools', 'prompts', 'resources'] as const).some((l) => lists[l] && isObject(r.value.capabilities[l]))) return
     if (isModern(r.value.era)) modernOrigins.push(origins[i]!)
-    else if (r.value.sessionId !== undefined) backends[origins[i]!] = { era: r.value.era, sessionId: r.value.sessionId }
+    else if (r.value.sessionId !== undefined) stateful.push(origins[i]!)
   })
-  const stream = await openVirtualStream(ask.deps, ask.vt.name, { server: ask.vt.name, backends }, ask.authorization, { id: c.id, modernOrigins })
+  const own = await Promise.allSettled(stateful.map((o) => connectOrigin(ask.deps, targetOf(ask, o), ask.authorization)))
+  const backends: Record<string, BackendSession> = {}
+  own.forEach((r, i) => {
+    if (r.status === 'fulfilled' && r.value.sessionId !== undefined) backends[stateful[i]!] = { era: r.value.era, sessionId: r.value.sessionId }
+  })
+  const onEnd = () => {
+    for (const [o, s] of Object.entries(backends)) endOriginSession(ask.deps, targetOf(ask, o), { ...s, capabilities: {} }, ask.authorization)
+  }
+  const stream = await openVirtualStream(ask.deps, ask.vt.name, { server: ask.vt.name, backends }, ask.authorization, { id: c.id, modernOrigins, lists, onEnd })
   return stream ? { response: stream } : null
 }

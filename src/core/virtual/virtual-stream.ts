@@ -2,11 +2,13 @@
  * @module core/virtual/virtual-stream
  * The standalone stream of a virtual server (`GET <mount>/<name>`, 2025 revisions, with the
  * session id the virtual server gave): the edge opens the GET stream of each origin session the
- * client's session carries and relays to the client one `notifications/tools/list_changed` for
- * every one an origin sends (the origin's tools forgotten first, so the client's next `tools/list`
- * and calls see the new list), and each `notifications/resources/updated` (URIs are not renamed).
- * Nothing else of the origins' streams is relayed: their other messages belong to sessions and
- * ids the client does not know.
+ * client's session carries and relays to the client one `notifications/tools/list_changed`,
+ * `notifications/prompts/list_changed` or `notifications/resources/list_changed` for every one an
+ * origin sends (what the edge keeps of that origin's list forgotten first, so the client's next
+ * list and calls see the new one), and each `notifications/resources/updated` (URIs are not
+ * renamed). A 2026-07-28 `subscriptions/listen` gets the list changes it asked for, from the same
+ * streams and from each 2026-07-28 origin's own subscription. Nothing else of the origins' streams
+ * is relayed: their other messages belong to sessions and ids the client does not know.
  */
 import { carriesListChanged } from '../forwarding/pass-through'
 import { isObject, notificationText, requestMessage, type RawId } from '../jsonrpc/jsonrpc'
@@ -17,10 +19,48 @@ import { pinBook, type EdgeDeps } from '../exchange'
 import { readSseEvents } from '../sse/read-sse-events'
 import type { OriginReply } from '../ports'
 import { originTarget } from '../pipeline'
-import { forgetLists, modernEnvelope, replacementOf } from './origin-sessions'
+import { forgetFeatures, forgetLists, modernEnvelope, replacementOf } from './origin-sessions'
 import type { VirtualSession } from './session-token'
 
-const LIST_CHANGED_EVENT = new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(requestMessage('notifications/tools/list_changed'))}\n\n`)
+/** A list whose changes an origin announces: `notifications/<list>/list_changed`. */
+export type ListName = 'tools' | 'prompts' | 'resources'
+
+/** Which lists' changes a stream relays. */
+export type ListFilter = Record<ListName, boolean>
+
+/** A 2025 client's GET stream relays every list's changes (2025 revisions have no filter: an origin sends only what it announced). */
+const EVERY_LIST: ListFilter = { tools: true, prompts: true, resources: true }
+
+const LIST_NAMES: readonly ListName[] = ['tools', 'prompts', 'resources']
+
+const OTHER_LISTS: Record<string, ListName> = { 'notifications/prompts/list_changed': 'prompts', 'notifications/resources/list_changed': 'resources' }
+
+/**
+ * The lists whose `list_changed` an SSE event's data is (or, in a batch, holds): `tools` as the
+ * GET relay reads it (pass-through.ts `carriesListChanged`), `prompts` and `resources` likewise.
+ * Data that names none of them is not parsed.
+ */
+function changedLists(data: string): ListName[] {
+  const out: ListName[] = carriesListChanged(data) ? ['tools'] : []
+  if (!data.includes('notifications/prompts/list_changed') && !data.includes('notifications/resources/list_changed')) return out
+  let v: unknown
+  try {
+    v = JSON.parse(data)
+  } catch {
+    return out
+  }
+  for (const m of Array.isArray(v) ? (v as unknown[]) : [v])
+    if (isObject(m) && !('id' in m) && typeof m.method === 'string' && Object.hasOwn(OTHER_LISTS, m.method) && !out.includes(OTHER_LISTS[m.method]!))
+      out.push(OTHER_LISTS[m.method]!)
+  return out
+}
+
+/** The `SubscriptionFilter` (2026-07-28) of the list changes `lists` names, e.g. `{"toolsListChanged":true}`. */
+export function subscriptionFilter(lists: ListFilter): Record<string, boolean> {
+  const out: Record<string, boolean> = {}
+  for (const l of LIST_NAMES) if (lists[l]) out[`${l}ListChanged`] = true
+  return out
+}
 
 /** The text of `notifications/resources/updated` when an SSE event's data is one (alone), else null. */
 function resourceUpdated(data: string): string | null {
@@ -37,12 +77,16 @@ function resourceUpdated(data: string): string | null {
 
 /**
  * A 2026-07-28 client's `subscriptions/listen` on a virtual server: its JSON-RPC id (every
- * notification of the stream carries it as `_meta["io.modelcontextprotocol/subscriptionId"]`) and
- * the 2026-07-28 origins the edge listens to in its turn.
+ * notification of the stream carries it as `_meta["io.modelcontextprotocol/subscriptionId"]`),
+ * the list changes it asked for that the edge honours (its acknowledged filter), and the
+ * 2026-07-28 origins the edge listens to in its turn.
  */
 export interface Listen {
   id: RawId
   modernOrigins: string[]
+  lists: ListFilter
+  /** Called once when the stream ends (the subscription's own origin sessions are ended there). */
+  onEnd?: () => void
 }
 
 /** One SSE event carrying `message`. */
@@ -55,11 +99,11 @@ function subscriptionMeta(id: RawId): string {
   return `{"io.modelcontextprotocol/subscriptionId":${id.raw}}`
 }
 
-/** Opens `subscriptions/listen` (tool list changes) on a 2026-07-28 origin; null when it gives no stream. */
-async function listenTo(deps: EdgeDeps, origin: string, authorization: string | null): Promise<OriginReply | null> {
+/** Opens `subscriptions/listen` on a 2026-07-28 origin for the list changes `lists` names; null when it gives no stream. */
+async function listenTo(deps: EdgeDeps, origin: string, authorization: string | null, lists: ListFilter): Promise<OriginReply | null> {
   const target = originTarget(deps.config, origin)
   if (!target) return null
-  const body = JSON.stringify(requestMessage('subscriptions/listen', { notifications: { toolsListChanged: true }, _meta: modernEnvelope() }, 1))
+  const body = JSON.stringify(requestMessage('subscriptions/listen', { notifications: subscriptionFilter(lists), _meta: modernEnvelope() }, 1))
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -72,7 +116,7 @@ async function listenTo(deps: EdgeDeps, origin: string, authorization: string | 
     if (reply.status === 200 && (reply.headers['content-type'] ?? '').includes('text/event-stream')) return reply
     reply.discard()
   } catch {
-    // No subscription at this origin: its list changes reach the client at its next tools/list.
+    // No subscription at this origin: its list changes reach the client at its next list.
   }
   return null
 }
@@ -80,14 +124,14 @@ async function listenTo(deps: EdgeDeps, origin: string, authorization: string | 
 /**
  * Opens the client's stream: the GET stream of each origin session of `session` that has one,
  * and with `listen` (a 2026-07-28 `subscriptions/listen`) also the subscription of each
- * 2026-07-28 origin, the stream then opening with `notifications/subscriptions/acknowledged` and
- * each notification carrying the subscription id.
+ * 2026-07-28 origin, the stream then opening with `notifications/subscriptions/acknowledged` (the
+ * honoured filter), carrying only the list changes it names, each with the subscription id.
  * @returns the SSE response, or null when no origin opened a stream and there is no `listen` (the caller answers 405)
  */
 export async function openVirtualStream(deps: EdgeDeps, server: string, session: VirtualSession, authorization: string | null, listen?: Listen): Promise<EdgeResponse | null> {
   const opened: { origin: string; reply: OriginReply }[] = []
   if (listen)
-    for (const [i, reply] of (await Promise.all(listen.modernOrigins.map((o) => listenTo(deps, o, authorization)))).entries())
+    for (const [i, reply] of (await Promise.all(listen.modernOrigins.map((o) => listenTo(deps, o, authorization, listen.lists)))).entries())
       if (reply) opened.push({ origin: listen.modernOrigins[i]!, reply })
   await Promise.all(
     Object.entries(session.backends).map(async ([origin, s]) => {
@@ -111,9 +155,19 @@ export async function openVirtualStream(deps: EdgeDeps, server: string, session:
     })
   )
   if (opened.length === 0 && !listen) return null
-  const listChanged = listen ? sseEvent(notificationText('notifications/tools/list_changed', `{"_meta":${subscriptionMeta(listen.id)}}`)) : LIST_CHANGED_EVENT
+  const lists = listen ? listen.lists : EVERY_LIST
+  // One event per list: on a subscription with its id, on a GET stream as the origin would send it.
+  const events = {} as Record<ListName, Uint8Array>
+  for (const l of LIST_NAMES) {
+    const method = `notifications/${l}/list_changed`
+    events[l] = sseEvent(listen ? notificationText(method, `{"_meta":${subscriptionMeta(listen.id)}}`) : JSON.stringify(requestMessage(method)))
+  }
   const queue: Uint8Array[] = listen
-    ? [sseEvent(notificationText('notifications/subscriptions/acknowledged', `{"notifications":{"toolsListChanged":true},"_meta":${subscriptionMeta(listen.id)}}`))]
+    ? [
+        sseEvent(
+          notificationText('notifications/subscriptions/acknowledged', `{"notifications":${JSON.stringify(subscriptionFilter(lists))},"_meta":${subscriptionMeta(listen.id)}}`)
+        ),
+      ]
     : []
   let wake: (() => void) | undefined
   let ended = false
@@ -123,6 +177,7 @@ export async function openVirtualStream(deps: EdgeDeps, server: string, session:
     ended = true
     clearTimeout(timer)
     for (const s of sources) void s.cancel().catch(() => undefined)
+    listen?.onEnd?.()
     wake?.()
   }
   // STREAM_MAX_MS bounds this stream as it bounds a relayed one; the client reconnects.
@@ -147,13 +202,17 @@ export async function openVirtualStream(deps: EdgeDeps, server: string, session:
             wake?.()
             continue
           }
-          if (!carriesListChanged(ev.data)) continue
-          // Forget first: the client's next tools/list and calls must see the new list.
-          deps.registry.invalidate(origin)
-          pinBook(deps).listChanged(origin)
-          forgetLists(deps, origin)
-          queue.push(listChanged)
-          wake?.()
+          for (const list of changedLists(ev.data)) {
+            // Forget first (whether or not this client asked for the change): the next list and calls must see the new list.
+            if (list === 'tools') {
+              deps.registry.invalidate(origin)
+              pinBook(deps).listChanged(origin)
+              forgetLists(deps, origin)
+            } else forgetFeatures(deps, origin)
+            if (!lists[list]) continue
+            queue.push(events[list])
+            wake?.()
+          }
         }
       } catch {
         // The origin's stream failed: the others go on.
