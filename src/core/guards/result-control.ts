@@ -31,8 +31,9 @@ export function resultControlGuard(config: Config): ReplyGuard | null {
     stage: mode === 'strip' ? 'mutate' : 'judge',
     reads: 'result',
     appliesTo: (method) => method === 'tools/call',
-    check({ result }: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict {
-      const { controls } = resultFindings(result, false)
+    check(under: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict {
+      const { result } = under
+      const { controls } = resultFindings(under, false)
       if (controls.size === 0) return { kind: 'pass' }
       let n = 0
       const changed = visitResultText(result, (text, at) => {

@@ -1,7 +1,8 @@
 /**
  * @module core/guards/result-findings
  * The findings of `RESULT_CONTROL` and `RESULT_SECRETS` in one tool result, found in one walk of
- * its strings (guards/result-text.ts) and kept for that result object: with both checks on, each
+ * its strings (guards/result-text.ts) and kept for that result object during the run of the reply
+ * chain (on its state: nothing outlives the run, and no weak map is paid for): with both checks on, each
  * string is searched once for hidden characters (which both need: a credential is found as the
  * model reads it, hidden characters left out) and once for credentials, and a result with no
  * finding costs each check nothing more. A check that finds nothing in a result therefore neither
@@ -12,6 +13,7 @@
 import { findControls, stripControls, type ControlSpan } from './control-scan'
 import { findSecrets, type SecretSpan } from './secret-scan'
 import { visitResultText } from './result-text'
+import type { ReplyUnderCheck } from './guard'
 
 /**
  * The secrets of `text`, found as the model reads it: when the text holds hidden characters (the
@@ -54,16 +56,16 @@ export interface ResultFindings {
   readonly secrets: ReadonlyMap<number, readonly SecretSpan[]> | null
 }
 
-/** What was found in each result object looked at (dropped with the object). */
-const found = new WeakMap<Record<string, unknown>, ResultFindings>()
-
 /**
- * The findings of `result` (module comment): found on the first ask for this object, then kept.
+ * The findings of the result under check (module comment): found on the first ask in a run, then
+ * kept on the run's state for the checks after it, as long as the result is the same object.
+ * @param under the response under check (the chain's state for this run: the findings are kept on it)
  * @param secrets true to look for credentials as well (hidden characters are always looked for:
  *   the credential scan needs them)
  */
-export function resultFindings(result: Record<string, unknown>, secrets: boolean): ResultFindings {
-  const known = found.get(result)
+export function resultFindings(under: ReplyUnderCheck, secrets: boolean): ResultFindings {
+  const result = under.result
+  const known = under.resultFindings?.of === result ? under.resultFindings.findings : undefined
   if (known !== undefined && (known.secrets !== null || !secrets)) return known
   // The maps are made at the first finding: a clean result allocates none.
   let controls: Map<number, readonly ControlSpan[]> | null = null
@@ -79,9 +81,9 @@ export function resultFindings(result: Record<string, unknown>, secrets: boolean
     }
     return null
   })
-  const out: ResultFindings = { controls: known?.controls ?? controls ?? NONE, secrets: secrets ? (secretsAt ?? NONE) : null }
-  found.set(result, out)
-  return out
+  const findings: ResultFindings = { controls: known?.controls ?? controls ?? NONE, secrets: secrets ? (secretsAt ?? NONE) : null }
+  under.resultFindings = { of: result, findings }
+  return findings
 }
 
 const NO_CONTROLS: readonly ControlSpan[] = Object.freeze([])

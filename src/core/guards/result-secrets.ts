@@ -41,8 +41,9 @@ export function resultSecretsGuard(config: Config): ReplyGuard | null {
     stage: 'mutate',
     reads: 'result',
     appliesTo: (method) => method === 'tools/call',
-    check({ result }: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict {
-      const secrets = resultFindings(result, true).secrets!
+    check(under: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict {
+      const { result } = under
+      const secrets = resultFindings(under, true).secrets!
       if (secrets.size === 0) return { kind: 'pass' }
       const found = new Map<string, number>()
       let n = 0

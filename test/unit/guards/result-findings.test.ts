@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../../src/core/config'
 import { runReplyGuards, type ReplyChainOutcome } from '../../../src/core/guards/reply-chain'
 import { replyChain } from '../../../src/core/grading/reply-guards'
-import type { ReplyFinding } from '../../../src/core/guards/guard'
+import type { ReplyFinding, ReplyUnderCheck } from '../../../src/core/guards/guard'
 import { visitResultText } from '../../../src/core/guards/result-text'
 import { findControls, stripControls } from '../../../src/core/guards/control-scan'
 import { SECRET_CATEGORIES, findSecrets, redactSecrets } from '../../../src/core/guards/secret-scan'
@@ -184,17 +184,17 @@ describe('the result checks share one walk and drop no finding', () => {
     expect(reads).toBe(2)
   })
 
-  it('what is found is kept per result object: a changed result is looked at afresh', () => {
-    const r = { content: [{ type: 'text', text: 'a\u200bb' }] }
-    const first = resultFindings(r, false)
+  it('what is found is kept for the run while the result is the same object; a changed result is looked at afresh', () => {
+    const under: ReplyUnderCheck = { result: { content: [{ type: 'text', text: 'a\u200bb' }] }, msg: {}, text: '' }
+    const first = resultFindings(under, false)
     expect(first.secrets).toBeNull()
     expect([...first.controls.keys()]).toEqual([0])
     // Asking for credentials too looks for them, keeping what was found of hidden characters.
-    const both = resultFindings(r, true)
+    const both = resultFindings(under, true)
     expect(both.controls).toBe(first.controls)
     expect(both.secrets?.size).toBe(0)
-    expect(resultFindings(r, false)).toBe(both)
-    const stripped = { content: [{ type: 'text', text: 'ab' }] }
+    expect(resultFindings(under, false)).toBe(both)
+    const stripped: ReplyUnderCheck = { ...under, result: { content: [{ type: 'text', text: 'ab' }] } }
     expect(resultFindings(stripped, true).controls.size).toBe(0)
   })
 
