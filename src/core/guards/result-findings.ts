@@ -13,7 +13,6 @@
 import { findControls, stripControls, type ControlSpan } from './control-scan'
 import { findSecrets, type SecretSpan } from './secret-scan'
 import { visitResultText } from './result-text'
-import type { ReplyUnderCheck } from './guard'
 
 /**
  * The secrets of `text`, found as the model reads it: when the text holds hidden characters (the
@@ -56,6 +55,12 @@ export interface ResultFindings {
   readonly secrets: ReadonlyMap<number, readonly SecretSpan[]> | null
 }
 
+/** What of guards/guard.ts `ReplyUnderCheck` this reads and writes (named here: guard.ts names this module's types). */
+interface UnderCheck {
+  readonly result: Record<string, unknown>
+  resultFindings?: { of: Record<string, unknown>; findings: ResultFindings }
+}
+
 /**
  * The findings of the result under check (module comment): found on the first ask in a run, then
  * kept on the run's state for the checks after it, as long as the result is the same object.
@@ -63,7 +68,7 @@ export interface ResultFindings {
  * @param secrets true to look for credentials as well (hidden characters are always looked for:
  *   the credential scan needs them)
  */
-export function resultFindings(under: ReplyUnderCheck, secrets: boolean): ResultFindings {
+export function resultFindings(under: UnderCheck, secrets: boolean): ResultFindings {
   const result = under.result
   const known = under.resultFindings?.of === result ? under.resultFindings.findings : undefined
   if (known !== undefined && (known.secrets !== null || !secrets)) return known
