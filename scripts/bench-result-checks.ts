@@ -6,10 +6,13 @@
  * buffer; the client is `fetch`, sequential. Microseconds of process CPU (process.cpuUsage: edge,
  * origin and client together) per call, median of 3 runs, and the difference to the row with every
  * check off: the checks' own cost. Each reply's text holds one fake credential and one terminal
- * escape (so redact, block and strip act on it), or none (`--clean`). Bounded: a fixed number of
- * calls per size (`--calls-scale 0.1` for a tenth).
+ * escape (so redact, block and strip act on it), or none (`--clean`); so does one value of the
+ * 100 KB `structuredContent` row (1,000 objects). Bounded: a fixed number of calls per size
+ * (`--calls-scale 0.1` for a tenth); `--modes` picks rows. The checks alone, in process and bundled
+ * (steadier on a busy machine): `npm run bench:result-checks:chain`.
  *   npm run bench:result-checks
  *   npm run bench:result-checks -- --clean
+ *   npm run bench:result-checks -- --modes 'defaults' --calls-scale 0.2
  * Figures on a shared machine are noisy: compare rows of one run, not runs of different days.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -35,13 +38,31 @@ function text(bytes: number): string {
   return t.slice(0, bytes)
 }
 
-const SIZES: { name: string; bytes: number; calls: number }[] = [
-  { name: 'small', bytes: 200, calls: Math.max(1, Math.round(2000 * scale)) },
-  { name: '100 KB', bytes: 100_000, calls: Math.max(1, Math.round(300 * scale)) },
-  { name: '1 MB', bytes: 1_000_000, calls: Math.max(1, Math.round(40 * scale)) },
+/**
+ * A `structuredContent` of 1,000 objects of a few string and number fields (about 100 KB as JSON),
+ * its text item short; one object's note holds the credential and the escape unless `--clean`.
+ */
+function records(): Record<string, unknown> {
+  const items = Array.from({ length: 1000 }, (_, i) => ({
+    id: i,
+    name: `item-${i}`,
+    status: i % 3 === 0 ? 'active' : 'archived',
+    owner: `user${i % 17}@example.com`,
+    note: !clean && i === 500 ? `token ${TOKEN} \x1b[31mred\x1b[0m` : `created by the nightly import, batch ${i >> 4}`,
+    score: i * 1.5,
+    ok: true,
+  }))
+  return { content: [{ type: 'text', text: 'see structuredContent' }], structuredContent: { items, total: 1000 } }
+}
+
+const SIZES: { name: string; result: () => Record<string, unknown>; calls: number }[] = [
+  { name: 'small', result: () => ({ content: [{ type: 'text', text: text(200) }] }), calls: Math.max(1, Math.round(2000 * scale)) },
+  { name: '100 KB', result: () => ({ content: [{ type: 'text', text: text(100_000) }] }), calls: Math.max(1, Math.round(300 * scale)) },
+  { name: '1 MB', result: () => ({ content: [{ type: 'text', text: text(1_000_000) }] }), calls: Math.max(1, Math.round(40 * scale)) },
+  { name: '100 KB structuredContent', result: records, calls: Math.max(1, Math.round(300 * scale)) },
 ]
 
-const MODES: { name: string; env: Record<string, string> }[] = [
+const ALL_MODES: { name: string; env: Record<string, string> }[] = [
   { name: 'all off', env: { RESULT_SECRETS: 'off', RESULT_CONTROL: 'off' } },
   { name: 'defaults (secrets audit, control audit)', env: {} },
   { name: 'RESULT_SECRETS=audit', env: { RESULT_SECRETS: 'audit', RESULT_CONTROL: 'off' } },
@@ -52,6 +73,11 @@ const MODES: { name: string; env: Record<string, string> }[] = [
   { name: 'MAX_RESULT_TEXT_BYTES=65536 truncate', env: { RESULT_SECRETS: 'off', RESULT_CONTROL: 'off', MAX_RESULT_TEXT_BYTES: '65536', OVERSIZE_RESULT: 'truncate' } },
   { name: 'MAX_RESULT_TEXT_BYTES=65536 error', env: { RESULT_SECRETS: 'off', RESULT_CONTROL: 'off', MAX_RESULT_TEXT_BYTES: '65536', OVERSIZE_RESULT: 'error' } },
 ]
+
+// `--modes 'all off,defaults'`: only these rows (by name prefix; `all off` is always measured, it is the base).
+const modesAt = args.indexOf('--modes')
+const only = modesAt >= 0 ? args[modesAt + 1]!.split(',').map((m) => m.trim()) : null
+const MODES = ALL_MODES.filter((m) => m.name === 'all off' || only === null || only.some((o) => m.name.startsWith(o)))
 
 /** The origin: initialize, tools/list and tools/call (answered from `reply`). */
 let reply = Buffer.alloc(0)
@@ -100,7 +126,7 @@ for (const mode of MODES) {
 }
 const runs: Record<string, Record<string, number[]>> = {}
 for (const size of SIZES) {
-  reply = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: text(size.bytes) }] } }))
+  reply = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: size.result() }))
   for (const e of edges) await run(e.url, Math.min(size.calls, 20)) // warm-up
   for (let r = 0; r < 3; r++) for (const e of edges) ((runs[e.mode] ??= {})[size.name] ??= []).push(await run(e.url, size.calls))
 }

@@ -12,6 +12,7 @@
  * runtime-neutral: types only. The chains: guards/request-chain.ts, grading/reply-guards.ts (the
  * reply list; its runner guards/reply-chain.ts); the refusals: guards/denial.ts.
  */
+import type { ResultFindings } from './result-findings'
 import type { ProtocolVersion } from '../jsonrpc/versions'
 import type { Classified } from '../request/classify'
 import type { ResolvedTool } from '../validation/tool-record'
@@ -92,6 +93,13 @@ export interface ReplyUnderCheck {
   readonly text: string
   /** The grade the judging guards before this one gave (unset before `grading`). */
   readonly grade?: ReplyGrade
+  /**
+   * What the result checks found in `result` during this run (guards/result-findings.ts), kept so
+   * that `RESULT_SECRETS` and `RESULT_CONTROL` walk a result once between them; `of` is the result
+   * it was found in (a guard that changes the result makes a new object, found afresh). Read and
+   * written by the result checks only.
+   */
+  resultFindings?: { of: Record<string, unknown>; findings: ResultFindings }
 }
 
 /**

@@ -91,7 +91,7 @@ const NO_RESULT: Record<string, unknown> = Object.freeze({}) as Record<string, u
 export function runReplyGuards(chain: readonly ReplyGuard[], reply: ReplyInput, ctx: ReplyGuardContext, hooks: ReplyRunHooks = {}): ReplyChainOutcome | Promise<ReplyChainOutcome> {
   const { msg } = reply
   const original = isObject(msg.result) && (msg.error === undefined || msg.error === null) ? msg.result : null
-  const s: RunState = { msg, text: reply.text, result: original ?? NO_RESULT, original, dirty: false, changedBy: [], judged: false }
+  const s: RunState = { msg, text: reply.text, result: original ?? NO_RESULT, original, dirty: false, changedBy: [], judged: false, resultFindings: undefined }
   return run(chain, 0, s, ctx, hooks)
 }
 

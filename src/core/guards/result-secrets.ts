@@ -16,43 +16,17 @@
  * 5-12 ms per MB of clean text against under 1 ms for a prefix list, is asynchronous (the reply
  * path is not) and asks for Node 22. Exact token lengths and word boundaries keep look-alikes out:
  * a 40-hex commit hash, a UUID, "PRIVATE KEY" in prose or a lone header, and `AKIA` followed by
- * fewer than 16 characters are no findings. Pure and runtime-neutral.
+ * fewer than 16 characters are no findings. The scan runs once per string of a result for this
+ * check and `RESULT_CONTROL` together (guards/result-findings.ts): a result with no credential
+ * passes without a second walk. Pure and runtime-neutral.
  */
 import type { ReplyGuard, ReplyGuardContext, ReplyUnderCheck, ReplyVerdict } from './guard'
 import type { Config } from '../config'
 import { visitResultText } from './result-text'
-import { findSecrets, redactSecrets, type SecretSpan } from './secret-scan'
-import { findControls, stripControls } from './result-control'
+import { redactSecrets } from './secret-scan'
+import { resultFindings } from './result-findings'
 
-/**
- * The secrets of `text`, found as the model reads it: when the text holds hidden characters (the
- * ones `RESULT_CONTROL` finds), the scan runs on the text without them and each span is mapped
- * back to the original, hidden characters inside it included. A token split by a zero-width space
- * or an escape sequence is found whatever `RESULT_CONTROL` says (audit relays the hidden
- * characters, and the model reads straight through them). Linear: one more scan, only for text
- * that holds hidden characters.
- */
-export function findSecretsAsRead(text: string): SecretSpan[] {
-  const hidden = findControls(text)
-  if (hidden.length === 0) return findSecrets(text)
-  const spans = findSecrets(stripControls(text, hidden))
-  if (spans.length === 0) return spans
-  // Original index of each kept character, asked in increasing order (the spans are ordered and do
-  // not overlap): the removed spans are walked once in all.
-  let h = 0
-  let shift = 0
-  const toOriginal = (k: number): number => {
-    while (h < hidden.length && hidden[h]!.start - shift <= k) {
-      shift += hidden[h]!.end - hidden[h]!.start
-      h++
-    }
-    return k + shift
-  }
-  return spans.map((sp) => {
-    const start = toOriginal(sp.start)
-    return { start, end: toOriginal(sp.end - 1) + 1, category: sp.category }
-  })
-}
+export { findSecretsAsRead } from './result-findings'
 
 /** The guard of `RESULT_SECRETS`, or null when it is `off`. */
 export function resultSecretsGuard(config: Config): ReplyGuard | null {
@@ -67,11 +41,15 @@ export function resultSecretsGuard(config: Config): ReplyGuard | null {
     stage: 'mutate',
     reads: 'result',
     appliesTo: (method) => method === 'tools/call',
-    check({ result }: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict {
+    check(under: ReplyUnderCheck, ctx: ReplyGuardContext): ReplyVerdict {
+      const { result } = under
+      const secrets = resultFindings(under, true).secrets!
+      if (secrets.size === 0) return { kind: 'pass' }
       const found = new Map<string, number>()
+      let n = 0
       const changed = visitResultText(result, (text, at) => {
-        const spans = findSecretsAsRead(text)
-        if (spans.length === 0) return null
+        const spans = secrets.get(n++)
+        if (spans === undefined) return null
         const counts = new Map<string, number>()
         for (const sp of spans) counts.set(sp.category, (counts.get(sp.category) ?? 0) + 1)
         for (const [category, count] of counts) {

@@ -14,28 +14,9 @@ import { findSecrets } from './secret-scan'
  * @param text the string
  * @param at where it is, as `content[0].text` or `structuredContent.items[2].body`: written only
  *   when asked (a finding), since building a path for each of thousands of values cost more than
- *   the scans themselves
+ *   the scans themselves; to be called during the visit only (the walk has moved on after it)
  */
 export type TextVisitor = (text: string, at: () => string) => string | null
-
-/** One step of the path to a value inside `structuredContent`: written out only when asked. */
-interface PathStep {
-  up: PathStep | null
-  key: string | number
-}
-
-/** The path of a step, from `structuredContent`, bounded. */
-function pathOf(p: PathStep): string {
-  const keys: (string | number)[] = []
-  for (let q: PathStep | null = p; q !== null; q = q.up) keys.push(q.key)
-  let at = 'structuredContent'
-  for (let i = keys.length - 2; i >= 0; i--) {
-    const k = keys[i]!
-    at += typeof k === 'number' ? `[${k}]` : step(k)
-    if (at.length > MAX_PATH) break
-  }
-  return bounded(at)
-}
 
 /** Deepest `structuredContent` nesting visited (the reply's own depth is bounded by `MAX_JSON_DEPTH` when parsed). */
 const MAX_DEPTH = 256
@@ -55,31 +36,60 @@ function step(key: string): string {
 /** `at` bounded to {@link MAX_PATH} units (a path nested hundreds deep keeps its start). */
 const bounded = (at: string) => (at.length > MAX_PATH ? at.slice(0, MAX_PATH - 1) + '…' : at)
 
-function visitValue(v: unknown, at: PathStep, visit: TextVisitor, depth: number): unknown {
+/**
+ * One walk of `structuredContent`: where the walk is, from it down to the value being visited, as
+ * one entry per level (written at the level's index, never pushed or popped: a push and a pop per
+ * container cost more than the walk): the array or object there and the index of the value in it
+ * (for an object, in the order of `Object.keys`). A value costs no allocation, and a path is
+ * written out only when a visitor asks for it.
+ */
+class Walk {
+  /** Per level: the array or object the walk is in (entries past `depth` are stale). */
+  readonly in: object[] = []
+  /** Per level: the index of the value in it (an object's member, in the order of its keys). */
+  readonly index: number[] = []
+  /** The level of the string being visited. */
+  depth = 0
+  constructor(readonly visit: TextVisitor) {}
+  /** The path of the string being visited, from `structuredContent`, bounded. */
+  readonly at = (): string => {
+    let at = 'structuredContent'
+    for (let l = 0; l < this.depth; l++) {
+      const where = this.in[l]!
+      const i = this.index[l]!
+      at += Array.isArray(where) ? `[${i}]` : step(Object.keys(where)[i]!)
+      if (at.length > MAX_PATH) break
+    }
+    return bounded(at)
+  }
+}
+
+/** Numbers, booleans and null hold no text: no step is made for them. */
+const holdsText = (v: unknown): boolean => typeof v === 'string' || (typeof v === 'object' && v !== null)
+
+function visitValue(v: unknown, w: Walk, depth: number): unknown {
   if (typeof v === 'string') {
-    const r = visit(v, () => pathOf(at))
+    w.depth = depth
+    const r = w.visit(v, w.at)
     return r === null ? v : r
   }
   if (depth >= MAX_DEPTH || typeof v !== 'object' || v === null) return v
-  if (Array.isArray(v)) {
-    let out: unknown[] | null = null
-    for (let i = 0; i < v.length; i++) {
-      const e = v[i]
-      // Numbers, booleans and null hold no text: no step is made for them.
-      if (typeof e !== 'string' && (typeof e !== 'object' || e === null)) continue
-      const r = visitValue(e, { up: at, key: i }, visit, depth + 1)
-      if (r !== e) (out ??= v.slice())[i] = r
-    }
-    return out ?? v
-  }
-  let out: Record<string, unknown> | null = null
-  const o = v as Record<string, unknown>
-  for (const k in o) {
-    if (!Object.hasOwn(o, k)) continue
-    const e = o[k]
-    if (typeof e !== 'string' && (typeof e !== 'object' || e === null)) continue
-    const r = visitValue(e, { up: at, key: k }, visit, depth + 1)
-    if (r !== e) (out ??= { ...o })[k] = r
+  // An object's own enumerable members, in the order of its keys: `Object.values` is the fastest
+  // walk of them (the names are read only for a path or a change).
+  const isArray = Array.isArray(v)
+  const values: readonly unknown[] = isArray ? v : Object.values(v)
+  let out: unknown[] | Record<string, unknown> | null = null
+  let keys: string[] | null = null
+  w.in[depth] = v
+  for (let i = 0; i < values.length; i++) {
+    const e = values[i]
+    if (!holdsText(e)) continue
+    w.index[depth] = i
+    const r = visitValue(e, w, depth + 1)
+    if (r === e) continue
+    // Copied at the first change only, and then only this level (the input is never changed).
+    if (isArray) ((out ??= (v as unknown[]).slice()) as unknown[])[i] = r
+    else ((out ??= { ...(v as Record<string, unknown>) }) as Record<string, unknown>)[(keys ??= Object.keys(v))[i]!] = r
   }
   return out ?? v
 }
@@ -109,7 +119,7 @@ export function visitResultText(result: Record<string, unknown>, visit: TextVisi
   }
   if (only === undefined && 'structuredContent' in result) {
     const sc = result.structuredContent
-    const r = visitValue(sc, { up: null, key: 'structuredContent' }, visit, 0)
+    const r = visitValue(sc, new Walk(visit), 0)
     if (r !== sc) (out ??= { ...result }).structuredContent = r
   }
   return out ?? result

@@ -263,6 +263,9 @@ const PREFIXES = new RegExp(
   'g'
 )
 
+/** What a string without credentials gets: one shared empty list. */
+const NONE: readonly SecretSpan[] = Object.freeze([])
+
 /** Shortest string any rule can match (`AKIA` and 16 characters): shorter strings are not scanned. */
 const MIN_SECRET = 20
 
@@ -270,23 +273,25 @@ const MIN_SECRET = 20
  * The credentials in one string, in order, not overlapping. Linear in the length of `s` (module
  * comment); never throws.
  */
-export function findSecrets(s: string): SecretSpan[] {
-  if (s.length < MIN_SECRET) return []
-  const out: SecretSpan[] = []
-  const st: ScanState = { bodyFrom: -1, bodyTo: -2, footerAt: -1 }
+export function findSecrets(s: string): readonly SecretSpan[] {
+  if (s.length < MIN_SECRET) return NONE
   const re = PREFIXES
   re.lastIndex = 0
-  let m: RegExpExecArray | null
-  while ((m = re.exec(s)) !== null) {
+  let m = re.exec(s)
+  // No prefix, no finding: a clean string costs the one search and allocates nothing.
+  if (m === null) return NONE
+  let out: SecretSpan[] | null = null
+  const st: ScanState = { bodyFrom: -1, bodyTo: -2, footerAt: -1 }
+  for (; m !== null; m = re.exec(s)) {
     const start = m.index
     const rule = BY_PREFIX.get(m[0])!
     if (!rule.anyBefore && start > 0 && WORD.test(s[start - 1]!)) continue
     const hit = rule.check(s, start, start + m[0].length, st)
     if (!hit) continue
-    out.push({ start: hit.from, end: hit.end, category: rule.category })
+    ;(out ??= []).push({ start: hit.from, end: hit.end, category: rule.category })
     re.lastIndex = hit.end
   }
-  return out
+  return out ?? NONE
 }
 
 /** `s` with each span replaced by `[REDACTED:<category>]`, the rest as it was. */
