@@ -124,6 +124,8 @@ function num(name: string, value: string | undefined, fallback: number, integer 
 }
 
 const SMOKE = flags.smoke === true
+/** The settings that turn off the result checks the edge runs by default (docs/result-checks.md). */
+const RESULT_CHECKS_OFF = { RESULT_SECRETS: 'off', RESULT_CONTROL: 'off' }
 /** `--quick`: the full set of rows and sizes, with 1 round of 1 s runs and short warm-ups. */
 const QUICK = flags.quick === true && !SMOKE
 const AXES: Axis[] = (() => {
@@ -542,7 +544,8 @@ async function main(): Promise<void> {
   plan.add(P.rounds * nLatency * runS(P.durationS))
   const axisRuns: Record<Axis, number> = {
     schema: SCHEMA_AXIS.length * 5,
-    reply: (P.textBytes.length + P.structuredBytes.length + 1) * 4,
+    // each size: bare, parse, validating, edge, and the edge with the result checks off
+    reply: (P.textBytes.length + P.structuredBytes.length) * 5 + 4,
     batch: P.batchSizes.length * 4,
     tools: 2 + P.toolCounts.length,
     connections: P.connectionAxis.length * 4,
@@ -583,6 +586,15 @@ async function main(): Promise<void> {
     UNDER_TEST,
     ['--expose-gc']
   )
+  // The same edge with the result checks (on by default, `audit`) off: the reply axis prices
+  // them, so a text or structuredContent target can be read with and without them.
+  const edgeNoChecks = AXES.includes('reply')
+    ? await startChild<{ port: number }>(
+        'edge',
+        { ORIGIN_URL: `${originBase}/mcp`, ORIGINS: JSON.stringify(origins), BENCH_TOOLS: toolsJson, BENCH_SEED: 'learn', ...RESULT_CHECKS_OFF },
+        UNDER_TEST
+      )
+    : null
   const inspectorPort = flags.profile ? await freePort() : null
   const worker = await startChild<{ url: string; bareUrl: string; parseUrl: string; validateUrl: string }>(
     'worker',
@@ -717,11 +729,18 @@ async function main(): Promise<void> {
         ])
       )
     } else if (a === 'reply') {
+      const noChecksUrl = `http://127.0.0.1:${edgeNoChecks!.ready.port}/mcp`
+      const noChecks = (x: string, label: string, name: string, check: Check) =>
+        S(`edgenochecks:${x}`, `edge with the result checks off, ${label}`, `${noChecksUrl}/${name}`, valid12, pidOf(edgeNoChecks!), check)
       await axis(a, [
-        ...P.textBytes.flatMap((b) => floorsAndEdge(`text${b}`, `${kb(b)} text reply`, `/text/${b}`, `${edgeUrl}/${textName(b)}`, valid12, expectText(b))),
-        ...P.structuredBytes.flatMap((b) =>
-          floorsAndEdge(`structured${b}`, `${kb(b)} structuredContent reply`, `/reply/${b}`, `${edgeUrl}/${structuredName(b)}`, valid12, expectResult)
-        ),
+        ...P.textBytes.flatMap((b) => [
+          ...floorsAndEdge(`text${b}`, `${kb(b)} text reply`, `/text/${b}`, `${edgeUrl}/${textName(b)}`, valid12, expectText(b)),
+          noChecks(`text${b}`, `${kb(b)} text reply`, textName(b), expectText(b)),
+        ]),
+        ...P.structuredBytes.flatMap((b) => [
+          ...floorsAndEdge(`structured${b}`, `${kb(b)} structuredContent reply`, `/reply/${b}`, `${edgeUrl}/${structuredName(b)}`, valid12, expectResult),
+          noChecks(`structured${b}`, `${kb(b)} structuredContent reply`, structuredName(b), expectResult),
+        ]),
         ...floorsAndEdge('sse', `SSE reply of ${P.sseEvents} events`, `/sse/${P.sseEvents}`, `${edgeUrl}/sse1000`, single(TOOLS[0]!, TOOLS[0]!.valid), expectSse(P.sseEvents)),
       ])
     } else if (a === 'batch') {
@@ -781,7 +800,7 @@ async function main(): Promise<void> {
   }
   // --- Profiles of the missed targets (`--profile`), while the processes under test still run.
   const profiles = flags.profile ? await profileMisses({ runs, latency, axes, rate, core, originBase, edgeChild: edge, inspectorPort, plan }) : new Map<string, string>()
-  await Promise.all([bare.stop(), parse.stop(), validating.stop(), hono.stop(), edge.stop(), worker.stop(), stopNginx()])
+  await Promise.all([bare.stop(), parse.stop(), validating.stop(), hono.stop(), edge.stop(), edgeNoChecks?.stop(), worker.stop(), stopNginx()])
 
   // --- Cold path: the first call of a tool whose schema is only in KV (KV read + compile).
   plan.step('cold path', P.coldRepeats * 2 * 3)
@@ -916,10 +935,14 @@ function judge(r: Measured): Judged[] {
    * `floor` CPU / `edge` CPU per call on `m` against `min`; `parse` (a parse floor's key) adds its
    * ratio as context.
    */
-  const cpuRatio = (m: Over, floor: string, edge: string, min: number, floorName: string, parse?: string): Outcome => {
+  const cpuRatio = (m: Over, floor: string, edge: string, min: number, floorName: string, parse?: string, noChecks?: string): Outcome => {
     const v = m.ratio(floor, edge, cpuOf)
     const [f, e] = [m.cpu(floor), m.cpu(edge)]
-    const context = [`throughput ${m.ratio(edge, floor).toFixed(2)}`, ...(parse ? [`of the parse floor ${m.ratio(parse, edge, cpuOf).toFixed(2)}`] : [])]
+    const context = [
+      `throughput ${m.ratio(edge, floor).toFixed(2)}`,
+      ...(parse ? [`of the parse floor ${m.ratio(parse, edge, cpuOf).toFixed(2)}`] : []),
+      ...(noChecks ? [`with the result checks off ${m.ratio(floor, noChecks, cpuOf).toFixed(2)} (edge ${fmt(m.cpu(noChecks), 1)} µs)`] : []),
+    ]
     return {
       measured: `${v.toFixed(2)} (${floorName} ${fmt(f, 1)} / edge ${fmt(e, 1)} µs per call; ${context.join('; ')})`,
       ok: v >= min,
@@ -939,7 +962,7 @@ function judge(r: Measured): Judged[] {
     add(
       `Node, ${what}: validating floor CPU / edge CPU per call`,
       `>= ${min.toFixed(2)}`,
-      m ? cpuRatio(m, `val:${x}`, `edge:${x}`, min, 'validating floor', `parse:${x}`) : notRun(a),
+      m ? cpuRatio(m, `val:${x}`, `edge:${x}`, min, 'validating floor', `parse:${x}`, a === 'reply' ? `edgenochecks:${x}` : undefined) : notRun(a),
       { key: `edge:${x}`, axis: a, runtime: 'node' }
     )
   }
@@ -1269,12 +1292,15 @@ function render(r: Report): string {
       )
     } else if (a === 'reply') {
       const rows = [
-        ...P.textBytes.map((b) => axisRow(m, `${kb(b)} text reply`, `text${b}`)),
-        ...P.structuredBytes.map((b) => axisRow(m, `${kb(b)} structuredContent reply`, `structured${b}`)),
+        ...P.textBytes.flatMap((b) => [axisRow(m, `${kb(b)} text reply`, `text${b}`), axisRow(m, `${kb(b)} text reply, result checks off`, `text${b}`, `edgenochecks:text${b}`)]),
+        ...P.structuredBytes.flatMap((b) => [
+          axisRow(m, `${kb(b)} structuredContent reply`, `structured${b}`),
+          axisRow(m, `${kb(b)} structuredContent reply, result checks off`, `structured${b}`, `edgenochecks:structured${b}`),
+        ]),
         axisRow(m, `SSE reply, ${P.sseEvents} events`, 'sse'),
       ]
       sections.push(
-        `### Reply size and kind (valid call, 12 properties; text: one text content item of prose; structuredContent: an array of small objects; SSE: progress events, then the result)\n\n${table(axisHead, rows)}`
+        `### Reply size and kind (valid call, 12 properties; text: one text content item of prose; structuredContent: an array of small objects; SSE: progress events, then the result; "result checks off": the same edge with \`RESULT_SECRETS=off RESULT_CONTROL=off\`, the checks being on (\`audit\`) by default)\n\n${table(axisHead, rows)}`
       )
       growthRow(
         `edge CPU per call against text reply size (${P.textBytes.map(kb).join(', ')})`,

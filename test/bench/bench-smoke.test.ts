@@ -189,7 +189,7 @@ describe('npm run bench -- --smoke', () => {
     // every row), every row measured without errors.
     for (const [heading, rows] of [
       ['### Schema size', 8],
-      ['### Reply size and kind', 5],
+      ['### Reply size and kind', 9], // each text and structuredContent size twice: the default edge and the same edge with the result checks off
       ['### Batch size', 3],
       ['### Concurrent connections', 3],
     ] as const) {
@@ -211,6 +211,9 @@ describe('npm run bench -- --smoke', () => {
         expect(r[13], `${heading} ${r[0]} errors`).toBe('0')
       }
     }
+    // The result checks priced: each text and structuredContent row has its twin with them off.
+    const replyRows = tableAfter(report, '### Reply size and kind').rows.map((r) => r[0]!)
+    for (const row of replyRows.filter((r) => /(text|structuredContent) reply$/.test(r))) expect(replyRows, row).toContain(`${row}, result checks off`)
     const workerd = tableAfter(report, '### Reply size on workerd')
     expect(workerd.head.slice(1, 5)).toEqual(['Workers parse floor req/s', 'edge Worker req/s', 'edge / Workers parse floor', 'bare Worker req/s'])
     expect(workerd.rows.map((r) => r[0])).toEqual(['1 KB text reply', '100 KB text reply', '1 MB text reply'])
