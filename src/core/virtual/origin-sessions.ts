@@ -65,6 +65,8 @@ export interface VirtualState {
   status: Map<string, VirtualStatus>
   /** Per verified caller (`identityScopeKey`): the caller tag its sessions are bound to (session-token.ts `callerTag`). */
   callers: Map<string, Promise<string>>
+  /** Session ids of virtual servers their client ended with `DELETE` here (by their MAC), oldest forgotten first past {@link MAX_ENDED_SESSIONS}. */
+  ended: Set<string>
 }
 
 /** One of the edge's own origin sessions ({@link VirtualState.shared}): the connection, and what its `DELETE` needs when it is dropped. */
@@ -83,6 +85,31 @@ const MAX_REPLACED = 1024
  * distinct callers holds neither the edge's memory nor the origins' sessions without bound.
  */
 export const MAX_SHARED_SESSIONS = 1024
+
+/**
+ * Most ended session ids remembered per process or isolate (about 60 bytes each): a session id is
+ * signed, not stored, so an ended one verifies still and only this memory refuses it.
+ */
+export const MAX_ENDED_SESSIONS = 16_384
+
+/**
+ * Remembers that the client ended the session `token` (its `DELETE`): later requests with it are
+ * answered 404 in this process or isolate (MCP transports: after a session ends, the server
+ * answers its id with 404). Past {@link MAX_ENDED_SESSIONS} the oldest is forgotten.
+ */
+export function markSessionEnded(deps: EdgeDeps, token: string): void {
+  const ended = virtualState(deps).ended
+  // The MAC names the session: 43 characters instead of the whole id.
+  const mac = token.slice(token.lastIndexOf('.') + 1)
+  ended.delete(mac)
+  ended.add(mac)
+  if (ended.size > MAX_ENDED_SESSIONS) ended.delete(ended.values().next().value!)
+}
+
+/** Whether the client ended the session `token` in this process or isolate ({@link markSessionEnded}). */
+export function sessionEnded(deps: EdgeDeps, token: string): boolean {
+  return virtualState(deps).ended.has(token.slice(token.lastIndexOf('.') + 1))
+}
 
 /** Sets `key` in a map bounded to {@link MAX_REPLACED} entries, the oldest forgotten first. */
 export function setBounded<V>(map: Map<string, V>, key: string, value: V): void {
@@ -116,6 +143,7 @@ export function virtualState(deps: EdgeDeps): VirtualState {
       status: new Map(),
       features: new Map(),
       callers: new Map(),
+      ended: new Set(),
     }
     states.set(deps, s)
   }

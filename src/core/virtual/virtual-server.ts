@@ -42,10 +42,12 @@ import {
   connectOrigin,
   endOriginSession,
   forgetLists,
+  markSessionEnded,
   modernEnvelope,
   newestLegacy,
   replaceConnection,
   replacementOf,
+  sessionEnded,
   setBounded,
   sharedConnection,
   virtualState,
@@ -144,7 +146,8 @@ async function sessionFor(
   method: 'POST' | 'GET' | 'DELETE'
 ): Promise<VirtualSession | EdgeResponse> {
   const s = await readSession(await virtualState(deps).key, token, vt.name)
-  if (!s) return sessionNotFound()
+  // An ended session verifies still (it is signed, not stored): only this process's memory of its DELETE refuses it.
+  if (!s || sessionEnded(deps, token)) return sessionNotFound()
   if (s.caller !== (await callerOf(deps, identity))) {
     recordDenial(deps, requestIdOf(headers), vt.name, {
       reason: 'session_of_another_caller',
@@ -737,15 +740,21 @@ function connectionFor(ask: Ask, origin: string): { conn: Promise<OriginConnecti
   return { conn: shared, shared }
 }
 
-/** Whether a routed call's answer says the origin no longer knows the session (it restarted): HTTP 404, relayed or as a gateway error's `originStatus`. */
+/**
+ * Whether a routed call's answer (to a request that carried an origin session id) says the origin
+ * no longer knows the session (it restarted): HTTP 404, relayed or as a gateway error's
+ * `originStatus`, as MCP transports require; or 400, which servers built on the SDK's examples
+ * (server-everything among them) answer to a session id they do not know. A 400 refuses the
+ * request before it runs, so sending it again on a new session does not run it twice.
+ */
 function sessionGone(r: EdgeResponse): boolean {
   if (r.status === 404) return true
   if (!isWholeBody(r.body)) return false
   const text = typeof r.body === 'string' ? r.body : new TextDecoder().decode(r.body)
-  if (!text.includes('"originStatus":404')) return false
+  if (!text.includes('"originStatus":404') && !text.includes('"originStatus":400')) return false
   try {
     const v: unknown = JSON.parse(text)
-    return isObject(v) && isObject(v.error) && isObject(v.error.data) && v.error.data.originStatus === 404
+    return isObject(v) && isObject(v.error) && isObject(v.error.data) && (v.error.data.originStatus === 404 || v.error.data.originStatus === 400)
   } catch {
     return false
   }
@@ -912,6 +921,7 @@ export async function handleVirtualPassThrough(
   if (token === null) return localResponse({ kind: 'transport', status: 400, message: 'Bad Request: DELETE needs the Mcp-Session-Id of the session to end' })
   const session = await sessionFor(deps, vt, token, headers, identity, 'DELETE')
   if (!('backends' in session)) return session
+  markSessionEnded(deps, token)
   const authorization = headers.get('authorization')
   for (const [origin, s] of Object.entries(session.backends)) {
     const target = originTarget(deps.config, origin)
