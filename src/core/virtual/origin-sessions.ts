@@ -30,6 +30,8 @@ export interface VirtualStatus {
   leftOut: Record<string, string>
   /** Tool names two origins share, left out by `prefix: never`. */
   collisions: string[]
+  /** Tools another tool's merged name left out (merge-tools.ts `shadowed`), as the last merge found them; logged, not in `/readyz`. */
+  shadowed?: string[]
 }
 
 /** A caller's merged list as held: `at`, when its pull started (epoch ms); `ttlMs`, how long it is fresh; `leftOut`, the origins it lacks. */

@@ -588,7 +588,15 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
         tools: merged.collisions,
         text: `virtual server ${ask.vt.name} (prefix never) leaves out tool names that several origins share: ${merged.collisions.join(', ')}`,
       })
-    st.status.set(ask.vt.name, { leftOut, collisions: merged.collisions })
+    if (merged.shadowed.length && merged.shadowed.join('\n') !== before?.shadowed?.join('\n'))
+      ask.deps.log({
+        level: 'warn',
+        msg: 'virtual.names_shadowed',
+        server: ask.vt.name,
+        tools: merged.shadowed,
+        text: `virtual server ${ask.vt.name} leaves out tools whose merged name another tool has (origin:tool): ${merged.shadowed.join(', ')}; use prefix always, with no origin name another's followed by _`,
+      })
+    st.status.set(ask.vt.name, { leftOut, collisions: merged.collisions, shadowed: merged.shadowed })
     setBounded(st.lists, key, { ...merged, at, ttlMs, leftOut: Object.keys(leftOut) })
     return merged
   })()
