@@ -6,7 +6,9 @@
  *   origin sessions it carried are not opened again for it;
  * - an origin that answers a session id it forgot (it restarted) with 400, as servers built on the
  *   SDK's examples do (server-everything), gets a new origin session as one answering 404 does:
- *   the client's session goes on.
+ *   the client's session goes on;
+ * - client sessions opened while a stateful origin was down (their ids carry no session with it)
+ *   each get an origin session of their own there, not the one requests without a session share.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
@@ -93,5 +95,21 @@ describe.each(RUNTIMES)('the end of a virtual server session on $name', ({ start
     expect(message(r.text)).toMatchObject({ id: 3, result: { content: [{ text: 'notes:add_note:{"q":"x"}' }] } })
     // Once: the 400 refused the first send before it ran.
     expect(notes.calls.length).toBe(before + 1)
+  })
+
+  it('client sessions opened while an origin was down each get an origin session of their own there, never a shared one', async () => {
+    await files.stop()
+    const a = (await send(at(), 'POST', {}, init)).sid!
+    const b = (await send(at(), 'POST', {}, init)).sid!
+    await files.restart()
+    const before = files.calls.length
+    const sessions: Record<string, string>[] = [{ 'mcp-session-id': a }, { 'mcp-session-id': b }, {}]
+    for (const [i, headers] of sessions.entries())
+      expect(message((await send(at(), 'POST', headers, call(10 + i, 'files__read_file'))).text)).toMatchObject({ id: 10 + i, result: {} })
+    // Session a again: the origin session it got before.
+    expect(message((await send(at(), 'POST', { 'mcp-session-id': a }, call(13, 'files__read_file'))).text)).toMatchObject({ id: 13, result: {} })
+    const used = files.calls.slice(before).map((c) => c.split(':')[0])
+    expect(new Set(used.slice(0, 3)).size).toBe(3)
+    expect(used[3]).toBe(used[0])
   })
 })

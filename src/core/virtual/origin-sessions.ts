@@ -258,6 +258,24 @@ export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authoriza
 }
 
 /**
+ * Ends the edge's own origin sessions a client session used (those {@link sharedConnection} holds
+ * under a caller ending in `\ns-<tag>`, virtual-server.ts `connectionFor`): its client ended it.
+ * @param tag the MAC of the client's session id
+ */
+export function endSessionConnections(deps: EdgeDeps, tag: string): void {
+  const st = virtualState(deps)
+  const suffix = `\ns-${tag}`
+  for (const [key, held] of [...st.shared]) {
+    if (!key.endsWith(suffix)) continue
+    st.shared.delete(key)
+    held.conn.then(
+      (conn) => endOriginSession(deps, held.target, conn, held.authorization),
+      () => undefined
+    )
+  }
+}
+
+/**
  * A new connection standing for one the origin no longer knows (it restarted, or ended the
  * session). The edge's own shared connection (`used` is the promise it was taken from) is opened
  * again once, whoever notices first; a virtual-server session's origin session gets one

@@ -41,6 +41,7 @@ import { requestIdOf } from '../observe/request-id'
 import {
   connectOrigin,
   endOriginSession,
+  endSessionConnections,
   forgetLists,
   markSessionEnded,
   modernEnvelope,
@@ -75,6 +76,8 @@ interface Ask {
   vt: VirtualTarget
   headers: RequestHeaders
   session: VirtualSession | null
+  /** The MAC of the session id ({@link session}), which names that session alone; null without a session. */
+  sessionTag: string | null
   /** The `Authorization` the origins get: the caller's with auth off, ORIGIN_AUTHORIZATION with auth on (request-auth.ts gave the origin-bound headers). */
   authorization: string | null
   /** Who asks ({@link callerKey}): what the edge's own origin sessions, merged lists and feature routes are kept by. */
@@ -237,7 +240,8 @@ async function answerPost(
     session = found
   }
   const authorization = headers.get('authorization')
-  const ask: Ask = { deps, vt, headers, session, authorization, caller: await callerKey(deps, identity, authorization), signal, identity }
+  const sessionTag = session && token !== null ? token.slice(token.lastIndexOf('.') + 1) : null
+  const ask: Ask = { deps, vt, headers, session, sessionTag, authorization, caller: await callerKey(deps, identity, authorization), signal, identity }
   if (parsed.kind === 'batch') {
     const version = headers.get('mcp-protocol-version')
     if (version !== null && version.trim() !== '2025-03-26')
@@ -737,15 +741,22 @@ function originRequestText(id: RawId, method: string, given: Record<string, unkn
   return requestText(id, method, JSON.stringify(params))
 }
 
-/** The connection a routed request uses: the one its session carries (or its replacement here), else the edge's own. */
-function connectionFor(ask: Ask, origin: string): { conn: Promise<OriginConnection>; shared?: Promise<OriginConnection> } {
+/**
+ * The connection a routed request uses: the one its session carries (or its replacement here),
+ * else the edge's own, kept under `caller` (returned for {@link replaceConnection}). A client
+ * session that carries no entry for the origin (it was down at `initialize`) gets an edge session
+ * of its own in this process, never the one its caller's other sessions or requests without a
+ * session use: whatever a stateful origin keeps in a session stays one client session's.
+ */
+function connectionFor(ask: Ask, origin: string): { conn: Promise<OriginConnection>; shared?: Promise<OriginConnection>; caller: string } {
   const s = ask.session?.backends[origin]
   if (s) {
     const replaced = s.sessionId !== undefined ? replacementOf(ask.deps, origin, s.sessionId) : undefined
-    return { conn: replaced ?? Promise.resolve({ era: s.era, ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}), capabilities: {} }) }
+    return { conn: replaced ?? Promise.resolve({ era: s.era, ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}), capabilities: {} }), caller: ask.caller }
   }
-  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization, ask.caller)
-  return { conn: shared, shared }
+  const caller = ask.sessionTag !== null ? `${ask.caller}\ns-${ask.sessionTag}` : ask.caller
+  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization, caller)
+  return { conn: shared, shared, caller }
 }
 
 /**
@@ -867,7 +878,7 @@ async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, or
   const m = { origin }
   const target = targetOf(ask, m.origin)
   const clientModern = isModern(eraOf(c, ask.headers))
-  const { conn: pending, shared } = connectionFor(ask, m.origin)
+  const { conn: pending, shared, caller } = connectionFor(ask, m.origin)
   let conn: OriginConnection
   try {
     conn = await pending
@@ -888,7 +899,7 @@ async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, or
   let r = await send(conn)
   if (conn.sessionId !== undefined && sessionGone(r)) {
     try {
-      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, ask.caller)
+      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, caller)
     } catch (e) {
       originFailed(ask, m.origin, e)
       return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
@@ -930,6 +941,7 @@ export async function handleVirtualPassThrough(
   const session = await sessionFor(deps, vt, token, headers, identity, 'DELETE')
   if (!('backends' in session)) return session
   markSessionEnded(deps, token)
+  endSessionConnections(deps, token.slice(token.lastIndexOf('.') + 1))
   const authorization = headers.get('authorization')
   for (const [origin, s] of Object.entries(session.backends)) {
     const target = originTarget(deps.config, origin)
