@@ -67,6 +67,14 @@ export interface VirtualState {
   status: Map<string, VirtualStatus>
   /** Per verified caller (`identityScopeKey`): the caller tag its sessions are bound to (session-token.ts `callerTag`). */
   callers: Map<string, Promise<string>>
+  /**
+   * The last merges of identical lists (virtual-server.ts `internedMerge`), least recently used
+   * first, at most {@link MAX_MERGES}: callers whose origins gave them the same lists hold one
+   * merged list between them, not one copy each.
+   */
+  merges: Map<string, MergedTools>
+  /** Per origin and pin scope (`<origin>\n<scope>`): the digest of the list tool pinning last audited there (virtual-server.ts `pinnedTools`). */
+  audited: Map<string, string>
   /** Session ids of virtual servers their client ended with `DELETE` here (by their MAC), oldest forgotten first past {@link MAX_ENDED_SESSIONS}. */
   ended: Set<string>
 }
@@ -77,6 +85,9 @@ export interface SharedSession {
   target: OriginTarget
   authorization: string | null
 }
+
+/** Most distinct merges kept for reuse ({@link VirtualState.merges}). */
+export const MAX_MERGES = 16
 
 /** Most replaced origin sessions, merged lists and caller tags remembered, each (the oldest forgotten first). */
 const MAX_REPLACED = 1024
@@ -146,6 +157,8 @@ export function virtualState(deps: EdgeDeps): VirtualState {
       features: new Map(),
       callers: new Map(),
       ended: new Set(),
+      merges: new Map(),
+      audited: new Map(),
     }
     states.set(deps, s)
   }

@@ -32,6 +32,7 @@ import { unknownToolAnswer } from '../validation/tools-call'
 import { readSseEvents } from '../sse/read-sse-events'
 import { originCause } from '../observe/origin-cause'
 import { OriginTimeoutError } from '../ports'
+import { sha256Digest } from '../pinning/tool-digest'
 import { mergeTools, originOfPrefixed, type MergedTool, type MergedTools, type OriginTools } from './merge-tools'
 import { openVirtualStream } from './virtual-stream'
 import type { FeatureRoutes, HeldList } from './origin-sessions'
@@ -44,6 +45,7 @@ import {
   endSessionConnections,
   forgetLists,
   markSessionEnded,
+  MAX_MERGES,
   modernEnvelope,
   newestLegacy,
   replaceConnection,
@@ -573,7 +575,7 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
       if (r.status === 'fulfilled' && r.value) ok.push(r.value)
       else leftOut[origin] = noteLeftOut(ask, origin, r.status === 'rejected' ? r.reason : PINS_REFUSED)
     })
-    const merged = mergeTools(ask.vt.setting.prefix, ok)
+    const merged = internedMerge(ask, ok)
     const before = st.status.get(ask.vt.name)
     for (const o of Object.keys(before?.leftOut ?? {}))
       if (!(o in leftOut))
@@ -613,6 +615,27 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
 }
 
 /**
+ * {@link mergeTools} of `lists`, the same object for lists equal to those of a recent merge: each
+ * caller pulls its own lists (one may be private), but callers given the same lists share one
+ * merged list, so a flood of distinct callers does not hold a copy of every origin's list each.
+ */
+function internedMerge(ask: Ask, lists: OriginTools[]): MergedTools {
+  const merges = virtualState(ask.deps).merges
+  // The whole content is the key: equal keys are equal lists, so sharing one tells no caller anything.
+  const key = `${ask.vt.name}\n${ask.vt.setting.prefix}\n${JSON.stringify(lists)}`
+  const held = merges.get(key)
+  if (held) {
+    merges.delete(key)
+    merges.set(key, held)
+    return held
+  }
+  const merged = mergeTools(ask.vt.setting.prefix, lists)
+  merges.set(key, merged)
+  if (merges.size > MAX_MERGES) merges.delete(merges.keys().next().value!)
+  return merged
+}
+
+/**
  * An origin's pulled list as tool pinning lets it through (pinning/apply-pins.ts `holdToolsList`,
  * the same gate as a list relayed on `<mount>/<origin>`): `audit` records it and keeps every
  * tool, `enforce` leaves out the tools not approved.
@@ -624,6 +647,16 @@ async function pinnedTools(ask: Ask, origin: string, pulled: PulledToolList): Pr
   if (book.mode === 'off') return pulled.tools
   const caller = ask.identity ? identityScopeKey(ask.identity) : ask.authorization
   const scope = listScope(pulled.cacheScope, pulled.era, await privateScope(caller))
+  if (book.mode === 'audit' && scope !== null) {
+    // Audit keeps every tool: a list the book audited last for this origin and scope (every
+    // caller of a public list shares its scope) needs no second audit, so a flood of callers does
+    // not queue one audit of every origin's whole list each.
+    const audited = virtualState(ask.deps).audited
+    const key = `${origin}\n${scope}`
+    const digest = await sha256Digest(JSON.stringify(pulled.tools))
+    if (audited.get(key) === digest) return pulled.tools
+    setBounded(audited, key, digest)
+  }
   const id = { raw: '1', key: 'n:1' }
   const source = resultText(id, { tools: pulled.tools })
   const held = await holdToolsList(book, { originId: origin, scope, id, paged: false, msg: JSON.parse(source) as Record<string, unknown>, source })
