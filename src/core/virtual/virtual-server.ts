@@ -469,7 +469,22 @@ async function initialize(ask: Ask, c: Extract<Classified, { kind: 'request' }>)
   const wanted = c.params?.protocolVersion
   const supported = deps.config.supportedVersions
   const version = isKnownVersion(wanted) && !isModern(wanted) && supported.includes(wanted) ? wanted : newestLegacy(supported)
-  const results = await Promise.allSettled(vt.setting.origins.map((o) => connectOrigin(deps, targetOf(ask, o), ask.authorization)))
+  const results = await Promise.allSettled(
+    vt.setting.origins.map((o) => {
+      const target = targetOf(ask, o)
+      const p = connectOrigin(deps, target, ask.authorization)
+      // A session the origin gives after the deadline is in no client's session id: ended at once.
+      return withinListDeadline(
+        deps,
+        p,
+        () =>
+          void p.then(
+            (conn) => endOriginSession(deps, target, conn, ask.authorization),
+            () => undefined
+          )
+      )
+    })
+  )
   const backends: Record<string, BackendSession> = {}
   const conns: OriginConnection[] = []
   results.forEach((r, i) => {
@@ -559,14 +574,20 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
     let ttlMs = ask.deps.config.schemaTtlS * 1000
     const origins = ask.vt.setting.origins
     const lists = await Promise.allSettled(
-      origins.map(async (o): Promise<OriginTools | null> => {
-        const target = targetOf(ask, o)
-        const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.caller)
-        const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
-        if (typeof pulled.ttlMs === 'number' && pulled.ttlMs > 0) ttlMs = Math.min(ttlMs, pulled.ttlMs)
-        const tools = await pinnedTools(ask, o, pulled)
-        return tools ? { origin: o, tools } : null
-      })
+      origins.map((o): Promise<OriginTools | null> =>
+        // The connection and the pull within one deadline: a slow origin's initialize does not add to its pull's.
+        withinListDeadline(
+          ask.deps,
+          (async () => {
+            const target = targetOf(ask, o)
+            const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.caller)
+            const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
+            if (typeof pulled.ttlMs === 'number' && pulled.ttlMs > 0) ttlMs = Math.min(ttlMs, pulled.ttlMs)
+            const tools = await pinnedTools(ask, o, pulled)
+            return tools ? { origin: o, tools } : null
+          })()
+        )
+      )
     )
     const ok: OriginTools[] = []
     const leftOut: Record<string, string> = {}
@@ -612,6 +633,25 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
   }
   p.then(clear, clear)
   return p
+}
+
+/**
+ * `p`, or an {@link OriginTimeoutError} once `TOOL_LIST_TIMEOUT_MS` (the whole of one origin's
+ * tool-list pull, its initialize included) has passed: what the edge asks every origin of a
+ * virtual server at once (the list, `initialize`) waits for the slowest no longer, however many
+ * requests it takes to connect to it (`server/discover`, `initialize`, `notifications/initialized`,
+ * each bounded by `ORIGIN_TIMEOUT_MS` alone).
+ * @param onLate called when the deadline passed first (what `p` still gives is then the caller's to clean up)
+ */
+function withinListDeadline<T>(deps: EdgeDeps, p: Promise<T>, onLate?: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onLate?.()
+      reject(new OriginTimeoutError())
+    }, deps.config.toolListTimeoutMs)
+  })
+  return Promise.race([p, late]).finally(() => clearTimeout(timer))
 }
 
 /**
