@@ -76,6 +76,11 @@ describe.each(RUNTIMES)('the end of a virtual server session on $name', ({ start
     expect(message(after.text)).toMatchObject({ id: null, error: { code: -32600 } })
     expect((await send(at(), 'GET', S)).status).toBe(404)
     expect((await send(at(), 'DELETE', S)).status).toBe(404)
+    // Nor under another spelling of its MAC (the last character's unused low bits changed).
+    const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    const respelled = sid.slice(0, -1) + digits[digits.indexOf(sid.at(-1)!) ^ 1]!
+    expect(Buffer.from(respelled.split('.')[2]!, 'base64url')).toEqual(Buffer.from(sid.split('.')[2]!, 'base64url'))
+    expect((await send(at(), 'POST', { 'mcp-session-id': respelled }, call(5, 'files__read_file'))).status).toBe(404)
     // Its origin session was ended, and never opened again for the ended session.
     expect(files.sessions.length).toBe(opened)
     expect(files.calls.filter((c) => c.endsWith(':read_file'))).toHaveLength(1)

@@ -141,6 +141,14 @@ describe('the session id', () => {
     expect(await readSession(key, `${v}.${other.split('.')[1]}.${mac}`, 'all')).toBeNull()
     expect(await readSession(key, `${v}.${payload}`, 'all')).toBeNull()
     expect(await readSession(key, 'not a session', 'all')).toBeNull()
+    // Another spelling of the same MAC bytes (the last character's unused low bits set) is not this session.
+    const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    const respelled = `${v}.${payload}.${mac!.slice(0, -1)}${digits[digits.indexOf(mac!.at(-1)!) ^ 1]}`
+    expect(Buffer.from(respelled.split('.')[2]!, 'base64url')).toEqual(Buffer.from(mac!, 'base64url'))
+    expect(await readSession(key, respelled, 'all')).toBeNull()
+    expect(await readSession(key, token, 'all')).not.toBeNull()
+    // The origin routes still know it for what it is (and refuse it).
+    expect(await issuingServer(key, respelled)).toBe('all')
   })
   it('carries the caller tag it was issued with; the tag depends on issuer, sub and client, is keyed, and hides the caller', async () => {
     const key = await sessionKey('k'.repeat(32))
