@@ -74,7 +74,7 @@ export interface VirtualState {
    */
   merges: Map<string, MergedTools>
   /** Per origin and pin scope (`<origin>\n<scope>`): the digest of the list tool pinning last audited there (virtual-server.ts `pinnedTools`). */
-  audited: Map<string, string>
+  audited: Map<string, { digest: string; at: number }>
   /** Session ids of virtual servers their client ended with `DELETE` here (by their MAC), oldest forgotten first past {@link MAX_ENDED_SESSIONS}. */
   ended: Set<string>
 }

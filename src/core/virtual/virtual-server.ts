@@ -691,11 +691,15 @@ async function pinnedTools(ask: Ask, origin: string, pulled: PulledToolList): Pr
     // Audit keeps every tool: a list the book audited last for this origin and scope (every
     // caller of a public list shares its scope) needs no second audit, so a flood of callers does
     // not queue one audit of every origin's whole list each.
+    // Once per SCHEMA_TTL_S at least, as a held list is pulled again: an audit that could not
+    // read the pins (the store down) is tried again.
     const audited = virtualState(ask.deps).audited
     const key = `${origin}\n${scope}`
     const digest = await sha256Digest(JSON.stringify(pulled.tools))
-    if (audited.get(key) === digest) return pulled.tools
-    setBounded(audited, key, digest)
+    const now = (ask.deps.now ?? Date.now)()
+    const last = audited.get(key)
+    if (last && last.digest === digest && now - last.at < ask.deps.config.schemaTtlS * 1000) return pulled.tools
+    setBounded(audited, key, { digest, at: now })
   }
   const id = { raw: '1', key: 'n:1' }
   const source = resultText(id, { tools: pulled.tools })
