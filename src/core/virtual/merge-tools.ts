@@ -56,10 +56,8 @@ export function mergeTools(prefix: VirtualPrefix, lists: readonly OriginTools[])
   const collisions = [...owners].filter(([, n]) => n > 1).map(([name]) => name)
   const shared = new Set(collisions)
   const candidates: { m: MergedTool; prefixed: boolean }[] = []
-  const seenOf = new Map<string, Set<string>>()
   for (const l of lists) {
     const seen = new Set<string>()
-    seenOf.set(l.origin, seen)
     for (const t of l.tools) {
       if (!isObject(t) || typeof t.name !== 'string' || seen.has(t.name)) continue
       seen.add(t.name)
