@@ -62,7 +62,12 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  * A stateful 2025 origin with `tools` (name -> whether it takes a required string `q`).
  * @param label written in each result, so a test sees which origin answered
  */
-export async function startStatefulOrigin(label: string, tools: string[], opts: { waitTool?: boolean; extra?: (server: McpServerV1) => void } = {}): Promise<TestOrigin> {
+/** @param opts.unknownSession the status of its answer to a session id it does not know: 404 (the SDK's, default) or 400 (as servers built on the SDK's examples, server-everything among them) */
+export async function startStatefulOrigin(
+  label: string,
+  tools: string[],
+  opts: { waitTool?: boolean; extra?: (server: McpServerV1) => void; unknownSession?: 404 | 400 } = {}
+): Promise<TestOrigin> {
   const calls: string[] = []
   const cancelled: string[] = []
   const given: string[] = []
@@ -77,7 +82,9 @@ export async function startStatefulOrigin(label: string, tools: string[], opts: 
       seen.push(sid)
       const t = transports.get(sid)
       if (!t) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}')
+        if (opts.unknownSession === 400)
+          res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}')
+        else res.writeHead(404, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}')
         return
       }
       await t.handleRequest(req, res, body)

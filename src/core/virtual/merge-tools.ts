@@ -31,13 +31,17 @@ export interface MergedTools {
   byName: Map<string, MergedTool>
   /** Names two or more origins share that `prefix: never` left out (sorted). */
   collisions: string[]
+  /** Tools left out because another tool took their merged name, as `<origin>:<tool>` (in order). */
+  shadowed: string[]
 }
 
 /**
  * Merges the lists. `always`: every tool is `<origin>__<tool>`; `conditional`: only a name two
  * origins share is prefixed, on each of them; `never`: a shared name is left out on every origin
- * and reported in `collisions`. A tool without a string name is skipped; a merged name that still
- * repeats (an origin's own `b__x` beside origin `b`'s `x`) is kept once, the first in order.
+ * and reported in `collisions`. A tool without a string name is skipped. A merged name that still
+ * repeats is kept once: a name the rule prefixed wins over an origin's own name that only looks
+ * prefixed (origin `b`'s `x` as `b__x`, not another origin's own `b__x`, so no origin takes the
+ * name of another's tool), else the first in order; the others are reported in `shadowed`.
  */
 export function mergeTools(prefix: VirtualPrefix, lists: readonly OriginTools[]): MergedTools {
   const owners = new Map<string, number>()
@@ -51,21 +55,35 @@ export function mergeTools(prefix: VirtualPrefix, lists: readonly OriginTools[])
   }
   const collisions = [...owners].filter(([, n]) => n > 1).map(([name]) => name)
   const shared = new Set(collisions)
-  const tools: MergedTool[] = []
-  const byName = new Map<string, MergedTool>()
+  const candidates: { m: MergedTool; prefixed: boolean }[] = []
   for (const l of lists) {
+    const seen = new Set<string>()
     for (const t of l.tools) {
-      if (!isObject(t) || typeof t.name !== 'string') continue
+      if (!isObject(t) || typeof t.name !== 'string' || seen.has(t.name)) continue
+      seen.add(t.name)
       const clash = shared.has(t.name)
       if (prefix === 'never' && clash) continue
-      const name = prefix === 'always' || clash ? `${l.origin}${PREFIX_SEPARATOR}${t.name}` : t.name
-      if (byName.has(name)) continue
-      const m: MergedTool = { name, origin: l.origin, originName: t.name, definition: { ...t, name } }
-      tools.push(m)
-      byName.set(name, m)
+      const prefixed = prefix === 'always' || clash
+      const name = prefixed ? `${l.origin}${PREFIX_SEPARATOR}${t.name}` : t.name
+      candidates.push({ m: { name, origin: l.origin, originName: t.name, definition: { ...t, name } }, prefixed })
     }
   }
-  return { tools, byName, collisions: prefix === 'never' ? collisions.sort() : [] }
+  // Who keeps a name several candidates take: the first the rule prefixed, else the first.
+  const winner = new Map<string, MergedTool>()
+  for (const c of candidates) if (c.prefixed && !winner.has(c.m.name)) winner.set(c.m.name, c.m)
+  for (const c of candidates) if (!winner.has(c.m.name)) winner.set(c.m.name, c.m)
+  const tools: MergedTool[] = []
+  const byName = new Map<string, MergedTool>()
+  const shadowed: string[] = []
+  for (const { m } of candidates) {
+    if (winner.get(m.name) !== m) {
+      shadowed.push(`${m.origin}:${m.originName}`)
+      continue
+    }
+    tools.push(m)
+    byName.set(m.name, m)
+  }
+  return { tools, byName, collisions: prefix === 'never' ? collisions.sort() : [], shadowed }
 }
 
 /**

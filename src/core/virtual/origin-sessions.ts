@@ -30,6 +30,8 @@ export interface VirtualStatus {
   leftOut: Record<string, string>
   /** Tool names two origins share, left out by `prefix: never`. */
   collisions: string[]
+  /** Tools another tool's merged name left out (merge-tools.ts `shadowed`), as the last merge found them; logged, not in `/readyz`. */
+  shadowed?: string[]
 }
 
 /** A caller's merged list as held: `at`, when its pull started (epoch ms); `ttlMs`, how long it is fresh; `leftOut`, the origins it lacks. */
@@ -65,6 +67,16 @@ export interface VirtualState {
   status: Map<string, VirtualStatus>
   /** Per verified caller (`identityScopeKey`): the caller tag its sessions are bound to (session-token.ts `callerTag`). */
   callers: Map<string, Promise<string>>
+  /**
+   * The last merges of identical lists (virtual-server.ts `internedMerge`), least recently used
+   * first, at most {@link MAX_MERGES}: callers whose origins gave them the same lists hold one
+   * merged list between them, not one copy each.
+   */
+  merges: Map<string, MergedTools>
+  /** Per origin and pin scope (`<origin>\n<scope>`): the digest of the list tool pinning last audited there (virtual-server.ts `pinnedTools`). */
+  audited: Map<string, { digest: string; at: number }>
+  /** Session ids of virtual servers their client ended with `DELETE` here (by their MAC), oldest forgotten first past {@link MAX_ENDED_SESSIONS}. */
+  ended: Set<string>
 }
 
 /** One of the edge's own origin sessions ({@link VirtualState.shared}): the connection, and what its `DELETE` needs when it is dropped. */
@@ -73,6 +85,9 @@ export interface SharedSession {
   target: OriginTarget
   authorization: string | null
 }
+
+/** Most distinct merges kept for reuse ({@link VirtualState.merges}). */
+export const MAX_MERGES = 16
 
 /** Most replaced origin sessions, merged lists and caller tags remembered, each (the oldest forgotten first). */
 const MAX_REPLACED = 1024
@@ -83,6 +98,31 @@ const MAX_REPLACED = 1024
  * distinct callers holds neither the edge's memory nor the origins' sessions without bound.
  */
 export const MAX_SHARED_SESSIONS = 1024
+
+/**
+ * Most ended session ids remembered per process or isolate (about 60 bytes each): a session id is
+ * signed, not stored, so an ended one verifies still and only this memory refuses it.
+ */
+export const MAX_ENDED_SESSIONS = 16_384
+
+/**
+ * Remembers that the client ended the session `token` (its `DELETE`): later requests with it are
+ * answered 404 in this process or isolate (MCP transports: after a session ends, the server
+ * answers its id with 404). Past {@link MAX_ENDED_SESSIONS} the oldest is forgotten.
+ */
+export function markSessionEnded(deps: EdgeDeps, token: string): void {
+  const ended = virtualState(deps).ended
+  // The MAC names the session: 43 characters instead of the whole id.
+  const mac = token.slice(token.lastIndexOf('.') + 1)
+  ended.delete(mac)
+  ended.add(mac)
+  if (ended.size > MAX_ENDED_SESSIONS) ended.delete(ended.values().next().value!)
+}
+
+/** Whether the client ended the session `token` in this process or isolate ({@link markSessionEnded}). */
+export function sessionEnded(deps: EdgeDeps, token: string): boolean {
+  return virtualState(deps).ended.has(token.slice(token.lastIndexOf('.') + 1))
+}
 
 /** Sets `key` in a map bounded to {@link MAX_REPLACED} entries, the oldest forgotten first. */
 export function setBounded<V>(map: Map<string, V>, key: string, value: V): void {
@@ -135,6 +175,9 @@ export function virtualState(deps: EdgeDeps): VirtualState {
       status: new Map(),
       features: new Map(),
       callers: new Map(),
+      ended: new Set(),
+      merges: new Map(),
+      audited: new Map(),
     }
     states.set(deps, s)
   }
@@ -244,6 +287,24 @@ export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authoriza
     )
   }
   return entry.conn
+}
+
+/**
+ * Ends the edge's own origin sessions a client session used (those {@link sharedConnection} holds
+ * under a caller ending in `\ns-<tag>`, virtual-server.ts `connectionFor`): its client ended it.
+ * @param tag the MAC of the client's session id
+ */
+export function endSessionConnections(deps: EdgeDeps, tag: string): void {
+  const st = virtualState(deps)
+  const suffix = `\ns-${tag}`
+  for (const [key, held] of [...st.shared]) {
+    if (!key.endsWith(suffix)) continue
+    st.shared.delete(key)
+    held.conn.then(
+      (conn) => endOriginSession(deps, held.target, conn, held.authorization),
+      () => undefined
+    )
+  }
 }
 
 /**

@@ -125,6 +125,12 @@ export async function issuingServer(key: CryptoKey, token: string): Promise<stri
  * @returns null for anything else (not ours, altered, another virtual server's, another key's)
  */
 export async function readSession(key: CryptoKey, token: string, server: string): Promise<VirtualSession | null> {
+  // One text per session: base64 decoding ignores the unused low bits of the last character, and
+  // another spelling of the MAC must not pass for another session (an ended one is known by its
+  // text). issuingServer takes any spelling: the origin routes refuse every one of them.
+  const mac = token.slice(token.lastIndexOf('.') + 1)
+  const bytes = fromBase64Url(mac)
+  if (bytes === null || toBase64Url(bytes) !== mac) return null
   const v = await verifiedPayload(key, token)
   if (!v || v.v !== server || !isObject(v.b)) return null
   const backends: Record<string, BackendSession> = {}

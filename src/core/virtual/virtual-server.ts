@@ -32,6 +32,7 @@ import { unknownToolAnswer } from '../validation/tools-call'
 import { readSseEvents } from '../sse/read-sse-events'
 import { originCause } from '../observe/origin-cause'
 import { OriginTimeoutError } from '../ports'
+import { sha256Digest } from '../pinning/tool-digest'
 import { mergeTools, originOfPrefixed, type MergedTool, type MergedTools, type OriginTools } from './merge-tools'
 import { openVirtualStream, type ListFilter } from './virtual-stream'
 import { cancelInFlight, keepInFlight } from './in-flight'
@@ -43,11 +44,15 @@ import { requestIdOf } from '../observe/request-id'
 import {
   connectOrigin,
   endOriginSession,
+  endSessionConnections,
   forgetLists,
+  markSessionEnded,
+  MAX_MERGES,
   modernEnvelope,
   newestLegacy,
   replaceConnection,
   replacementOf,
+  sessionEnded,
   setBounded,
   sharedConnection,
   virtualState,
@@ -75,6 +80,8 @@ interface Ask {
   vt: VirtualTarget
   headers: RequestHeaders
   session: VirtualSession | null
+  /** The MAC of the session id ({@link session}), which names that session alone; null without a session. */
+  sessionTag: string | null
   /** The `Authorization` the origins get: the caller's with auth off, ORIGIN_AUTHORIZATION with auth on (request-auth.ts gave the origin-bound headers). */
   authorization: string | null
   /** Who asks ({@link callerKey}): what the edge's own origin sessions, merged lists and feature routes are kept by. */
@@ -146,7 +153,8 @@ async function sessionFor(
   method: 'POST' | 'GET' | 'DELETE'
 ): Promise<VirtualSession | EdgeResponse> {
   const s = await readSession(await virtualState(deps).key, token, vt.name)
-  if (!s) return sessionNotFound()
+  // An ended session verifies still (it is signed, not stored): only this process's memory of its DELETE refuses it.
+  if (!s || sessionEnded(deps, token)) return sessionNotFound()
   if (s.caller !== (await callerOf(deps, identity))) {
     recordDenial(deps, requestIdOf(headers), vt.name, {
       reason: 'session_of_another_caller',
@@ -236,7 +244,8 @@ async function answerPost(
     session = found
   }
   const authorization = headers.get('authorization')
-  const ask: Ask = { deps, vt, headers, session, authorization, caller: await callerKey(deps, identity, authorization), signal, identity }
+  const sessionTag = session && token !== null ? token.slice(token.lastIndexOf('.') + 1) : null
+  const ask: Ask = { deps, vt, headers, session, sessionTag, authorization, caller: await callerKey(deps, identity, authorization), signal, identity }
   if (parsed.kind === 'batch') {
     const version = headers.get('mcp-protocol-version')
     if (version !== null && version.trim() !== '2025-03-26')
@@ -482,7 +491,22 @@ async function initialize(ask: Ask, c: Extract<Classified, { kind: 'request' }>)
   const wanted = c.params?.protocolVersion
   const supported = deps.config.supportedVersions
   const version = isKnownVersion(wanted) && !isModern(wanted) && supported.includes(wanted) ? wanted : newestLegacy(supported)
-  const results = await Promise.allSettled(vt.setting.origins.map((o) => connectOrigin(deps, targetOf(ask, o), ask.authorization)))
+  const results = await Promise.allSettled(
+    vt.setting.origins.map((o) => {
+      const target = targetOf(ask, o)
+      const p = connectOrigin(deps, target, ask.authorization)
+      // A session the origin gives after the deadline is in no client's session id: ended at once.
+      return withinListDeadline(
+        deps,
+        p,
+        () =>
+          void p.then(
+            (conn) => endOriginSession(deps, target, conn, ask.authorization),
+            () => undefined
+          )
+      )
+    })
+  )
   const backends: Record<string, BackendSession> = {}
   const conns: OriginConnection[] = []
   results.forEach((r, i) => {
@@ -572,14 +596,20 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
     let ttlMs = ask.deps.config.schemaTtlS * 1000
     const origins = ask.vt.setting.origins
     const lists = await Promise.allSettled(
-      origins.map(async (o): Promise<OriginTools | null> => {
-        const target = targetOf(ask, o)
-        const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.caller)
-        const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
-        if (typeof pulled.ttlMs === 'number' && pulled.ttlMs > 0) ttlMs = Math.min(ttlMs, pulled.ttlMs)
-        const tools = await pinnedTools(ask, o, pulled)
-        return tools ? { origin: o, tools } : null
-      })
+      origins.map((o): Promise<OriginTools | null> =>
+        // The connection and the pull within one deadline: a slow origin's initialize does not add to its pull's.
+        withinListDeadline(
+          ask.deps,
+          (async () => {
+            const target = targetOf(ask, o)
+            const conn = await sharedConnection(ask.deps, target, ask.authorization, ask.caller)
+            const pulled = await pullOriginTools(ask.deps, target, conn.era, ask.authorization)
+            if (typeof pulled.ttlMs === 'number' && pulled.ttlMs > 0) ttlMs = Math.min(ttlMs, pulled.ttlMs)
+            const tools = await pinnedTools(ask, o, pulled)
+            return tools ? { origin: o, tools } : null
+          })()
+        )
+      )
     )
     const ok: OriginTools[] = []
     const leftOut: Record<string, string> = {}
@@ -588,7 +618,7 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
       if (r.status === 'fulfilled' && r.value) ok.push(r.value)
       else leftOut[origin] = noteLeftOut(ask, origin, r.status === 'rejected' ? r.reason : PINS_REFUSED)
     })
-    const merged = mergeTools(ask.vt.setting.prefix, ok)
+    const merged = internedMerge(ask, ok)
     const before = st.status.get(ask.vt.name)
     for (const o of Object.keys(before?.leftOut ?? {}))
       if (!(o in leftOut))
@@ -607,7 +637,15 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
         tools: merged.collisions,
         text: `virtual server ${ask.vt.name} (prefix never) leaves out tool names that several origins share: ${merged.collisions.join(', ')}`,
       })
-    st.status.set(ask.vt.name, { leftOut, collisions: merged.collisions })
+    if (merged.shadowed.length && merged.shadowed.join('\n') !== before?.shadowed?.join('\n'))
+      ask.deps.log({
+        level: 'warn',
+        msg: 'virtual.names_shadowed',
+        server: ask.vt.name,
+        tools: merged.shadowed,
+        text: `virtual server ${ask.vt.name} leaves out tools whose merged name another tool has (origin:tool): ${merged.shadowed.join(', ')}; use prefix always, with no origin name another's followed by _`,
+      })
+    st.status.set(ask.vt.name, { leftOut, collisions: merged.collisions, shadowed: merged.shadowed })
     setBounded(st.lists, key, { ...merged, at, ttlMs, leftOut: Object.keys(leftOut) })
     return merged
   })()
@@ -617,6 +655,46 @@ export function mergedList(ask: Ask): Promise<MergedTools> {
   }
   p.then(clear, clear)
   return p
+}
+
+/**
+ * `p`, or an {@link OriginTimeoutError} once `TOOL_LIST_TIMEOUT_MS` (the whole of one origin's
+ * tool-list pull, its initialize included) has passed: what the edge asks every origin of a
+ * virtual server at once (the list, `initialize`) waits for the slowest no longer, however many
+ * requests it takes to connect to it (`server/discover`, `initialize`, `notifications/initialized`,
+ * each bounded by `ORIGIN_TIMEOUT_MS` alone).
+ * @param onLate called when the deadline passed first (what `p` still gives is then the caller's to clean up)
+ */
+function withinListDeadline<T>(deps: EdgeDeps, p: Promise<T>, onLate?: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onLate?.()
+      reject(new OriginTimeoutError())
+    }, deps.config.toolListTimeoutMs)
+  })
+  return Promise.race([p, late]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * {@link mergeTools} of `lists`, the same object for lists equal to those of a recent merge: each
+ * caller pulls its own lists (one may be private), but callers given the same lists share one
+ * merged list, so a flood of distinct callers does not hold a copy of every origin's list each.
+ */
+function internedMerge(ask: Ask, lists: OriginTools[]): MergedTools {
+  const merges = virtualState(ask.deps).merges
+  // The whole content is the key: equal keys are equal lists, so sharing one tells no caller anything.
+  const key = `${ask.vt.name}\n${ask.vt.setting.prefix}\n${JSON.stringify(lists)}`
+  const held = merges.get(key)
+  if (held) {
+    merges.delete(key)
+    merges.set(key, held)
+    return held
+  }
+  const merged = mergeTools(ask.vt.setting.prefix, lists)
+  merges.set(key, merged)
+  if (merges.size > MAX_MERGES) merges.delete(merges.keys().next().value!)
+  return merged
 }
 
 /**
@@ -631,6 +709,20 @@ async function pinnedTools(ask: Ask, origin: string, pulled: PulledToolList): Pr
   if (book.mode === 'off') return pulled.tools
   const caller = ask.identity ? identityScopeKey(ask.identity) : ask.authorization
   const scope = listScope(pulled.cacheScope, pulled.era, await privateScope(caller))
+  if (book.mode === 'audit' && scope !== null) {
+    // Audit keeps every tool: a list the book audited last for this origin and scope (every
+    // caller of a public list shares its scope) needs no second audit, so a flood of callers does
+    // not queue one audit of every origin's whole list each.
+    // Once per SCHEMA_TTL_S at least, as a held list is pulled again: an audit that could not
+    // read the pins (the store down) is tried again.
+    const audited = virtualState(ask.deps).audited
+    const key = `${origin}\n${scope}`
+    const digest = await sha256Digest(JSON.stringify(pulled.tools))
+    const now = (ask.deps.now ?? Date.now)()
+    const last = audited.get(key)
+    if (last && last.digest === digest && now - last.at < ask.deps.config.schemaTtlS * 1000) return pulled.tools
+    setBounded(audited, key, { digest, at: now })
+  }
   const id = { raw: '1', key: 'n:1' }
   const source = resultText(id, { tools: pulled.tools })
   const held = await holdToolsList(book, { originId: origin, scope, id, paged: false, msg: JSON.parse(source) as Record<string, unknown>, source })
@@ -748,26 +840,39 @@ function originRequestText(id: RawId, method: string, given: Record<string, unkn
   return requestText(id, method, JSON.stringify(params))
 }
 
-/** The connection a routed request uses: the one its session carries (or its replacement here), else the edge's own. */
-function connectionFor(ask: Ask, origin: string): { conn: Promise<OriginConnection>; shared?: Promise<OriginConnection> } {
+/**
+ * The connection a routed request uses: the one its session carries (or its replacement here),
+ * else the edge's own, kept under `caller` (returned for {@link replaceConnection}). A client
+ * session that carries no entry for the origin (it was down at `initialize`) gets an edge session
+ * of its own in this process, never the one its caller's other sessions or requests without a
+ * session use: whatever a stateful origin keeps in a session stays one client session's.
+ */
+function connectionFor(ask: Ask, origin: string): { conn: Promise<OriginConnection>; shared?: Promise<OriginConnection>; caller: string } {
   const s = ask.session?.backends[origin]
   if (s) {
     const replaced = s.sessionId !== undefined ? replacementOf(ask.deps, origin, s.sessionId) : undefined
-    return { conn: replaced ?? Promise.resolve({ era: s.era, ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}), capabilities: {} }) }
+    return { conn: replaced ?? Promise.resolve({ era: s.era, ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}), capabilities: {} }), caller: ask.caller }
   }
-  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization, ask.caller)
-  return { conn: shared, shared }
+  const caller = ask.sessionTag !== null ? `${ask.caller}\ns-${ask.sessionTag}` : ask.caller
+  const shared = sharedConnection(ask.deps, targetOf(ask, origin), ask.authorization, caller)
+  return { conn: shared, shared, caller }
 }
 
-/** Whether a routed call's answer says the origin no longer knows the session (it restarted): HTTP 404, relayed or as a gateway error's `originStatus`. */
+/**
+ * Whether a routed call's answer (to a request that carried an origin session id) says the origin
+ * no longer knows the session (it restarted): HTTP 404, relayed or as a gateway error's
+ * `originStatus`, as MCP transports require; or 400, which servers built on the SDK's examples
+ * (server-everything among them) answer to a session id they do not know. A 400 refuses the
+ * request before it runs, so sending it again on a new session does not run it twice.
+ */
 function sessionGone(r: EdgeResponse): boolean {
   if (r.status === 404) return true
   if (!isWholeBody(r.body)) return false
   const text = typeof r.body === 'string' ? r.body : new TextDecoder().decode(r.body)
-  if (!text.includes('"originStatus":404')) return false
+  if (!text.includes('"originStatus":404') && !text.includes('"originStatus":400')) return false
   try {
     const v: unknown = JSON.parse(text)
-    return isObject(v) && isObject(v.error) && isObject(v.error.data) && v.error.data.originStatus === 404
+    return isObject(v) && isObject(v.error) && isObject(v.error.data) && (v.error.data.originStatus === 404 || v.error.data.originStatus === 400)
   } catch {
     return false
   }
@@ -872,7 +977,7 @@ async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, or
   const m = { origin }
   const target = targetOf(ask, m.origin)
   const clientModern = isModern(eraOf(c, ask.headers))
-  const { conn: pending, shared } = connectionFor(ask, m.origin)
+  const { conn: pending, shared, caller } = connectionFor(ask, m.origin)
   let conn: OriginConnection
   try {
     conn = await pending
@@ -897,7 +1002,7 @@ async function routeTo(ask: Ask, c: Extract<Classified, { kind: 'request' }>, or
   let r = await send(conn)
   if (conn.sessionId !== undefined && sessionGone(r)) {
     try {
-      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, ask.caller)
+      conn = await replaceConnection(ask.deps, target, conn, shared, ask.authorization, caller)
     } catch (e) {
       originFailed(ask, m.origin, e)
       return { text: originDown(c.id, m.origin, e instanceof OriginTimeoutError) }
@@ -944,6 +1049,8 @@ export async function handleVirtualPassThrough(
   if (token === null) return localResponse({ kind: 'transport', status: 400, message: 'Bad Request: DELETE needs the Mcp-Session-Id of the session to end' })
   const session = await sessionFor(deps, vt, token, headers, identity, 'DELETE')
   if (!('backends' in session)) return session
+  markSessionEnded(deps, token)
+  endSessionConnections(deps, token.slice(token.lastIndexOf('.') + 1))
   const authorization = headers.get('authorization')
   for (const [origin, s] of Object.entries(session.backends)) {
     const target = originTarget(deps.config, origin)

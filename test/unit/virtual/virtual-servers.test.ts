@@ -97,13 +97,22 @@ describe('the naming rule', () => {
     expect(m.tools.map((t) => t.name)).toEqual(['read', 'fetch'])
     expect(m.collisions).toEqual(['search'])
   })
-  it('a merged name that still repeats is kept once; the longest origin prefix wins', () => {
+  it('a merged name that still repeats is kept once: the one the rule prefixed, else the first; the longest origin prefix wins', () => {
     const m = mergeTools('conditional', [
       { origin: 'a', tools: [{ name: 'b__y' }, { name: 'y' }] },
       { origin: 'b', tools: [{ name: 'x' }, { name: 'y' }] },
     ])
-    // a's own `b__y` is listed first; b's `y`, prefixed to `b__y`, would repeat it.
-    expect(m.tools.map((t) => `${t.origin}:${t.name}`)).toEqual(['a:b__y', 'a:a__y', 'b:x'])
+    // b's `y`, prefixed to `b__y`, keeps its name: a's own `b__y`, listed first, never takes it.
+    expect(m.tools.map((t) => `${t.origin}:${t.name}`)).toEqual(['a:a__y', 'b:x', 'b:b__y'])
+    expect(m.byName.get('b__y')).toMatchObject({ origin: 'b', originName: 'y' })
+    expect(m.shadowed).toEqual(['a:b__y'])
+    // Both prefixed (origins a and a_): the first in order.
+    const p = mergeTools('always', [
+      { origin: 'a', tools: [{ name: '_x' }] },
+      { origin: 'a_', tools: [{ name: 'x' }] },
+    ])
+    expect(p.tools.map((t) => `${t.origin}:${t.name}`)).toEqual(['a:a___x'])
+    expect(p.shadowed).toEqual(['a_:x'])
     expect(originOfPrefixed('a_b__t', ['a', 'a_b'])).toEqual({ origin: 'a_b', originName: 't' })
     expect(originOfPrefixed('t', ['a'])).toBeUndefined()
   })
@@ -132,6 +141,14 @@ describe('the session id', () => {
     expect(await readSession(key, `${v}.${other.split('.')[1]}.${mac}`, 'all')).toBeNull()
     expect(await readSession(key, `${v}.${payload}`, 'all')).toBeNull()
     expect(await readSession(key, 'not a session', 'all')).toBeNull()
+    // Another spelling of the same MAC bytes (the last character's unused low bits set) is not this session.
+    const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    const respelled = `${v}.${payload}.${mac!.slice(0, -1)}${digits[digits.indexOf(mac!.at(-1)!) ^ 1]}`
+    expect(Buffer.from(respelled.split('.')[2]!, 'base64url')).toEqual(Buffer.from(mac!, 'base64url'))
+    expect(await readSession(key, respelled, 'all')).toBeNull()
+    expect(await readSession(key, token, 'all')).not.toBeNull()
+    // The origin routes still know it for what it is (and refuse it).
+    expect(await issuingServer(key, respelled)).toBe('all')
   })
   it('carries the caller tag it was issued with; the tag depends on issuer, sub and client, is keyed, and hides the caller', async () => {
     const key = await sessionKey('k'.repeat(32))
