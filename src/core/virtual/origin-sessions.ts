@@ -52,9 +52,11 @@ export interface VirtualState {
    * `callerKey`: with auth on the verified caller, else the `Authorization` the origin gets), for
    * requests that carry no session of a virtual server (2026-07-28 clients, sessionless calls): one
    * caller's origin session never serves another caller. Least recently used first, at most
-   * {@link MAX_SHARED_SESSIONS} ({@link sharedConnection}).
+   * {@link sharedBound} ({@link sharedConnection}).
    */
   shared: Map<string, SharedSession>
+  /** The most {@link shared} holds: {@link MAX_SHARED_SESSIONS} (a field so a test can see the bound act without opening a thousand sessions). */
+  sharedBound: number
   /** An origin session that origin no longer knows (it restarted) -> the session that replaces it here. */
   replaced: Map<string, Promise<OriginConnection>>
   /** Per virtual server and caller (`<server>\n<caller key>`): its last merged list (a private list is never another caller's). */
@@ -169,6 +171,7 @@ export function virtualState(deps: EdgeDeps): VirtualState {
     s = {
       key: sessionKey(deps.config.virtualSessionKey),
       shared: new Map(),
+      sharedBound: MAX_SHARED_SESSIONS,
       replaced: new Map(),
       lists: new Map(),
       pulling: new Map(),
@@ -278,7 +281,7 @@ export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authoriza
   entry.conn.catch(() => {
     if (st.shared.get(key) === entry) st.shared.delete(key)
   })
-  while (st.shared.size > MAX_SHARED_SESSIONS) {
+  while (st.shared.size > st.sharedBound) {
     const [oldest, dropped] = st.shared.entries().next().value!
     st.shared.delete(oldest)
     dropped.conn.then(
