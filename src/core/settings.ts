@@ -501,7 +501,7 @@ export const SETTINGS = [
     default: {} as Record<string, VirtualServerSetting>,
     defaultDoc: 'none',
     arg: 'json',
-    help: 'virtual servers: one endpoint /mcp/<name> over several origins of ORIGINS, JSON {"name":{"origins":["a","b"],"prefix":"always|conditional|never"}}',
+    help: 'virtual servers: one endpoint /mcp/<name> over several origins of ORIGINS, JSON {"name":{"origins":["a","b"],"prefix":"always|conditional|never","pageSize":100}}',
     example: '{"all":{"origins":["weather","files"],"prefix":"always"}}',
     doc: 'virtual servers, each served at `/mcp/<name>`: one MCP server whose tools are those of several origins of `ORIGINS`, every guard kept per origin ([virtual-servers.md](virtual-servers.md)). `prefix`: `always` (default, tools named `<origin>__<tool>`), `conditional` (only names two origins share), `never` (shared names left out, logged and shown in `/readyz`); `pageSize`: tools per `tools/list` page (default 100). A name shared with `ORIGINS`, an origin not in `ORIGINS` or an empty list stops the start',
   }),
