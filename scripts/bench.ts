@@ -42,7 +42,7 @@
  * the plan and the time it would take, run nothing).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import os from 'node:os'
 import { resolve } from 'node:path'
@@ -520,6 +520,24 @@ const seedS = (n: number) => 3 + n / 1500
 // ---------------------------------------------------------------------------------------------
 // Main
 
+/**
+ * The line after which BENCHMARKS.md holds sections written by hand from other scripts
+ * (`npm run bench:result-checks`, `npm run bench:virtual`): a run keeps them as they are.
+ */
+const HAND_WRITTEN_MARKER = '<!-- Below: sections from other benchmark scripts, written by hand; `npm run bench` keeps them. -->'
+
+/** The marker and what follows it in the report file being replaced, or '' when it has none. */
+function handWrittenTail(file: string): string {
+  let old: string
+  try {
+    old = readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+  const at = old.indexOf(HAND_WRITTEN_MARKER)
+  return at < 0 ? '' : `\n${old.slice(at)}`
+}
+
 function loadAvg(): string {
   return os
     .loadavg()
@@ -837,7 +855,7 @@ async function main(): Promise<void> {
     nodeRejectedAtOrigin,
     profiles,
   })
-  writeFileSync(OUT, report)
+  writeFileSync(OUT, report + handWrittenTail(OUT))
   process.stdout.write(report)
   process.stderr.write(`bench: wrote ${OUT} after ${clock((Date.now() - started.getTime()) / 1000)} (planned ${clock(plan.totalS)})\n`)
 }
