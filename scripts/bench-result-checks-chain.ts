@@ -16,31 +16,11 @@ import { loadConfig } from '../src/core/config'
 import { replyChain } from '../src/core/grading/reply-guards'
 import { runReplyGuards } from '../src/core/guards/reply-chain'
 import type { ReplyFinding } from '../src/core/guards/guard'
+import { prose, records } from './bench/result-shapes'
 
 const args = process.argv.slice(2)
 const roundsAt = args.indexOf('--rounds')
 const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 7
-
-/** Prose of about `bytes` characters, with no credential and no hidden character. */
-function prose(bytes: number): string {
-  let t = ''
-  for (let i = 0; t.length < bytes; i++) t += `${i}: the "quick" brown fox jumps over the lazy dog, commit 3f786850e387550fdab836ed7e6dc881de23001b, line ${i}\n`
-  return t.slice(0, bytes)
-}
-
-/** 1,000 objects of a few string and number fields: about 100 KB as JSON. */
-function records(): Record<string, unknown> {
-  const items = Array.from({ length: 1000 }, (_, i) => ({
-    id: i,
-    name: `item-${i}`,
-    status: i % 3 === 0 ? 'active' : 'archived',
-    owner: `user${i % 17}@example.com`,
-    note: `created by the nightly import, batch ${i >> 4}`,
-    score: i * 1.5,
-    ok: true,
-  }))
-  return { structuredContent: { items, total: 1000 }, content: [{ type: 'text', text: 'see structuredContent' }] }
-}
 
 /** The same, with the serialized JSON also in a text item, as the spec asks of a tool that returns structured content. */
 function recordsWithText(): Record<string, unknown> {

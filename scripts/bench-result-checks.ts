@@ -22,38 +22,16 @@ import { MemoryKv } from '../src/stores/memory-kv'
 import { findSecrets } from '../src/core/guards/secret-scan'
 import { findControls } from '../src/core/guards/result-control'
 import { utf8Bytes } from '../src/core/guards/oversize-result'
+import { prose, records as recordsOf } from './bench/result-shapes'
 
 const args = process.argv.slice(2)
 const clean = args.includes('--clean')
 const scaleAt = args.indexOf('--calls-scale')
 const scale = scaleAt >= 0 ? Number(args[scaleAt + 1]) : 1
 
-/** A fake credential made from parts (never a real one). */
-const TOKEN = 'ghp_' + 'aB3dE5gH7jK9mN1pQ2sT4vW6yZ8aB3dE5gH7j'.slice(0, 36)
-
 /** The text of one reply of about `bytes` bytes: prose, plus one credential and one escape unless `--clean`. */
-function text(bytes: number): string {
-  let t = clean ? '' : `token ${TOKEN} \x1b[31mred\x1b[0m\n`
-  for (let i = 0; t.length < bytes; i++) t += `${i}: the "quick" brown fox jumps over the lazy dog, commit 3f786850e387550fdab836ed7e6dc881de23001b, line ${i}\n`
-  return t.slice(0, bytes)
-}
-
-/**
- * A `structuredContent` of 1,000 objects of a few string and number fields (about 100 KB as JSON),
- * its text item short; one object's note holds the credential and the escape unless `--clean`.
- */
-function records(): Record<string, unknown> {
-  const items = Array.from({ length: 1000 }, (_, i) => ({
-    id: i,
-    name: `item-${i}`,
-    status: i % 3 === 0 ? 'active' : 'archived',
-    owner: `user${i % 17}@example.com`,
-    note: !clean && i === 500 ? `token ${TOKEN} \x1b[31mred\x1b[0m` : `created by the nightly import, batch ${i >> 4}`,
-    score: i * 1.5,
-    ok: true,
-  }))
-  return { content: [{ type: 'text', text: 'see structuredContent' }], structuredContent: { items, total: 1000 } }
-}
+const text = (bytes: number) => prose(bytes, !clean)
+const records = () => recordsOf(!clean)
 
 const SIZES: { name: string; result: () => Record<string, unknown>; calls: number }[] = [
   { name: 'small', result: () => ({ content: [{ type: 'text', text: text(200) }] }), calls: Math.max(1, Math.round(2000 * scale)) },
