@@ -33,3 +33,26 @@ export function answerMessages(text: string): any[] {
     .filter((d) => d.startsWith('{') || d.startsWith('['))
     .flatMap((d) => ([] as any[]).concat(JSON.parse(d)))
 }
+
+/**
+ * Reads the JSON-RPC messages of an open SSE response one at a time, as they arrive (for streams
+ * that stay open: a GET stream, a 2026-07-28 subscription). Each call resolves with the next
+ * `data:` message; it rejects when the stream ends first.
+ */
+export function streamMessages(res: Response): () => Promise<Record<string, unknown>> {
+  const reader = res.body!.getReader()
+  const decoder = new TextDecoder()
+  let buffered = ''
+  return async () => {
+    for (;;) {
+      const m = /data: (.*)\n\n/.exec(buffered)
+      if (m) {
+        buffered = buffered.slice(m.index + m[0].length)
+        return JSON.parse(m[1]!) as Record<string, unknown>
+      }
+      const { value, done } = await reader.read()
+      if (done) throw new Error('the stream ended')
+      buffered += decoder.decode(value, { stream: true })
+    }
+  }
+}

@@ -13,6 +13,7 @@ import { ResourceTemplate, type McpServer as McpServerV1 } from '@modelcontextpr
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
+import { streamMessages } from '../helpers/mcp'
 import { waitFor } from '../helpers/wait'
 import { startModernOrigin, startStatefulOrigin, type TestOrigin } from './backends'
 
@@ -112,22 +113,8 @@ describe.each(RUNTIMES)('virtual server prompts and resources on $name', ({ star
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: meta } }),
     })
     expect(res.headers.get('content-type')).toContain('text/event-stream')
-    const reader = res.body!.getReader()
-    const decoder = new TextDecoder()
-    let buffered = ''
     /** The next JSON-RPC message of the stream. */
-    const next = async (): Promise<Record<string, unknown>> => {
-      for (;;) {
-        const m = /data: (.*)\n\n/.exec(buffered)
-        if (m) {
-          buffered = buffered.slice(m.index + m[0].length)
-          return JSON.parse(m[1]!) as Record<string, unknown>
-        }
-        const { value, done } = await reader.read()
-        if (done) throw new Error('the stream ended')
-        buffered += decoder.decode(value, { stream: true })
-      }
-    }
+    const next = streamMessages(res)
     try {
       expect(await next()).toEqual({
         jsonrpc: '2.0',

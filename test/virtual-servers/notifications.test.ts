@@ -30,6 +30,7 @@ import {
 import { fromJsonSchema } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
+import { streamMessages } from '../helpers/mcp'
 import { waitFor } from '../helpers/wait'
 import { startModernOrigin, startStatefulOrigin, type TestOrigin } from './backends'
 
@@ -37,25 +38,6 @@ const V = '2025-06-18'
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V }
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
 const Q = { type: 'object' as const, properties: { q: { type: 'string' as const } }, required: ['q'] }
-
-/** Reads the JSON-RPC messages of an SSE response one at a time. */
-function messages(res: Response): () => Promise<Record<string, unknown>> {
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  let buffered = ''
-  return async () => {
-    for (;;) {
-      const m = /data: (.*)\n\n/.exec(buffered)
-      if (m) {
-        buffered = buffered.slice(m.index + m[0].length)
-        return JSON.parse(m[1]!) as Record<string, unknown>
-      }
-      const { value, done } = await reader.read()
-      if (done) throw new Error('the stream ended')
-      buffered += decoder.decode(value, { stream: true })
-    }
-  }
-}
 
 describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start }) => {
   let files: TestOrigin
@@ -134,7 +116,7 @@ describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start 
       body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: filter, _meta: MODERN_META } }),
     })
     expect(res.headers.get('content-type')).toContain('text/event-stream')
-    return { next: messages(res), close: () => abort.abort() }
+    return { next: streamMessages(res), close: () => abort.abort() }
   }
   const streamsOpen = async () => (await edge.logs()).filter((r) => r.msg === 'virtual.stream_open').length
   const changed = (list: string, id: number) => ({
@@ -276,7 +258,7 @@ describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start 
       }),
     })
     expect(res.headers.get('content-type')).toContain('text/event-stream')
-    const next = messages(res)
+    const next = streamMessages(res)
     expect(await next()).toEqual({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p-61', progress: 1, total: 2 } })
     expect(await next()).toMatchObject({ id: 61, result: { content: [{ type: 'text', text: 'steps done' }], resultType: 'complete' } })
   })
