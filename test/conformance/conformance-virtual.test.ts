@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoOrigin, type RunningOrigin } from '../../packages/cli/demo/origin'
 import { startNodeEdge, startWorkerEdge, type EdgeUnderTest } from '../helpers/runtimes'
-import { runConformance, type ConformanceRun } from '../helpers/peers-procs'
+import { runConformanceTargets, type ConformanceRun } from '../helpers/peers-procs'
 
 const TARGETS = ['direct', 'virtual-node', 'virtual-workerd'] as const
 type Target = (typeof TARGETS)[number]
@@ -36,19 +36,7 @@ describe('official conformance suite: the demo origin direct and through a virtu
     ;[nodeEdge, worker] = await Promise.all([startNodeEdge(vars), startWorkerEdge(vars)])
     const virtual = (e: EdgeUnderTest) => e.url.replace(/\/mcp$/, '/mcp/one')
     const urls: Record<Target, string> = { direct: origin.url, 'virtual-node': virtual(nodeEdge), 'virtual-workerd': virtual(worker) }
-    const warm = await runConformance('install', origin.url, { SCENARIOS: 'ping' })
-    if (warm.passed !== 1) throw new Error(`conformance runner not usable: ${warm.output.slice(-2000)}`)
-    const done = await Promise.all(TARGETS.map((t) => runConformance(t, urls[t])))
-    for (const [i, r] of done.entries()) {
-      if (r.failed === 0 && r.exitCode === 0) continue
-      console.log(`conformance ${r.label}: ${r.failed} failed on the first run, running it again alone\n${r.output.slice(-4000)}`)
-      done[i] = await runConformance(r.label, urls[r.label as Target])
-    }
-    for (const r of done) {
-      runs[r.label as Target] = r
-      console.log(`conformance ${r.label.padEnd(15)} ${urls[r.label as Target]}: ${r.passed} passed, ${r.failed} failed (scenarios)`)
-      if (r.failed !== 0) console.log(r.output)
-    }
+    Object.assign(runs, await runConformanceTargets(urls, origin.url))
   }, 900_000)
 
   afterAll(async () => {

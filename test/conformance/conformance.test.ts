@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoOrigin, type RunningOrigin } from '../../packages/cli/demo/origin'
 import { startNodeEdge, type EdgeUnderTest } from '../helpers/runtimes'
-import { runConformance, startNpmStart, startWranglerDev, type ConformanceRun, type Proc } from '../helpers/peers-procs'
+import { runConformanceTargets, startNpmStart, startWranglerDev, type ConformanceRun, type Proc } from '../helpers/peers-procs'
 
 const TARGETS = ['direct', 'node-edge', 'wrangler-dev', 'npm-start'] as const
 type Target = (typeof TARGETS)[number]
@@ -28,26 +28,7 @@ describe('official conformance suite: direct, through the edge on Node, on wrang
     origin = await startDemoOrigin({ fixtures: true })
     ;[edge, wrangler, npmStart] = await Promise.all([startNodeEdge({ ORIGIN_URL: origin.url }), startWranglerDev(origin.url), startNpmStart()])
     const urls: Record<Target, string> = { direct: origin.url, 'node-edge': edge.url, 'wrangler-dev': wrangler.url, 'npm-start': npmStart.url }
-    // One small run first: the runner installs the suite on first use, and four runs installing
-    // into the same folder at once would race.
-    const warm = await runConformance('install', origin.url, { SCENARIOS: 'ping' })
-    if (warm.passed !== 1) throw new Error(`conformance runner not usable: ${warm.output.slice(-2000)}`)
-    const started = Date.now()
-    const done = await Promise.all(TARGETS.map((t) => runConformance(t, urls[t])))
-    // Some scenarios time the client against fixed tolerances (sse-retry: 50-200 ms), which four
-    // runs at once on a loaded 2-core machine can miss even against the origin alone. A target
-    // with failures runs once more, alone; the first output is printed, never hidden.
-    for (const [i, r] of done.entries()) {
-      if (r.failed === 0 && r.exitCode === 0) continue
-      console.log(`conformance ${r.label}: ${r.failed} failed on the first run, running it again alone\n${r.output.slice(-4000)}`)
-      done[i] = await runConformance(r.label, urls[r.label as Target])
-    }
-    for (const r of done) {
-      runs[r.label as Target] = r
-      console.log(`conformance ${r.label.padEnd(12)} ${urls[r.label as Target]}: ${r.passed} passed, ${r.failed} failed (scenarios)`)
-      if (r.failed !== 0) console.log(r.output)
-    }
-    console.log(`conformance: 4 runs at once took ${Math.round((Date.now() - started) / 1000)} s`)
+    Object.assign(runs, await runConformanceTargets(urls, origin.url))
   }, 300_000)
 
   afterAll(async () => {

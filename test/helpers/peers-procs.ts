@@ -183,3 +183,35 @@ export async function runConformance(label: string, url: string, env: Record<str
   const last = /^(\d+) passed, (\d+) failed$/m.exec(out)
   return { label, passed: last ? Number(last[1]) : -1, failed: last ? Number(last[2]) : -1, scenarios, output: out, exitCode }
 }
+
+/**
+ * Runs the conformance suite against several MCP URLs at once, after one small run that installs
+ * the runner (several runs installing into the same folder at once would race). Some scenarios
+ * time the client against fixed tolerances (sse-retry: 50-200 ms), which several runs at once on a
+ * loaded 2-core machine can miss even against the origin alone, so a target with failures runs
+ * once more, alone; its first output is printed, never hidden.
+ * @param urls target label -> MCP URL; the first run's origin is `installUrl`
+ * @returns each target's run (the rerun's where there was one), by label
+ * @throws when the install run does not pass its one scenario (the runner is not usable)
+ */
+export async function runConformanceTargets<T extends string>(urls: Record<T, string>, installUrl: string): Promise<Record<T, ConformanceRun>> {
+  const warm = await runConformance('install', installUrl, { SCENARIOS: 'ping' })
+  if (warm.passed !== 1) throw new Error(`conformance runner not usable: ${warm.output.slice(-2000)}`)
+  const targets = Object.keys(urls) as T[]
+  const started = Date.now()
+  const done = await Promise.all(targets.map((t) => runConformance(t, urls[t])))
+  for (const [i, r] of done.entries()) {
+    if (r.failed === 0 && r.exitCode === 0) continue
+    console.log(`conformance ${r.label}: ${r.failed} failed on the first run, running it again alone\n${r.output.slice(-4000)}`)
+    done[i] = await runConformance(r.label, urls[r.label as T])
+  }
+  const width = Math.max(...targets.map((t) => t.length))
+  const runs = {} as Record<T, ConformanceRun>
+  for (const r of done) {
+    runs[r.label as T] = r
+    console.log(`conformance ${r.label.padEnd(width)} ${urls[r.label as T]}: ${r.passed} passed, ${r.failed} failed (scenarios)`)
+    if (r.failed !== 0) console.log(r.output)
+  }
+  console.log(`conformance: ${targets.length} runs at once took ${Math.round((Date.now() - started) / 1000)} s`)
+  return runs
+}
