@@ -10,6 +10,7 @@ import { resolve } from 'node:path'
  * compare a change with its base:
  *   taskset -c 0 node --import tsx scripts/reply-cpu.mts /path/to/base
  *   taskset -c 0 node --import tsx scripts/reply-cpu.mts .
+ *   taskset -c 0 node --import tsx scripts/reply-cpu.mts . structuredContent   # only the shapes so named
  * The end-to-end figures are `npm run bench`'s (BENCHMARKS.md).
  */
 const root = resolve(process.argv[2] ?? '.')
@@ -19,8 +20,12 @@ const { MemoryKv } = await import(`${root}/src/stores/memory-kv.ts`)
 const enc = new TextEncoder()
 const dec = new TextDecoder()
 
-/** A tools/call result of about `bytes` bytes: one text item of prose, or structuredContent of small objects. */
-function result(kind: 'text' | 'structured', bytes: number): string {
+/**
+ * A tools/call result of about `bytes` bytes: one text item of prose, structuredContent of small
+ * objects, or (`json`) the same objects also serialized in the text item, as the spec asks of a
+ * tool that returns structured content.
+ */
+function result(kind: 'text' | 'structured' | 'json', bytes: number): string {
   if (kind === 'text') {
     let t = ''
     for (let i = 0; t.length < bytes; i++) t += `${i}: the "quick" brown fox jumps over the lazy dog, line ${i} of the file\n`
@@ -32,7 +37,8 @@ function result(kind: 'text' | 'structured', bytes: number): string {
     items.push(s)
     n += s.length + 1
   }
-  return `{"content":[{"type":"text","text":"ok"}],"structuredContent":{"ok":true,"items":[${items.join(',')}]}}`
+  const structured = `{"ok":true,"items":[${items.join(',')}]}`
+  return `{"content":[{"type":"text","text":${kind === 'json' ? JSON.stringify(structured) : '"ok"'}}],"structuredContent":${structured}}`
 }
 const small = '{"content":[{"type":"text","text":"ok"}],"structuredContent":{"ok":true,"value":42}}'
 const response = (id: number, r: string) => `{"jsonrpc":"2.0","id":${id},"result":${r}}`
@@ -48,6 +54,7 @@ const SHAPES: Record<string, { request: string; reply: string; version: string; 
   '100 KB text': { ...one(result('text', 100_000)), n: 2000 },
   '1 MB text': { ...one(result('text', 1_000_000)), n: 200 },
   '100 KB structuredContent': { ...one(result('structured', 100_000)), n: 1000 },
+  '100 KB structuredContent + JSON text': { ...one(result('json', 100_000)), n: 500 },
   'batch of 10': { ...batch(10), n: 4000 },
   'batch of 100': { ...batch(100), n: 400 },
 }
@@ -96,7 +103,8 @@ function floorRun(n: number): number {
 }
 const med = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!
 const rows: Record<string, { edgeUs: number; parseUs: number; aboveUs: number }> = {}
-for (const [name, shape] of Object.entries(SHAPES)) {
+// An optional second argument keeps the shapes whose name holds it (`structuredContent`, `batch`).
+for (const [name, shape] of Object.entries(SHAPES).filter(([n]) => n.includes(process.argv[3] ?? ''))) {
   current = shape
   replyBytes = enc.encode(shape.reply)
   await edgeRun(Math.ceil(shape.n / 4))

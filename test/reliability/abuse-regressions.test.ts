@@ -98,6 +98,25 @@ describe.each(RUNTIMES)('abuse regressions on $name', ({ start }) => {
     expect(JSON.parse(r.text)).toMatchObject({ id: 7, error: { code: -31001, data: { source: 'edge' } } })
   })
 
+  it('reads a JSON text item nested past the bound as prose: relayed untouched, never parsed for a hidden failure', async () => {
+    await pushTools(edge, [{ name: 'deep_text', inputSchema: { type: 'object' } }])
+    // A fetch tool can return any page's body: 1.5 MB of nested brackets behind a failure flag.
+    const deepText = `{"success":false,"x":${nested(750_000)}}`
+    origin.handle((req, res) => {
+      const id = (req.json as { id?: number }).id
+      const text = id === 8 ? deepText : '{"success":false}'
+      sendJson(res, JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } }))
+    })
+    const [deep, shallow] = await Promise.all([post(edge, call(8, 'deep_text')), post(edge, call(9, 'deep_text'))])
+    const d = JSON.parse(deep.text) as { id: number; result: { isError?: boolean; content: { text: string }[] } }
+    expect(d.id).toBe(8)
+    expect(d.result.isError).toBeUndefined()
+    expect(d.result.content[0]!.text).toBe(deepText)
+    expect(deep.headers.get('mcp-edge-grade')).toBe('ok=1')
+    // The same flag in a text of ordinary depth is still a hidden failure.
+    expect(JSON.parse(shallow.text)).toMatchObject({ id: 9, result: { isError: true } })
+  })
+
   it('a tools/list pull answered by an SSE stream trickling a byte a second ends at TOOL_LIST_TIMEOUT_MS; the waiting calls are answered', async () => {
     const open: import('node:http').ServerResponse[] = []
     origin.handle((req, res) => {

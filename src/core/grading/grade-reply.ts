@@ -11,7 +11,8 @@
  */
 import { withEdgeFailure } from '../jsonrpc/edge-failure'
 import { isObject, responseText, resultText, toRawId, type RawId } from '../jsonrpc/jsonrpc'
-import { memberText, scanJsonText } from '../jsonrpc/json-scan'
+import { objectMembers, spanText, type ObjectMembers } from '../jsonrpc/json-members'
+import { DEFAULT_MAX_JSON_DEPTH, memberText, scanJsonText, type Span } from '../jsonrpc/json-scan'
 import type { ForwardedRequest, Grade } from '../grade-table'
 
 function failureFlag(o: Record<string, unknown>): boolean {
@@ -51,41 +52,89 @@ function errorReport(o: Record<string, unknown>): boolean {
   return true
 }
 
+/** The members {@link objectHidesFailure} reads one level down. */
+const INNER = new Set(['data', 'result'])
+
+/** D11 on one object: a failure flag at its top or one level down in `data` or `result`, or an error report. */
+function objectHidesFailure(o: Record<string, unknown>): boolean {
+  if (failureFlag(o) || errorReport(o)) return true
+  for (const inner of [o.data, o.result]) if (isObject(inner) && failureFlag(inner)) return true
+  return false
+}
+
+/** A JSON string token's value, or undefined when `raw` is not one. */
+function stringToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.charCodeAt(0) !== 0x22) return undefined
+  try {
+    return JSON.parse(raw) as string
+  } catch {
+    return undefined
+  }
+}
+
+/** {@link failureFlag} read from member spans: true when a member may be a flag (never false when the parsed object's would be true). */
+function mayFlag(text: string, m: Map<string, Span> | undefined): boolean {
+  if (m === undefined) return false
+  if (spanText(text, m.get('success')) === 'false' || spanText(text, m.get('ok')) === 'false') return true
+  const status = stringToken(spanText(text, m.get('status')))
+  return status === 'error' || status === 'failed'
+}
+
+/**
+ * True when a JSON object text may hide a failure, read from its members' spans (json-members.ts)
+ * instead of a parse: a flag member, a flag one level down in `data` or `result`, or an `error`
+ * member holding a string or an object beside nothing but {@link ERROR_COMPANIONS} members,
+ * `valid` and the HTTP status members. Never false where {@link objectHidesFailure} of the parsed
+ * text is true; a true answer is confirmed by the parse.
+ */
+function membersMayHideFailure(text: string, read: ObjectMembers): boolean {
+  const m = read.members
+  if (mayFlag(text, m) || mayFlag(text, read.nested.get('data')) || mayFlag(text, read.nested.get('result'))) return true
+  const e = spanText(text, m.get('error'))
+  if (e === undefined || (e.charCodeAt(0) !== 0x22 && e.charCodeAt(0) !== 0x7b)) return false
+  for (const k of m.keys()) if (k !== 'error' && k !== 'valid' && k !== 'status' && k !== 'statusCode' && !ERROR_COMPANIONS.has(k)) return false
+  return true
+}
+
 /**
  * D11: true when a `tools/call` result hides a failure: `structuredContent`, or the single text
  * content parsed as a JSON object, carries `success: false`, `ok: false` or
  * `status: "error" | "failed"` at the top level or one level down in `data` or `result`, or is at
  * its top level an error report with no result beside it ({@link errorReport}).
  * Plain text, invalid JSON, arrays and `error: null` are never flagged.
+ *
+ * A JSON text item is read without parsing it first (core/jsonrpc/json-members.ts: its members'
+ * spans in one linear pass), so a 100 KB JSON text costs a scan, not a value tree; only a text
+ * whose members may flag a failure is parsed, to confirm. A text that nests arrays and objects
+ * deeper than `maxDepth` is not parsed at all and never flagged (the bound every JSON message of
+ * the edge has, `MAX_JSON_DEPTH`: `JSON.parse` of 500,000 nested brackets took 290 ms).
+ * @param result the `result` of a `tools/call` response
+ * @param maxDepth the deepest nesting of a text item read as JSON (default {@link DEFAULT_MAX_JSON_DEPTH})
  */
-export function hidesFailure(result: Record<string, unknown>): boolean {
-  const candidates: unknown[] = []
-  if (isObject(result.structuredContent)) candidates.push(result.structuredContent)
+export function hidesFailure(result: Record<string, unknown>, maxDepth = DEFAULT_MAX_JSON_DEPTH): boolean {
+  if (isObject(result.structuredContent) && objectHidesFailure(result.structuredContent)) return true
   const content = result.content
-  if (Array.isArray(content) && content.length === 1) {
-    const c = content[0]
-    if (isObject(c) && c.type === 'text' && typeof c.text === 'string') {
-      const t = c.text.trim()
-      if (t.startsWith('{') && t.endsWith('}')) {
-        try {
-          candidates.push(JSON.parse(t))
-        } catch {
-          // not JSON: prose is never flagged
-        }
-      }
-    }
+  if (!Array.isArray(content) || content.length !== 1) return false
+  const c = content[0]
+  if (!isObject(c) || c.type !== 'text' || typeof c.text !== 'string') return false
+  const t = c.text.trim()
+  if (!t.startsWith('{') || !t.endsWith('}')) return false
+  const read = objectMembers(t, INNER)
+  if (read === null || !membersMayHideFailure(t, read) || read.deepest > maxDepth) return false
+  let o: unknown
+  try {
+    o = JSON.parse(t)
+  } catch {
+    return false // not JSON: prose is never flagged
   }
-  for (const o of candidates) {
-    if (!isObject(o)) continue
-    if (failureFlag(o) || errorReport(o)) return true
-    for (const inner of [o.data, o.result]) if (isObject(inner) && failureFlag(inner)) return true
-  }
-  return false
+  return isObject(o) && objectHidesFailure(o)
 }
 
 /** Options that change grading (docs/design.md §8). */
 export interface GradeOptions {
   hiddenFailures: boolean
+  /** The deepest nesting of a JSON text item read for a hidden failure (`MAX_JSON_DEPTH`; default {@link DEFAULT_MAX_JSON_DEPTH}). */
+  maxJsonDepth?: number
   /** The POST's request id: a result the edge marks isError carries it as its classification's `correlationId` (jsonrpc/edge-failure.ts). */
   correlationId?: string
 }
@@ -147,7 +196,7 @@ export function gradeResponse(msg: Record<string, unknown>, sourceText: string, 
   if (req.method !== 'tools/call' || !isObject(result)) return withText({ grade: base })
   if (result.resultType === 'input_required' || isObject(result.task)) return withText({ grade: base })
   if (result.isError === true) return withText({ grade: 'tool_error', isError: true })
-  if (opts.hiddenFailures && hidesFailure(result)) {
+  if (opts.hiddenFailures && hidesFailure(result, opts.maxJsonDepth)) {
     return { grade: 'tool_error', isError: true, text: markIsError(text ?? sourceText, opts.correlationId) }
   }
   return withText({ grade: base })

@@ -26,6 +26,7 @@ function gradeOf(g: GradedResponse, outputSchema?: ReplyGrade['outputSchema']): 
 /** The `grading` guard (built for every configuration; `HIDDEN_FAILURES` decides D11). */
 export function gradingGuard(config: Config): ReplyGuard {
   const hiddenFailures = config.hiddenFailures
+  const maxJsonDepth = config.maxJsonDepth
   return {
     name: 'grading',
     phase: 'reply',
@@ -34,7 +35,7 @@ export function gradingGuard(config: Config): ReplyGuard {
     appliesTo: () => true,
     check({ msg, text }, ctx): ReplyVerdict {
       const { p } = ctx.relay!
-      const g = gradeResponse(msg, text, p, { hiddenFailures, ...(ctx.correlationId !== undefined ? { correlationId: ctx.correlationId } : {}) })
+      const g = gradeResponse(msg, text, p, { hiddenFailures, maxJsonDepth, ...(ctx.correlationId !== undefined ? { correlationId: ctx.correlationId } : {}) })
       return g.text === undefined ? { kind: 'judge', grade: gradeOf(g) } : { kind: 'judge', grade: gradeOf(g), text: g.text }
     },
   }
