@@ -5,6 +5,7 @@
  */
 import { isKnownVersion, looksModern } from '../jsonrpc/versions'
 import { ErrorCode, isObject, NULL_ID } from '../jsonrpc/jsonrpc'
+import { parseWithinDepth } from '../jsonrpc/json-scan'
 import { OriginTimeoutError, type OriginReply } from '../ports'
 import { TOKEN_EXPIRED_EVENT, watchSse } from '../sse/sse-watch'
 import { unsupportedVersion } from '../protocol/protocol-refusals'
@@ -95,12 +96,7 @@ export async function handlePassThrough(
  */
 export function carriesListChanged(data: string): boolean {
   if (!data.includes('notifications/tools/list_changed')) return false
-  let v: unknown
-  try {
-    v = JSON.parse(data)
-  } catch {
-    return false
-  }
+  const v = parseWithinDepth(data)
   const isIt = (m: unknown) => isObject(m) && m.method === 'notifications/tools/list_changed' && !('id' in m)
   return Array.isArray(v) ? v.some(isIt) : isIt(v)
 }

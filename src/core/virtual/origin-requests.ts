@@ -11,6 +11,7 @@
  */
 import type { ByteSource } from '../edge-response'
 import { isObject, toRawId, type RawId } from '../jsonrpc/jsonrpc'
+import { parseWithinDepth } from '../jsonrpc/json-scan'
 
 /** Most requests noted per process (the oldest forgotten first: their answers then go to every origin session). */
 const MAX_NOTED = 4096
@@ -45,12 +46,7 @@ function setBounded<V>(map: Map<string, V>, key: string, value: V): void {
 /** Notes the request an SSE event's data is, when it is one (an id and a method). */
 function noteRequest(book: Book, session: string, origin: string, data: string): void {
   if (!data.includes('"method"') || !data.includes('"id"')) return
-  let v: unknown
-  try {
-    v = JSON.parse(data)
-  } catch {
-    return
-  }
+  const v = parseWithinDepth(data)
   if (!isObject(v) || typeof v.method !== 'string' || !('id' in v)) return
   const id = toRawId(v.id)
   if (!id) return

@@ -12,6 +12,7 @@
  */
 import { carriesListChanged } from '../forwarding/pass-through'
 import { isObject, notificationText, requestMessage, type RawId } from '../jsonrpc/jsonrpc'
+import { parseWithinDepth } from '../jsonrpc/json-scan'
 import { MODERN_VERSION } from '../jsonrpc/versions'
 import type { ByteSource, EdgeResponse } from '../edge-response'
 import { edgeResponse } from '../edge-response'
@@ -43,12 +44,7 @@ const OTHER_LISTS: Record<string, ListName> = { 'notifications/prompts/list_chan
 function changedLists(data: string): ListName[] {
   const out: ListName[] = carriesListChanged(data) ? ['tools'] : []
   if (!data.includes('notifications/prompts/list_changed') && !data.includes('notifications/resources/list_changed')) return out
-  let v: unknown
-  try {
-    v = JSON.parse(data)
-  } catch {
-    return out
-  }
+  const v = parseWithinDepth(data)
   for (const m of Array.isArray(v) ? (v as unknown[]) : [v])
     if (isObject(m) && !('id' in m) && typeof m.method === 'string' && Object.hasOwn(OTHER_LISTS, m.method) && !out.includes(OTHER_LISTS[m.method]!))
       out.push(OTHER_LISTS[m.method]!)

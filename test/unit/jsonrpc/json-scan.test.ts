@@ -12,7 +12,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_MAX_JSON_DEPTH, memberText, nestsDeeperThan, scanJsonText, scanRequestText } from '../../../src/core/jsonrpc/json-scan'
+import { DEFAULT_MAX_JSON_DEPTH, memberText, nestsDeeperThan, parseWithinDepth, scanJsonText, scanRequestText } from '../../../src/core/jsonrpc/json-scan'
+import { carriesListChanged } from '../../../src/core/forwarding/pass-through'
 import { parseBody } from '../../../src/core/request/parse-body'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
@@ -307,4 +308,22 @@ describe('scanJsonText cost', () => {
       expect(request).toBeLessThan(10 * parse + 400)
     })
   }
+})
+
+describe('parseWithinDepth (origin text no grading pass has bounded)', () => {
+  it('parses JSON within the bound, and answers undefined past it or for text that is not JSON', () => {
+    expect(parseWithinDepth('{"a":[1]}')).toEqual({ a: [1] })
+    expect(parseWithinDepth(nested(64))).toEqual(JSON.parse(nested(64)))
+    expect(parseWithinDepth(nested(65))).toBeUndefined()
+    expect(parseWithinDepth(nested(65), 65)).toEqual(JSON.parse(nested(65)))
+    expect(parseWithinDepth('{"a":')).toBeUndefined()
+  })
+
+  it('keeps a GET stream event nested past the bound from being parsed for list_changed', () => {
+    const shallow = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
+    expect(carriesListChanged(shallow)).toBe(true)
+    // 500,000 levels behind the method name: a linear scan, not the 290 ms parse.
+    const deep = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"x":${nested(500_000)}}}`
+    expect(carriesListChanged(deep)).toBe(false)
+  })
 })
