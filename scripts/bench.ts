@@ -20,7 +20,9 @@
  * edge CPU per call, judged on CPU; the throughput ratio beside it as context) with what is
  * wanted, what was measured, met or missed, and for a miss its measured cause: the CPU per call
  * above the floor, and with `--profile` the edge's top frames by self time in a profiled run of
- * that scenario (the Node edge through its inspector, the edge Worker through workerd's). Then: saturated
+ * that scenario (the Node edge through its inspector, the edge Worker through workerd's) and, for a
+ * Node target, the functions where the edge spends more per call than its floor does in a profiled
+ * run of the floor's scenario (cpu-profile.ts `excessOver`). Then: saturated
  * throughput and CPU per request of the main scenarios (every scenario warmed up, then `rounds`
  * alternating rounds, so each edge figure has its floor measured seconds before it; ratios are
  * medians of per-round ratios); latency (p50, p99, p99.9, recorded per reply) and CPU at one fixed
@@ -38,7 +40,8 @@
  * figures meaningless), `--out FILE`, `--rounds N`, `--duration S` (per run), `--warmup S`,
  * `--memory-seconds S`, `--axes schema,reply,batch,tools,workerd,connections` (default all; `none`
  * for none: the targets measured on an axis then read "not run"), `--profile` (a missed target's
- * cause gets the edge's top frames from one more profiled run of its scenario), `--plan` (print
+ * cause gets the edge's top frames from one more profiled run of its scenario, and on Node where
+ * the edge spends more than its floor), `--plan` (print
  * the plan and the time it would take, run nothing).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -53,7 +56,7 @@ import { findNginx, startNginx } from './bench/nginx'
 import { ask, buildRunners, children, CORES, killAll, PINNING, pinSelf, ROOT, startChild, SUPPORT, UNDER_TEST, workerdPid, type Child } from './bench/processes'
 import { makeDeepTool, makeTool, SSE_EVENTS, TOOLS, type BenchTool } from './bench/schemas'
 import { clock, fmt, growth, mark, median, signed, spread, table } from './bench/stats'
-import { inspector, selfTimes, type Profile } from './bench/cpu-profile'
+import { excessOver, inspector, selfTimes, type Profile, type ProfiledRun } from './bench/cpu-profile'
 import { buildWorkerBundle } from '../test/helpers/build-worker'
 
 // ---------------------------------------------------------------------------------------------
@@ -75,7 +78,8 @@ target (floor CPU / edge CPU per call) against its measured figure (docs/perform
   --memory-seconds S  length of the 1 MB-reply memory run (default 60)
   --axes LIST       which growth axes run (default all)
   --profile         for each missed target, one more run of its scenario under the CPU profiler:
-                    the edge's top frames (self time) are the cause column
+                    the edge's top frames (self time) are the cause column; on Node its floor
+                    is profiled too, and the cause lists where the edge spends more per call
   --plan            print the plan and its expected length, run nothing
   --help            this text
 Exit status: 0 written, 1 a run failed, 2 a bad flag.
@@ -572,8 +576,9 @@ async function main(): Promise<void> {
   for (const a of AXES) plan.add(roundsS(axisRuns[a], P.axisWarmupS) + (a === 'tools' ? [1, ...P.toolCounts].reduce((s, n) => s + seedS(n) + 1, 0) : 0))
   const memoryPlanS = 2 + (AXES.includes('reply') ? 0 : runS(P.memoryWarmS) + runS(P.durationS)) + 3 * runS(P.memoryWarmS) /* the warm-up: 2-4 steps seen */ + P.memoryS + 3
   plan.add(P.coldRepeats * 2 * 3 + (12 * P.microMs) / 1000 + 2 + memoryPlanS + 4)
-  // --profile: at most one profiled run per target of an edge scenario (12), when every one is missed.
-  if (flags.profile) plan.add(12 * runS(P.durationS))
+  // --profile: at most one profiled run per target of an edge scenario (12), when every one is
+  // missed, and one of its floor's for the 9 Node targets.
+  if (flags.profile) plan.add(21 * runS(P.durationS))
   process.stderr.write(
     `bench: ${COMMAND}: ${P.rounds} round(s) of ${P.durationS} s runs, axes: ${AXES.join(', ') || 'none'}; nginx: ${nginxBin ? nginxBin.version : 'not installed'}.\n` +
       `bench: this run will take about ${clock(plan.totalS)} (m:ss).\n`
@@ -817,7 +822,9 @@ async function main(): Promise<void> {
     }
   }
   // --- Profiles of the missed targets (`--profile`), while the processes under test still run.
-  const profiles = flags.profile ? await profileMisses({ runs, latency, axes, rate, core, originBase, edgeChild: edge, inspectorPort, plan }) : new Map<string, string>()
+  const profiles = flags.profile
+    ? await profileMisses({ runs, latency, axes, rate, core, originBase, edgeChild: edge, floorChildren: [bare, parse, validating], inspectorPort, plan })
+    : new Map<string, string>()
   await Promise.all([bare.stop(), parse.stop(), validating.stop(), hono.stop(), edge.stop(), edgeNoChecks?.stop(), worker.stop(), stopNginx()])
 
   // --- Cold path: the first call of a tool whose schema is only in KV (KV read + compile).
@@ -920,6 +927,8 @@ interface ProfileAt {
   key: string
   axis: Axis | null
   runtime: 'node' | 'workerd'
+  /** The Node floor scenario the target is judged against (same axis): profiled alike, and the cause lists where the edge spends more. */
+  floorKey?: string
 }
 
 /** One target of the performance issue, judged. */
@@ -974,6 +983,7 @@ function judge(r: Measured): Judged[] {
     key: 'valid',
     axis: null,
     runtime: 'node',
+    floorKey: 'validating',
   })
   const nodeAxis = (a: Axis, x: string | number, what: string, min: number) => {
     const m = axis(a)
@@ -981,7 +991,7 @@ function judge(r: Measured): Judged[] {
       `Node, ${what}: validating floor CPU / edge CPU per call`,
       `>= ${min.toFixed(2)}`,
       m ? cpuRatio(m, `val:${x}`, `edge:${x}`, min, 'validating floor', `parse:${x}`, a === 'reply' ? `edgenochecks:${x}` : undefined) : notRun(a),
-      { key: `edge:${x}`, axis: a, runtime: 'node' }
+      { key: `edge:${x}`, axis: a, runtime: 'node', floorKey: `val:${x}` }
     )
   }
   nodeAxis('reply', `text${100 * 1024}`, '100 KB text reply', 0.9)
@@ -1000,7 +1010,7 @@ function judge(r: Measured): Judged[] {
       value: rejected,
       cause: `edge CPU per rejected call ${signed(sat.delta('invalid', 'bare', cpuOf), 1)} µs against bare Node's per forwarded call`,
     },
-    { key: 'invalid', axis: null, runtime: 'node' }
+    { key: 'invalid', axis: null, runtime: 'node', floorKey: 'bare' }
   )
   add(
     'workerd, small reply (valid 12-property call): Workers validating floor CPU / edge Worker CPU per call',
@@ -1034,7 +1044,7 @@ function judge(r: Measured): Judged[] {
       value: p99Above,
       cause: `edge CPU ${signed(lat.delta('valid', 'validating', cpuOf), 1)} µs per call above the validating floor's at that load`,
     },
-    { key: 'valid', axis: null, runtime: 'node' }
+    { key: 'valid', axis: null, runtime: 'node', floorKey: 'validating' }
   )
   const complete = !SMOKE && !QUICK && AXES.length === ALL_AXES.length
   add('every figure in BENCHMARKS.md from `npm run bench`, with the machine, Node version and command', 'yes', {
@@ -1064,6 +1074,8 @@ async function profileMisses(o: {
   core: Scenario[]
   originBase: string
   edgeChild: Child<unknown>
+  /** The Node floors' processes (bare Node, the parse and validating floors), found by a floor scenario's pid. */
+  floorChildren: Child<unknown>[]
   inspectorPort: number | null
   plan: Plan
   rate: number
@@ -1085,10 +1097,33 @@ async function profileMisses(o: {
     o.plan.step(`profile of ${t.id} (${s.label})`, runS(P.durationS))
     let profile: Profile
     let calls: number
+    let excess = ''
+    const profiled = async (child: Child<unknown>, sc: Scenario): Promise<ProfiledRun> => {
+      await ask(child, { cmd: 'profile-start' })
+      const n = (await measure(sc, o.originBase, P.durationS, sc.connections ?? P.connections)).ok
+      return { profile: (await ask<{ profile: Profile }>(child, { cmd: 'profile-stop' })).profile, calls: n }
+    }
     if (at.runtime === 'node') {
-      await ask(o.edgeChild, { cmd: 'profile-start' })
-      calls = (await measure(s, o.originBase, P.durationS, s.connections ?? P.connections)).ok
-      profile = (await ask<{ profile: Profile }>(o.edgeChild, { cmd: 'profile-stop' })).profile
+      ;({ profile, calls } = await profiled(o.edgeChild, s))
+      const fs = at.floorKey === undefined ? undefined : (at.axis ? o.axes.get(at.axis)!.scenarios : o.core).find((x) => x.key === at.floorKey)
+      const floorChild = fs && o.floorChildren.find((c) => c.proc.pid === fs.pid())
+      if (fs && floorChild) {
+        o.plan.step(`profile of ${t.id}'s floor (${fs.label})`, runS(P.durationS))
+        const floor = await profiled(floorChild, fs)
+        writeFileSync(resolve(dir, `bench-${t.id}-floor.cpuprofile`), JSON.stringify(floor.profile))
+        const x = excessOver({ profile, calls }, floor)
+        const above = x.frames
+          .filter((f) => f.us >= 0.05)
+          .slice(0, PROFILE_TOP)
+          .map((f) => `\`${f.frame}\` +${fmt(f.us, 1)}`)
+          .join(', ')
+        const own = x.floorOwn
+          .slice(0, 2)
+          .map((f) => `\`${f.frame}\` ${fmt(f.us, 1)}`)
+          .join(', ')
+        const spread = x.frames.filter((f) => f.us >= 0.3).length
+        excess = `; against the floor's profile (${fmt(x.floorUs, 1)} µs of samples per call), µs per call above it: ${above} (${spread} frames above by 0.3 µs or more; the floor's own code: ${own})`
+      }
     } else {
       const session = await inspector(o.inspectorPort!, 'edge')
       await session.send('Profiler.enable')
@@ -1107,7 +1142,7 @@ async function profileMisses(o: {
     // workerd's console.log costs 100-1,000 µs per call while an inspector is attached (about 7
     // without): the log line's frame (`finish`, or the logger) reads far above its real cost.
     const inflated = at.runtime === 'workerd' ? '; the log line (`finish`, the logger) is inflated while the inspector is attached, see docs/performance.md "Workers"' : ''
-    const text = `profile (${at.runtime === 'node' ? 'Node edge' : 'edge Worker isolate'}, ${fmt(busyUs / Math.max(1, calls), 1)} µs of samples per call): ${top}${inflated}`
+    const text = `profile (${at.runtime === 'node' ? 'Node edge' : 'edge Worker isolate'}, ${fmt(busyUs / Math.max(1, calls), 1)} µs of samples per call): ${top}${inflated}${excess}`
     done.set(where, text)
     out.set(t.id, text)
   }

@@ -31,13 +31,15 @@
  * bench points stdout at /dev/null). A POST holding a call whose arguments fail is answered
  * -32602 for each failing id without the origin (the bench sends no mixed batch).
  *
- * Reports `{ port }` over IPC when listening; exits when the parent disconnects.
+ * Reports `{ port }` over IPC when listening, answers the profiler commands of
+ * scripts/bench/profile-ipc.ts (`npm run bench -- --profile`); exits when the parent disconnects.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { StringDecoder } from 'node:string_decoder'
 import { Ajv, type ValidateFunction } from 'ajv'
 import { Pool, type Dispatcher } from 'undici'
+import { profileCommand } from './profile-ipc'
 
 const base = process.env.ORIGIN_BASE!
 const batchWrites = (process.env.BARE_WRITES ?? 'batch') !== 'direct'
@@ -285,4 +287,5 @@ const server = createServer({ keepAliveTimeout: 60_000 }, onRequest)
 server.listen(0, '127.0.0.1', () => {
   process.send!({ port: (server.address() as AddressInfo).port })
 })
+process.on('message', (m: { cmd?: string }) => void profileCommand(m))
 process.on('disconnect', () => process.exit(0))

@@ -75,3 +75,50 @@ export function selfTimes(p: Profile): { busyUs: number; frames: { frame: string
   const frames = [...perFrame].map(([frame, us]) => ({ frame, us, share: busyUs > 0 ? us / busyUs : 0 })).sort((a, b) => b.us - a.us)
   return { busyUs, frames }
 }
+
+/** One profile and the 2xx calls answered while it was taken. */
+export interface ProfiledRun {
+  profile: Profile
+  calls: number
+}
+
+/**
+ * Where `edge` spends more CPU per call than `floor`: the self time of each function per call in
+ * each profile, matched by name, largest excess first (µs of samples per call). The benchmark's own
+ * bundles (dist/bench/*.js: the edge and the floors) are matched by function name alone, since each
+ * has its own file; Node's internals, the garbage collector and the system calls keep their
+ * `file:line` and so match the same work in both. A function of one side only (the edge's
+ * `parseBody`, the floor's request handler) counts whole on its side: read the list with the
+ * floor's own frames (`floorOwn`), which do the floor's share of the same work.
+ */
+export function excessOver(
+  edge: ProfiledRun,
+  floor: ProfiledRun
+): { edgeUs: number; floorUs: number; frames: { frame: string; us: number }[]; floorOwn: { frame: string; us: number }[] } {
+  const perCall = (r: ProfiledRun) => {
+    const byId = new Map(r.profile.nodes.map((n) => [n.id, n]))
+    const out = new Map<string, number>()
+    let busy = 0
+    const calls = Math.max(1, r.calls)
+    for (let i = 0; i < r.profile.samples.length; i++) {
+      const n = byId.get(r.profile.samples[i]!)!
+      const name = n.callFrame.functionName || '(anonymous)'
+      if (IDLE.has(name)) continue
+      const us = (r.profile.timeDeltas[i + 1] ?? 0) / calls
+      const url = n.callFrame.url
+      const own = url.includes('/dist/bench/')
+      const key = url && !own ? `${name} ${url.split('/').pop()}:${n.callFrame.lineNumber + 1}` : own ? `${name} (own)` : name
+      out.set(key, (out.get(key) ?? 0) + us)
+      busy += us
+    }
+    return { busy, out }
+  }
+  const e = perCall(edge)
+  const f = perCall(floor)
+  const frames = [...e.out].map(([frame, us]) => ({ frame, us: us - (f.out.get(frame) ?? 0) })).sort((a, b) => b.us - a.us)
+  const floorOwn = [...f.out]
+    .filter(([frame]) => frame.endsWith(' (own)') && !e.out.has(frame))
+    .map(([frame, us]) => ({ frame, us }))
+    .sort((a, b) => b.us - a.us)
+  return { edgeUs: e.busy, floorUs: f.busy, frames, floorOwn }
+}

@@ -15,16 +15,14 @@
  * counters (after a full garbage collection when the process runs with `--expose-gc`), and
  * `{ cmd: 'lookup' }` with the time of the hot-path tool lookup (`registry.cached`), in
  * nanoseconds per lookup, over every seeded tool name in turn (the tools-held axis);
- * `{ cmd: 'profile-start' }` starts V8's sampling profiler in this process (`node:inspector`,
- * 100 µs interval) and answers `{}`, `{ cmd: 'profile-stop' }` answers `{ profile }` (the
- * `Profiler.stop` result: `npm run bench -- --profile`).
+ * and the profiler commands of scripts/bench/profile-ipc.ts (`npm run bench -- --profile`).
  */
 import { readFileSync } from 'node:fs'
-import { Session } from 'node:inspector/promises'
 import { startEdge } from '../../src/adapters/node/index'
 import { ToolRegistry } from '../../src/core/validation/tool-registry'
 import { MemoryKv } from '../../src/stores/memory-kv'
 import { createAjvEngine } from '../../src/validators/ajv'
+import { profileCommand } from './profile-ipc'
 
 const kv = new MemoryKv()
 const tools = JSON.parse(process.env.BENCH_TOOLS_FILE ? readFileSync(process.env.BENCH_TOOLS_FILE, 'utf8') : (process.env.BENCH_TOOLS ?? '[]')) as unknown[]
@@ -63,27 +61,9 @@ function lookupNs(): number {
   return Number(t - t0) / calls
 }
 
-let session: Session | undefined
-
 process.on('message', (m: { cmd?: string }) => {
   if (m.cmd === 'lookup') return void process.send!({ ns: lookupNs() })
-  if (m.cmd === 'profile-start') {
-    session = new Session()
-    session.connect()
-    const s = session
-    return void s
-      .post('Profiler.enable')
-      .then(() => s.post('Profiler.setSamplingInterval', { interval: 100 }))
-      .then(() => s.post('Profiler.start'))
-      .then(() => process.send!({}))
-  }
-  if (m.cmd === 'profile-stop') {
-    const s = session!
-    return void s.post('Profiler.stop').then(({ profile }) => {
-      s.disconnect()
-      process.send!({ profile })
-    })
-  }
+  if (profileCommand(m)) return
   if (m.cmd === 'stats') {
     ;(globalThis as { gc?: () => void }).gc?.()
     const reg = edge.deps.registry as unknown as { compiledCount: number; stats: object; memory: Map<string, unknown> }
