@@ -8,6 +8,8 @@
  * `<mount>/<origin>` ({@link handlePost}: filters, scopes, budgets, pins, validation and grading
  * of that origin). An origin that is down or late is left out of the list and its calls answered
  * with a gateway error naming it; the others are served.
+ *
+ * Beside this module: what its parts share (virtual-ask.ts).
  */
 import { invalidArgsAsToolError, isKnownVersion, isModern, META_VERSION_KEY, MODERN_VERSION, type ProtocolVersion } from '../jsonrpc/versions'
 import { ErrorCode, errorText, isObject, requestText, responseText, resultText, type RawId } from '../jsonrpc/jsonrpc'
@@ -19,10 +21,10 @@ import { edgeResponse, isWholeBody, type ByteSource, type EdgeResponse, type Req
 import { localResponse, toWire, type ProtocolRefusal, type TransportRefusal } from '../local-answer'
 import { decideEra } from '../protocol/era-decision'
 import { checkStandardHeaders } from '../protocol/standard-headers'
-import { headerMemos, originEras, pinBook, type EdgeDeps, type OriginTarget } from '../exchange'
+import { headerMemos, originEras, pinBook, type EdgeDeps } from '../exchange'
 import type { ClientSignal } from '../client-signal'
 import type { AccessIdentity } from '../access/bearer'
-import type { Config, VirtualServerSetting } from '../config'
+import type { Config } from '../config'
 import { handlePost, originTarget } from '../pipeline'
 import { pullOriginTools } from '../call-context'
 import type { PulledToolList } from '../forwarding/tool-list-pull'
@@ -37,11 +39,12 @@ import { mergeTools, originOfPrefixed, type MergedTool, type MergedTools, type O
 import { openVirtualStream, type ListFilter } from './virtual-stream'
 import { cancelInFlight, keepInFlight } from './in-flight'
 import { originOfAnswer, originOfProgress, watchOriginRequests } from './origin-requests'
-import type { FeatureRoutes, HeldList } from './origin-sessions'
 import { callerTag, issuingServer, mintSession, readSession, type BackendSession, type VirtualSession } from './session-token'
 import { recordDenial } from '../guards/denial'
 import { requestIdOf } from '../observe/request-id'
 import {
+  type FeatureRoutes,
+  type HeldList,
   connectOrigin,
   endOriginSession,
   endSessionConnections,
@@ -58,12 +61,7 @@ import {
   virtualState,
   type OriginConnection,
 } from './origin-sessions'
-
-/** A virtual server of `VIRTUAL_SERVERS`: its name (the path segment) and its setting. */
-export interface VirtualTarget {
-  name: string
-  setting: VirtualServerSetting
-}
+import { type Ask, localResult, type Outcome, targetOf, type VirtualTarget } from './virtual-ask'
 
 /** The virtual server `<mount>/<name>` names, or null. */
 export function virtualServerFor(config: Config, name: string | undefined): VirtualTarget | null {
@@ -73,25 +71,6 @@ export function virtualServerFor(config: Config, name: string | undefined): Virt
 
 /** The server version a virtual server announces in its `serverInfo`. */
 const SERVER_VERSION = '1.0.0'
-
-/** One request's view of the virtual server: who asks, in which session, with which headers. */
-interface Ask {
-  deps: EdgeDeps
-  vt: VirtualTarget
-  headers: RequestHeaders
-  session: VirtualSession | null
-  /** The MAC of the session id ({@link session}), which names that session alone; null without a session. */
-  sessionTag: string | null
-  /** The `Authorization` the origins get: the caller's with auth off, ORIGIN_AUTHORIZATION with auth on (request-auth.ts gave the origin-bound headers). */
-  authorization: string | null
-  /** Who asks ({@link callerKey}): what the edge's own origin sessions, merged lists and feature routes are kept by. */
-  caller: string
-  signal: ClientSignal | undefined
-  identity: AccessIdentity | undefined
-}
-
-/** What one request of the client gets: a response text, a whole HTTP response (a routed call), or nothing (a notification). */
-type Outcome = { text: string; status?: number; headers?: Record<string, string> } | { response: EdgeResponse } | null
 
 const JSON_TYPE = { 'content-type': 'application/json' }
 
@@ -319,15 +298,6 @@ function eraOf(c: Extract<Classified, { kind: 'request' }>, headers: RequestHead
   return isKnownVersion(h) && !isModern(h) ? h : '2025-03-26'
 }
 
-/** A result built by the edge, with `resultType` (and the cache hints of a list) on 2026-07-28. */
-function localResult(id: RawId, result: Record<string, unknown>, modern: boolean, cacheable = false): string {
-  if (modern) {
-    result.resultType = 'complete'
-    if (cacheable) Object.assign(result, { ttlMs: 0, cacheScope: 'private' })
-  }
-  return resultText(id, result)
-}
-
 /**
  * Sends a client's `notifications/cancelled`, or its answer (or progress) to a request an origin
  * sent inside a routed request's stream (sampling, elicitation, roots), to each 2025 origin session
@@ -474,10 +444,6 @@ async function capabilities(ask: Ask, known?: OriginConnection[]): Promise<Recor
   if (offered('logging').length) out.logging = {}
   if (offered('completions').length) out.completions = {}
   return out
-}
-
-function targetOf(ask: Ask, origin: string): OriginTarget {
-  return originTarget(ask.deps.config, origin)!
 }
 
 /**
