@@ -48,7 +48,7 @@ export interface FeatureRoutes {
 export interface VirtualState {
   key: Promise<CryptoKey>
   /**
-   * The edge's own session per origin and caller (`<origin>\n<caller key>`, virtual-server.ts
+   * The edge's own session per origin and caller (`<origin>\n<caller key>`, virtual-caller.ts
    * `callerKey`: with auth on the verified caller, else the `Authorization` the origin gets), for
    * requests that carry no session of a virtual server (2026-07-28 clients, sessionless calls): one
    * caller's origin session never serves another caller. Least recently used first, at most
@@ -264,7 +264,7 @@ export async function connectOrigin(deps: EdgeDeps, target: OriginTarget, author
  * {@link MAX_SHARED_SESSIONS} the least recently used is forgotten and its origin session ended
  * (`DELETE`, in the background); that caller's next request opens a new one.
  * @param authorization the `Authorization` the origin gets (the caller's with auth off, ORIGIN_AUTHORIZATION with auth on), or null
- * @param caller whose connection it is (virtual-server.ts `callerKey`): two callers never share one
+ * @param caller whose connection it is (virtual-caller.ts `callerKey`): two callers never share one
  */
 export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authorization: string | null, caller: string): Promise<OriginConnection> {
   const st = virtualState(deps)

@@ -31,7 +31,7 @@ export interface Ask {
   sessionTag: string | null
   /** The `Authorization` the origins get: the caller's with auth off, ORIGIN_AUTHORIZATION with auth on (request-auth.ts gave the origin-bound headers). */
   authorization: string | null
-  /** Who asks (virtual-server.ts `callerKey`): what the edge's own origin sessions, merged lists and feature routes are kept by. */
+  /** Who asks (virtual-caller.ts `callerKey`): what the edge's own origin sessions, merged lists and feature routes are kept by. */
   caller: string
   signal: ClientSignal | undefined
   identity: AccessIdentity | undefined
