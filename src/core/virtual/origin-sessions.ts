@@ -70,12 +70,12 @@ export interface VirtualState {
   /** Per verified caller (`identityScopeKey`): the caller tag its sessions are bound to (session-token.ts `callerTag`). */
   callers: Map<string, Promise<string>>
   /**
-   * The last merges of identical lists (virtual-server.ts `internedMerge`), least recently used
+   * The last merges of identical lists (virtual-tools-list.ts `internedMerge`), least recently used
    * first, at most {@link MAX_MERGES}: callers whose origins gave them the same lists hold one
    * merged list between them, not one copy each.
    */
   merges: Map<string, MergedTools>
-  /** Per origin and pin scope (`<origin>\n<scope>`): the digest of the list tool pinning last audited there (virtual-server.ts `pinnedTools`). */
+  /** Per origin and pin scope (`<origin>\n<scope>`): the digest of the list tool pinning last audited there (virtual-tools-list.ts `pinnedTools`). */
   audited: Map<string, { digest: string; at: number }>
   /** Session ids of virtual servers their client ended with `DELETE` here (by their MAC), oldest forgotten first past {@link MAX_ENDED_SESSIONS}. */
   ended: Set<string>
