@@ -294,7 +294,7 @@ export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authoriza
 
 /**
  * Ends the edge's own origin sessions a client session used (those {@link sharedConnection} holds
- * under a caller ending in `\ns-<tag>`, virtual-server.ts `connectionFor`): its client ended it.
+ * under a caller ending in `\ns-<tag>`, virtual-routing.ts `connectionFor`): its client ended it.
  * @param tag the MAC of the client's session id
  */
 export function endSessionConnections(deps: EdgeDeps, tag: string): void {
