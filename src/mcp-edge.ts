@@ -41,7 +41,8 @@ import { authorizeRequest, metadataAnswer } from './core/request-auth'
 import { WELL_KNOWN_PRM, type AccessIdentity } from './core/access/bearer'
 import { cors } from 'hono/cors'
 import { MemoryRateLimiter } from './core/access/rate-limit'
-import { handleVirtualPassThrough, virtualServerFor, virtualSessionOnOrigin } from './core/virtual/virtual-server'
+import { handleVirtualPassThrough, virtualServerFor } from './core/virtual/virtual-server'
+import { virtualSessionOnOrigin } from './core/virtual/virtual-caller'
 
 /** What a runtime build of the package supplies where {@link McpEdgeOptions} leave a port unset. */
 export interface EdgeRuntime {

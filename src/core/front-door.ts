@@ -24,7 +24,8 @@ import { admitPost, handlePost, originTarget, payloadTooLarge } from './pipeline
 import { observeAnswer } from './observe/answer-bytes'
 import { authorizeRequest } from './request-auth'
 import type { AccessIdentity } from './access/bearer'
-import { handleVirtualPost, virtualServerFor, virtualSessionOnOrigin } from './virtual/virtual-server'
+import { handleVirtualPost, virtualServerFor } from './virtual/virtual-server'
+import { virtualSessionOnOrigin } from './virtual/virtual-caller'
 
 /**
  * The path rule on a raw request path (with or without a query): `<base>` names the default

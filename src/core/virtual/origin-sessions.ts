@@ -48,7 +48,7 @@ export interface FeatureRoutes {
 export interface VirtualState {
   key: Promise<CryptoKey>
   /**
-   * The edge's own session per origin and caller (`<origin>\n<caller key>`, virtual-server.ts
+   * The edge's own session per origin and caller (`<origin>\n<caller key>`, virtual-caller.ts
    * `callerKey`: with auth on the verified caller, else the `Authorization` the origin gets), for
    * requests that carry no session of a virtual server (2026-07-28 clients, sessionless calls): one
    * caller's origin session never serves another caller. Least recently used first, at most
@@ -70,12 +70,12 @@ export interface VirtualState {
   /** Per verified caller (`identityScopeKey`): the caller tag its sessions are bound to (session-token.ts `callerTag`). */
   callers: Map<string, Promise<string>>
   /**
-   * The last merges of identical lists (virtual-server.ts `internedMerge`), least recently used
+   * The last merges of identical lists (virtual-tools-list.ts `internedMerge`), least recently used
    * first, at most {@link MAX_MERGES}: callers whose origins gave them the same lists hold one
    * merged list between them, not one copy each.
    */
   merges: Map<string, MergedTools>
-  /** Per origin and pin scope (`<origin>\n<scope>`): the digest of the list tool pinning last audited there (virtual-server.ts `pinnedTools`). */
+  /** Per origin and pin scope (`<origin>\n<scope>`): the digest of the list tool pinning last audited there (virtual-tools-list.ts `pinnedTools`). */
   audited: Map<string, { digest: string; at: number }>
   /** Session ids of virtual servers their client ended with `DELETE` here (by their MAC), oldest forgotten first past {@link MAX_ENDED_SESSIONS}. */
   ended: Set<string>
@@ -264,7 +264,7 @@ export async function connectOrigin(deps: EdgeDeps, target: OriginTarget, author
  * {@link MAX_SHARED_SESSIONS} the least recently used is forgotten and its origin session ended
  * (`DELETE`, in the background); that caller's next request opens a new one.
  * @param authorization the `Authorization` the origin gets (the caller's with auth off, ORIGIN_AUTHORIZATION with auth on), or null
- * @param caller whose connection it is (virtual-server.ts `callerKey`): two callers never share one
+ * @param caller whose connection it is (virtual-caller.ts `callerKey`): two callers never share one
  */
 export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authorization: string | null, caller: string): Promise<OriginConnection> {
   const st = virtualState(deps)
@@ -294,7 +294,7 @@ export function sharedConnection(deps: EdgeDeps, target: OriginTarget, authoriza
 
 /**
  * Ends the edge's own origin sessions a client session used (those {@link sharedConnection} holds
- * under a caller ending in `\ns-<tag>`, virtual-server.ts `connectionFor`): its client ended it.
+ * under a caller ending in `\ns-<tag>`, virtual-routing.ts `connectionFor`): its client ended it.
  * @param tag the MAC of the client's session id
  */
 export function endSessionConnections(deps: EdgeDeps, tag: string): void {

@@ -121,7 +121,7 @@ export async function issuingServer(key: CryptoKey, token: string): Promise<stri
 /**
  * The session a session id carries, when `key` signed it and it was issued by `server`. The caller
  * binding (`caller`) is returned as signed; comparing it with the caller of the request is the
- * caller's business (virtual-server.ts), so a refusal can be logged for what it is.
+ * caller's business (virtual-caller.ts `sessionFor`), so a refusal can be logged for what it is.
  * @returns null for anything else (not ours, altered, another virtual server's, another key's)
  */
 export async function readSession(key: CryptoKey, token: string, server: string): Promise<VirtualSession | null> {
