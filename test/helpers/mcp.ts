@@ -56,3 +56,19 @@ export function streamMessages(res: Response): () => Promise<Record<string, unkn
     }
   }
 }
+
+/**
+ * Opens a session with an MCP endpoint (an `initialize` over Streamable HTTP, its answer read to
+ * the end) and returns the headers of the session's next POSTs: {@link mcpHeaders} of `version`
+ * plus its `mcp-session-id`.
+ */
+export async function openSession(url: string, version = DEFAULT_VERSION): Promise<Record<string, string>> {
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: mcpHeaders(version),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  })
+  const sid = init.headers.get('mcp-session-id')!
+  await init.text()
+  return mcpHeaders(version, { 'mcp-session-id': sid })
+}

@@ -5,12 +5,12 @@
  */
 import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openSession } from '../helpers/mcp'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
 import { waitFor } from '../helpers/wait'
 import { startModernOrigin, startStatefulOrigin, type TestOrigin } from './backends'
 
 const V = '2025-06-18'
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V }
 
 describe.each(RUNTIMES)('cancellation through a virtual server on $name', ({ start }) => {
   let files: TestOrigin
@@ -33,14 +33,7 @@ describe.each(RUNTIMES)('cancellation through a virtual server on $name', ({ sta
 
   it('notifications/cancelled reaches the origin running the request', async () => {
     const at = edge.url.replace(/\/mcp$/, '/mcp/all')
-    const init = await fetch(at, {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: V, capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-    })
-    const sid = init.headers.get('mcp-session-id')!
-    await init.text()
-    const h = { ...HEADERS, 'mcp-session-id': sid }
+    const h = await openSession(at, V)
     // The call's answer never comes (a cancelled request gets none): sent with node:http, dropped at the end.
     const body = JSON.stringify({ jsonrpc: '2.0', id: 'job-7', method: 'tools/call', params: { name: 'files__wait', arguments: { q: 'x' } } })
     const running = request(at, { method: 'POST', headers: { ...h, 'content-length': String(Buffer.byteLength(body)) } })

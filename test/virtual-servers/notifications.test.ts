@@ -30,7 +30,7 @@ import {
 import { fromJsonSchema } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { RUNTIMES, type EdgeUnderTest } from '../helpers/runtimes'
-import { streamMessages } from '../helpers/mcp'
+import { openSession, streamMessages } from '../helpers/mcp'
 import { waitFor } from '../helpers/wait'
 import { startModernOrigin, startStatefulOrigin, type TestOrigin } from './backends'
 
@@ -284,14 +284,7 @@ describe.each(RUNTIMES)('virtual server notifications on $name', ({ name, start 
   })
 
   it("a 2025 client's notifications/cancelled closes its call's request at the 2026-07-28 origin", async () => {
-    const init = await fetch(at(), {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: V, capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-    })
-    const sid = init.headers.get('mcp-session-id')!
-    await init.text()
-    const h = { ...HEADERS, 'mcp-session-id': sid }
+    const h = await openSession(at(), V)
     const started = waits.started
     const aborted = waits.aborted
     // Sent with node:http: its answer is read to its end below.
